@@ -1,0 +1,113 @@
+import { defineCommand } from "citty";
+import {
+  accountView,
+  addCredits,
+  createAccount,
+  listAccounts,
+  setAccountPlan,
+  slotsUsed,
+} from "../../src/accounts/accounts.ts";
+import { getPlan } from "../../src/accounts/plans.ts";
+import type { Context } from "../../src/daemon.ts";
+import type { Account } from "../../src/db/schema.ts";
+import { withContext } from "../context.ts";
+import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
+import { emit, fields, table } from "../output.ts";
+import { globalArgs, requireAccount } from "./common.ts";
+
+async function view(ctx: Context, a: Account, withSecret = false) {
+  const plan = await getPlan(ctx.db, a.plan);
+  return accountView(a, {
+    slotsUsed: await slotsUsed(ctx.db, a.id),
+    slotsLimit: plan?.address_slots ?? 0,
+    webhookSecret: withSecret ? ctx.box.open(a.webhook_secret_enc) : undefined,
+  });
+}
+
+function human(v: Awaited<ReturnType<typeof view>>): string {
+  return fields(Object.entries(v).map(([k, x]) => [k, k === "address_slots" ? `${v.address_slots.used}/${v.address_slots.limit}` : x]));
+}
+
+export function accountsCommand(g: Globals) {
+  return defineCommand({
+    meta: { name: "accounts", description: "Manage API client accounts" },
+    subCommands: {
+      create: defineCommand({
+        meta: { name: "create", description: "Create an account (prints its webhook secret)" },
+        args: {
+          ...globalArgs,
+          name: { type: "positional", description: "Account name", required: true },
+          plan: { type: "string", description: "Plan name (default: free)" },
+          credits: { type: "string", description: "Starting credit balance (default: 0)" },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const result = await createAccount(ctx, {
+              name: String(args.name),
+              plan: args.plan,
+              credits: intFlag(args.credits, "credits"),
+            });
+            if (!result.ok) throw new CommandError(result.error);
+            const a = result.account;
+            const doc = { account_id: a.id, name: a.name, plan: a.plan, credits: a.credits, webhook_secret: result.webhookSecret };
+            emit(g, doc, () => fields(Object.entries(doc)));
+          }),
+      }),
+      list: defineCommand({
+        meta: { name: "list", description: "List accounts with plan, credits and slots used" },
+        args: { ...globalArgs },
+        run: () =>
+          withContext(g, async (ctx) => {
+            const accounts = await Promise.all((await listAccounts(ctx.db)).map((a) => view(ctx, a)));
+            emit(g, { accounts }, () =>
+              table(
+                ["ACCOUNT_ID", "NAME", "PLAN", "CREDITS", "SLOTS"],
+                accounts.map((a) => [a.account_id, a.name, a.plan, a.credits, `${a.address_slots.used}/${a.address_slots.limit}`]),
+              ),
+            );
+          }),
+      }),
+      show: defineCommand({
+        meta: { name: "show", description: "Show one account, with its webhook secret" },
+        args: { ...globalArgs, account: { type: "positional", description: "Account name or id", required: true } },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const v = await view(ctx, await requireAccount(ctx.db, String(args.account)), true);
+            emit(g, v, () => human(v));
+          }),
+      }),
+      credit: defineCommand({
+        meta: { name: "credit", description: "Add credits; resumes deliveries paused for lack of credits" },
+        args: {
+          ...globalArgs,
+          account: { type: "positional", description: "Account name or id", required: true },
+          add: { type: "string", description: "Credits to add", required: true },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const amount = intFlag(args.add, "add");
+            if (!amount) throw new UsageError("--add must be a positive integer");
+            const a = await requireAccount(ctx.db, String(args.account));
+            const v = await view(ctx, await addCredits(ctx.db, ctx.clock, a.id, amount));
+            emit(g, v, () => human(v));
+          }),
+      }),
+      "set-plan": defineCommand({
+        meta: { name: "set-plan", description: "Move an account to another plan" },
+        args: {
+          ...globalArgs,
+          account: { type: "positional", description: "Account name or id", required: true },
+          plan: { type: "positional", description: "Plan name", required: true },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const a = await requireAccount(ctx.db, String(args.account));
+            const result = await setAccountPlan(ctx.db, ctx.clock, a.id, String(args.plan));
+            if (!result.ok) throw new CommandError(result.error);
+            const v = await view(ctx, result.account);
+            emit(g, v, () => human(v));
+          }),
+      }),
+    },
+  });
+}

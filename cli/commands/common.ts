@@ -1,0 +1,18 @@
+import type { ArgsDef } from "citty";
+import { findAccount } from "../../src/accounts/accounts.ts";
+import type { Db } from "../../src/db/database.ts";
+import type { Account } from "../../src/db/schema.ts";
+import { CommandError } from "../globals.ts";
+
+/** Shown in every command's --help; the values themselves are lifted out of argv before citty runs. */
+export const globalArgs = {
+  config: { type: "string", description: "Config file (else $CHAINWATCH_CONFIG, else ./chainwatch.toml, else defaults)" },
+  json: { type: "boolean", description: "Print one JSON document on stdout" },
+} as const satisfies ArgsDef;
+
+/** The account named by id or name, or a one-line failure. */
+export async function requireAccount(db: Db, nameOrId: string): Promise<Account> {
+  const account = await findAccount(db, nameOrId);
+  if (!account) throw new CommandError(`no such account: ${nameOrId}`);
+  return account;
+}

@@ -1,0 +1,60 @@
+import { defineCommand } from "citty";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { withContext } from "../context.ts";
+import { CommandError, type Globals, repeated } from "../globals.ts";
+import { emit, fields, table } from "../output.ts";
+import { globalArgs, requireAccount } from "./common.ts";
+
+export function keysCommand(g: Globals) {
+  return defineCommand({
+    meta: { name: "keys", description: "Manage API keys" },
+    subCommands: {
+      create: defineCommand({
+        meta: { name: "create", description: "Create an API key; its secret is printed only now" },
+        args: {
+          ...globalArgs,
+          account: { type: "string", description: "Account name or id", required: true },
+          "allow-ip": { type: "string", description: "Allowed client IP or CIDR (v4/v6); repeat for more" },
+          label: { type: "string", description: "A note to recognize the key by" },
+        },
+        run: ({ args, rawArgs }) =>
+          withContext(g, async (ctx) => {
+            const account = await requireAccount(ctx.db, String(args.account));
+            const result = await createApiKey(ctx, {
+              accountId: account.id,
+              allowIps: repeated(rawArgs, "allow-ip"),
+              label: args.label ?? null,
+            });
+            if (!result.ok) throw new CommandError(result.error);
+            const { label: _label, ...doc } = result.key;
+            emit(g, doc, () => `${fields(Object.entries(doc))}\n\nStore the secret now: it is not shown again.`);
+          }),
+      }),
+      list: defineCommand({
+        meta: { name: "list", description: "List API keys (never their secrets)" },
+        args: { ...globalArgs, account: { type: "string", description: "Only this account's keys (name or id)" } },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const accountId = args.account ? (await requireAccount(ctx.db, args.account)).id : undefined;
+            const keys = await listApiKeys(ctx.db, accountId);
+            emit(g, { keys }, () =>
+              table(
+                ["API_KEY", "ACCOUNT_ID", "ALLOW_IPS", "LABEL", "CREATED_AT", "REVOKED_AT"],
+                keys.map((k) => [k.api_key, k.account_id, k.allow_ips.join(",") || "any", k.label, k.created_at, k.revoked_at]),
+              ),
+            );
+          }),
+      }),
+      revoke: defineCommand({
+        meta: { name: "revoke", description: "Revoke an API key; it answers `Invalid API key` from then on" },
+        args: { ...globalArgs, api_key: { type: "positional", description: "The API key (UUID)", required: true } },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const key = String(args.api_key);
+            if (!(await revokeApiKey(ctx.db, ctx.clock, key))) throw new CommandError(`no active API key ${key}`);
+            emit(g, { api_key: key, revoked: true }, () => `revoked ${key}`);
+          }),
+      }),
+    },
+  });
+}

@@ -1,0 +1,52 @@
+import { defineCommand } from "citty";
+import { listPlans, planView, setPlan } from "../../src/accounts/plans.ts";
+import { withContext } from "../context.ts";
+import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
+import { emit, fields, table } from "../output.ts";
+import { globalArgs } from "./common.ts";
+
+export function plansCommand(g: Globals) {
+  return defineCommand({
+    meta: { name: "plans", description: "Create, update and list plans" },
+    subCommands: {
+      set: defineCommand({
+        meta: { name: "set", description: "Create or update a plan" },
+        args: {
+          ...globalArgs,
+          name: { type: "positional", description: "Plan name", required: true },
+          slots: { type: "string", description: "Address slots (hard cap on watched addresses)", required: true },
+          "rpc-rps": { type: "string", description: "JSON-RPC requests per second" },
+          "monthly-credits": { type: "string", description: "Credits granted per month" },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const slots = intFlag(args.slots, "slots");
+            if (slots === undefined) throw new UsageError("--slots is required");
+            const result = await setPlan(ctx.db, ctx.clock, {
+              name: String(args.name),
+              slots,
+              rpcRps: intFlag(args["rpc-rps"], "rpc-rps"),
+              monthlyCredits: intFlag(args["monthly-credits"], "monthly-credits"),
+            });
+            if (!result.ok) throw new CommandError(result.error);
+            const view = planView(result.plan);
+            emit(g, view, () => fields(Object.entries(view)));
+          }),
+      }),
+      list: defineCommand({
+        meta: { name: "list", description: "List plans" },
+        args: { ...globalArgs },
+        run: () =>
+          withContext(g, async (ctx) => {
+            const plans = (await listPlans(ctx.db)).map(planView);
+            emit(g, { plans }, () =>
+              table(
+                ["NAME", "SLOTS", "RPC_RPS", "MONTHLY_CREDITS"],
+                plans.map((p) => [p.name, p.address_slots, p.rpc_rps, p.monthly_credits]),
+              ),
+            );
+          }),
+      }),
+    },
+  });
+}

@@ -1,0 +1,50 @@
+/** Flags every command takes, before or after the command name. */
+export type Globals = { config?: string; json: boolean };
+
+/**
+ * Lifts `--config <file>` / `--config=<file>` and `--json` out of argv wherever they stand: citty
+ * takes the first non-flag word as the subcommand, so `chainwatch --config x serve` would
+ * otherwise treat `x` as the command.
+ */
+export function liftGlobals(argv: string[]): { globals: Globals; rest: string[] } {
+  const globals: Globals = { json: false };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--json") globals.json = true;
+    else if (a === "--config") {
+      const value = argv[++i];
+      if (value === undefined || value.startsWith("-")) throw new UsageError("--config needs a file path");
+      globals.config = value;
+    } else if (a.startsWith("--config=")) globals.config = a.slice("--config=".length);
+    else rest.push(a);
+  }
+  return { globals, rest };
+}
+
+/** A mistake in how the command was called: exit 2. */
+export class UsageError extends Error {}
+
+/** The command ran and failed: one line on stderr, exit 1. */
+export class CommandError extends Error {}
+
+/** Every value of a repeatable string flag (`--allow-ip a --allow-ip b`). */
+export function repeated(rawArgs: string[], flag: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    if (rawArgs[i] === `--${flag}`) {
+      const v = rawArgs[i + 1];
+      if (v === undefined || v.startsWith("--")) throw new UsageError(`--${flag} needs a value`);
+      out.push(v);
+      i++;
+    } else if (rawArgs[i].startsWith(`--${flag}=`)) out.push(rawArgs[i].slice(flag.length + 3));
+  }
+  return out;
+}
+
+/** A non-negative integer flag; undefined when absent. */
+export function intFlag(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^\d{1,15}$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer`);
+  return Number(value);
+}

@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import type { Db } from "../db/database.ts";
+import type { Account } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/ids.ts";
+import { rfc3339 } from "../lib/time.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import { DEFAULT_FILTERS } from "../watch/filters.ts";
+import { getPlan } from "./plans.ts";
+
+export type AccountResult = { ok: true; account: Account } | { ok: false; error: string };
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+/** Creates an account on a plan with a starting credit balance and a fresh webhook secret. */
+export async function createAccount(
+  deps: { db: Db; clock: Clock; box: SecretBox },
+  input: { name: string; plan?: string; credits?: number },
+): Promise<AccountResult & { webhookSecret?: string }> {
+  if (!NAME.test(input.name) || input.name.startsWith("acc_"))
+    return { ok: false, error: "account name must be 1-64 of letters, digits, '.', '_' and '-', not starting with acc_" };
+  const planName = input.plan ?? "free";
+  if (!(await getPlan(deps.db, planName))) return { ok: false, error: `unknown plan: ${planName}` };
+  if (await findAccount(deps.db, input.name)) return { ok: false, error: `account ${input.name} already exists` };
+  const now = deps.clock.now();
+  const webhookSecret = newWebhookSecret();
+  const account: Account = {
+    id: newId("acc"),
+    name: input.name,
+    plan: planName,
+    credits: input.credits ?? 0,
+    webhook_secret_enc: deps.box.seal(webhookSecret),
+    webhook_url: null,
+    webhook_enabled: 0,
+    webhook_filters: JSON.stringify(DEFAULT_FILTERS),
+    payments_webhook_url: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.db.insertInto("accounts").values(account).execute();
+  return { ok: true, account, webhookSecret };
+}
+
+/** Finds an account by id (`acc_…`) or by name. */
+export function findAccount(db: Db, nameOrId: string): Promise<Account | undefined> {
+  return db
+    .selectFrom("accounts")
+    .selectAll()
+    .where((eb) => eb.or([eb("id", "=", nameOrId), eb("name", "=", nameOrId)]))
+    .executeTakeFirst();
+}
+
+export function listAccounts(db: Db): Promise<Account[]> {
+  return db.selectFrom("accounts").selectAll().orderBy("created_at").orderBy("name").execute();
+}
+
+/** Address slots in use: watches only (payment addresses take no slot). */
+export async function slotsUsed(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom("watches")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Adds credits and, in the same transaction, resumes deliveries paused for lack of credits, so
+ * the delivery loop (in this or another process) picks them up on its next tick.
+ */
+export async function addCredits(db: Db, clock: Clock, accountId: string, amount: number): Promise<Account> {
+  const now = clock.now();
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("accounts")
+      .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: now }))
+      .where("id", "=", accountId)
+      .execute();
+    await trx
+      .updateTable("deliveries")
+      .set({ status: "pending", next_attempt_at: now, updated_at: now })
+      .where("account_id", "=", accountId)
+      .where("status", "=", "paused")
+      .execute();
+    return trx.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
+  });
+}
+
+export async function setAccountPlan(db: Db, clock: Clock, accountId: string, plan: string): Promise<AccountResult> {
+  if (!(await getPlan(db, plan))) return { ok: false, error: `unknown plan: ${plan}` };
+  await db.updateTable("accounts").set({ plan, updated_at: clock.now() }).where("id", "=", accountId).execute();
+  const account = await db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
+  return { ok: true, account };
+}
+
+/** The admin view of an account (CLI); the webhook secret only when asked for. */
+export function accountView(a: Account, extra: { slotsUsed: number; slotsLimit: number; webhookSecret?: string }) {
+  return {
+    account_id: a.id,
+    name: a.name,
+    plan: a.plan,
+    credits: a.credits,
+    address_slots: { used: extra.slotsUsed, limit: extra.slotsLimit },
+    created_at: rfc3339(a.created_at),
+    ...(extra.webhookSecret ? { webhook_secret: extra.webhookSecret } : {}),
+  };
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import { parseJson } from "../lib/json.ts";
+import { rfc3339 } from "../lib/time.ts";
+import { parseCidr } from "../net/ip.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+
+export type CreatedKey = { api_key: string; secret: string; account_id: string; allow_ips: string[]; label: string | null };
+export type KeyResult = { ok: true; key: CreatedKey } | { ok: false; error: string };
+
+/** Creates an API key (a UUID) with a 64-hex secret, sealed at rest; the only time the secret is returned. */
+export async function createApiKey(
+  deps: { db: Db; clock: Clock; box: SecretBox },
+  input: { accountId: string; allowIps: string[]; label?: string | null },
+): Promise<KeyResult> {
+  const bad = input.allowIps.find((c) => parseCidr(c) === null);
+  if (bad !== undefined) return { ok: false, error: `--allow-ip ${bad} is not an IP address or CIDR` };
+  const key: CreatedKey = {
+    api_key: crypto.randomUUID(),
+    secret: randomBytes(32).toString("hex"),
+    account_id: input.accountId,
+    allow_ips: input.allowIps,
+    label: input.label ?? null,
+  };
+  await deps.db
+    .insertInto("api_keys")
+    .values({
+      api_key: key.api_key,
+      account_id: key.account_id,
+      secret_enc: deps.box.seal(key.secret),
+      allow_ips: JSON.stringify(key.allow_ips),
+      label: key.label,
+      created_at: deps.clock.now(),
+      revoked_at: null,
+    })
+    .execute();
+  return { ok: true, key };
+}
+
+/** Keys with their metadata, never their secrets. */
+export async function listApiKeys(db: Db, accountId?: string) {
+  let q = db.selectFrom("api_keys").select(["api_key", "account_id", "allow_ips", "label", "created_at", "revoked_at"]);
+  if (accountId) q = q.where("account_id", "=", accountId);
+  const rows = await q.orderBy("created_at").execute();
+  return rows.map((r) => ({
+    api_key: r.api_key,
+    account_id: r.account_id,
+    allow_ips: parseJson<string[]>(r.allow_ips, []),
+    label: r.label,
+    created_at: rfc3339(r.created_at),
+    revoked_at: r.revoked_at === null ? null : rfc3339(r.revoked_at),
+  }));
+}
+
+/** Revokes a key; false when no such active key exists. */
+export async function revokeApiKey(db: Db, clock: Clock, apiKey: string): Promise<boolean> {
+  const res = await db
+    .updateTable("api_keys")
+    .set({ revoked_at: clock.now() })
+    .where("api_key", "=", apiKey.toLowerCase())
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

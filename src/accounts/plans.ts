@@ -1,0 +1,50 @@
+import type { Db } from "../db/database.ts";
+import type { Plan } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+
+export type PlanInput = { name: string; slots: number; rpcRps?: number; monthlyCredits?: number };
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; error: string };
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** Creates or updates a plan. `free` always exists and always has 0 address slots (seed §8). */
+export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<PlanResult> {
+  if (!NAME.test(input.name)) return { ok: false, error: "plan name must be 1-32 of a-z, 0-9, _ and -" };
+  if (input.name === "free" && input.slots !== 0) return { ok: false, error: "plan free always has 0 address slots" };
+  const now = clock.now();
+  const existing = await getPlan(db, input.name);
+  const plan: Plan = {
+    name: input.name,
+    address_slots: input.slots,
+    rpc_rps: input.rpcRps ?? existing?.rpc_rps ?? 10,
+    monthly_credits: input.monthlyCredits ?? existing?.monthly_credits ?? 0,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+  await db
+    .insertInto("plans")
+    .values(plan)
+    .onConflict((oc) =>
+      oc.column("name").doUpdateSet({
+        address_slots: plan.address_slots,
+        rpc_rps: plan.rpc_rps,
+        monthly_credits: plan.monthly_credits,
+        updated_at: now,
+      }),
+    )
+    .execute();
+  return { ok: true, plan };
+}
+
+export function getPlan(db: Db, name: string): Promise<Plan | undefined> {
+  return db.selectFrom("plans").selectAll().where("name", "=", name).executeTakeFirst();
+}
+
+export function listPlans(db: Db): Promise<Plan[]> {
+  return db.selectFrom("plans").selectAll().orderBy("name").execute();
+}
+
+/** The public shape of a plan. */
+export function planView(p: Plan) {
+  return { name: p.name, address_slots: p.address_slots, rpc_rps: p.rpc_rps, monthly_credits: p.monthly_credits };
+}

@@ -1,0 +1,65 @@
+import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
+import { canonicalString, constantTimeEqual, hmacSha256Hex } from "./canonical.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
+
+/** What the verifier needs to know about an API key. */
+export type KeyRecord = { apiKey: string; accountId: string; secret: string; allowCidrs: Cidr[] };
+
+/** Every way a signed request can be refused, in the order the checks run (DESIGN §3). */
+export type AuthFailure =
+  | "MISSING_API_KEY"
+  | "INVALID_API_KEY"
+  | "INVALID_TIMESTAMP"
+  | "MISSING_SIGNATURE"
+  | "INVALID_SIGNATURE"
+  | "IP_NOT_ALLOWED"
+  | "RATE_LIMITED";
+
+export type AuthOutcome = { ok: true; key: KeyRecord } | { ok: false; code: AuthFailure };
+
+/** A request as the verifier sees it: headers, the signed path, the raw body's SHA-256, the client IP. */
+export type SignedRequest = {
+  apiKey: string | null;
+  timestamp: string | null;
+  signature: string | null;
+  method: string;
+  path: string;
+  bodySha256: string;
+  clientIp: string | null;
+};
+
+export type VerifyDeps = {
+  findKey(apiKey: string): KeyRecord | null | Promise<KeyRecord | null>;
+  limiter: RateLimiter;
+  rateLimit: number;
+  nowMs: number;
+  skewSeconds?: number;
+};
+
+const TIMESTAMP = /^\d{1,12}$/;
+
+/** Runs the checks of DESIGN §3 in order; only a request that passes the signature counts toward the rate limit. */
+export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps): Promise<AuthOutcome> {
+  if (!req.apiKey) return fail("MISSING_API_KEY");
+  const key = await deps.findKey(req.apiKey);
+  if (!key) return fail("INVALID_API_KEY");
+  const skew = deps.skewSeconds ?? 300;
+  if (!req.timestamp || !TIMESTAMP.test(req.timestamp)) return fail("INVALID_TIMESTAMP");
+  if (Math.abs(Math.floor(deps.nowMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
+  if (!req.signature) return fail("MISSING_SIGNATURE");
+  const expected = hmacSha256Hex(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
+  if (!constantTimeEqual(req.signature.toLowerCase(), expected)) return fail("INVALID_SIGNATURE");
+  if (key.allowCidrs.length > 0 && !ipAllowed(key.allowCidrs, req.clientIp)) return fail("IP_NOT_ALLOWED");
+  if (!deps.limiter.tryAcquire(key.apiKey, deps.rateLimit, deps.nowMs)) return fail("RATE_LIMITED");
+  return { ok: true, key };
+}
+
+/** An unknown client IP never passes an allowlist. */
+function ipAllowed(cidrs: Cidr[], clientIp: string | null): boolean {
+  const ip = clientIp ? parseIp(clientIp) : null;
+  return ip !== null && cidrs.some((c) => cidrContains(c, ip));
+}
+
+function fail(code: AuthFailure): AuthOutcome {
+  return { ok: false, code };
+}

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from "node:fs";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import { type Config, ConfigSchema, DEFAULT_NETWORKS, NetworkSchema, RatesSchema } from "./schema.ts";
+
+export type ConfigResult = { ok: true; config: Config; path: string | null } | { ok: false; error: string };
+
+/** Picks the config file: --config, else $CHAINWATCH_CONFIG, else ./chainwatch.toml when present, else none. */
+export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>, cwd: string): string | null {
+  if (flag) return flag;
+  if (env.CHAINWATCH_CONFIG) return env.CHAINWATCH_CONFIG;
+  const local = `${cwd}/chainwatch.toml`;
+  return existsSync(local) ? local : null;
+}
+
+/** Reads, parses and validates a config file (or the built-in defaults when `path` is null). */
+export function loadConfig(path: string | null): ConfigResult {
+  if (path === null) return parseConfig({}, null);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    return { ok: false, error: `cannot read config file ${path}: ${(e as Error).message}` };
+  }
+  let raw: unknown;
+  try {
+    raw = Bun.TOML.parse(text);
+  } catch (e) {
+    return { ok: false, error: `config file ${path} is not valid TOML: ${(e as Error).message}` };
+  }
+  return parseConfig(raw, path);
+}
+
+/** Validates an already-parsed document; every error names the key and the reason. */
+export function parseConfig(raw: unknown, path: string | null): ConfigResult {
+  const where = path ?? "built-in defaults";
+  const value = Value.Default(ConfigSchema, structuredClone(raw ?? {})) as Record<string, any>;
+  // TypeBox does not descend into Record values when filling defaults; do it per entry.
+  fillRecordDefaults(value.networks, NetworkSchema);
+  fillRecordDefaults(value.billing?.rates, RatesSchema);
+  const first = Value.Errors(ConfigSchema, value).First();
+  if (first) return { ok: false, error: `${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}` };
+  const config = value as Config;
+  config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
+  const semantic = checkSemantics(config);
+  return semantic ? { ok: false, error: `${where}: ${semantic}` } : { ok: true, config, path };
+}
+
+function fillRecordDefaults(record: unknown, schema: TSchema): void {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) return;
+  const entries = record as Record<string, unknown>;
+  for (const key of Object.keys(entries)) entries[key] = Value.Default(schema, entries[key]);
+}
+
+function describeConfigError(pointer: string, type: ValueErrorType, message: string, schema: TSchema): string {
+  const key = pointer.split("/").filter(Boolean).join(".") || "(root)";
+  const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const);
+  if (type === ValueErrorType.Union && literals?.every((v) => typeof v === "string"))
+    return `config key \`${key}\`: must be one of ${literals.join(", ")}`;
+  if (type === ValueErrorType.ObjectAdditionalProperties) return `unknown config key \`${key}\``;
+  if (type === ValueErrorType.ObjectRequiredProperty) return `config key \`${key}\` is required`;
+  return `config key \`${key}\`: ${message.toLowerCase()}`;
+}
+
+function checkSemantics(c: Config): string | null {
+  if (!/^sqlite:\/\//.test(c.database.url) && c.database.url !== ":memory:")
+    return "config key `database.url`: only sqlite:// URLs are supported by this build";
+  if (c.billing.enabled && !c.billing.rates[c.environment])
+    return `config key \`billing.rates.${c.environment}\` is required for environment "${c.environment}"`;
+  if (c.aml.provider === "http" && !/^https?:\/\//.test(c.aml.http_url))
+    return "config key `aml.http_url`: an http(s) URL is required when aml.provider = \"http\"";
+  return null;
+}
+
+/** The SQLite file path of a sqlite:// URL (`:memory:` stays as is). */
+export function sqlitePath(url: string): string {
+  return url === ":memory:" ? url : url.replace(/^sqlite:\/\//, "");
+}

@@ -1,0 +1,119 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+
+/** Chain families the address validator knows. */
+export const FamilySchema = T.Union([
+  T.Literal("evm"),
+  T.Literal("btc"),
+  T.Literal("tron"),
+  T.Literal("solana"),
+  T.Literal("generic"),
+]);
+
+const RiskLevelSchema = T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]);
+
+const strict = { additionalProperties: false } as const;
+const PositiveInt = (def: number, max = 2 ** 31) => T.Integer({ minimum: 1, maximum: max, default: def });
+const NonNegInt = (def: number) => T.Integer({ minimum: 0, default: def });
+
+export const NetworkSchema = T.Object(
+  {
+    family: FamilySchema,
+    decimals: T.Integer({ minimum: 0, maximum: 36, default: 18 }),
+    confirmations: PositiveInt(1, 10_000),
+    get_block_cost: NonNegInt(0),
+  },
+  strict,
+);
+
+export const RatesSchema = T.Object(
+  { address_activity: NonNegInt(0), payments: NonNegInt(0) },
+  strict,
+);
+
+/** Networks shipped when the config names none; a config's [networks.X] tables add to or override these. */
+export const DEFAULT_NETWORKS: Record<string, Static<typeof NetworkSchema>> = {
+  eth: { family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20 },
+  bsc: { family: "evm", decimals: 18, confirmations: 15, get_block_cost: 20 },
+  polygon: { family: "evm", decimals: 18, confirmations: 64, get_block_cost: 20 },
+  btc: { family: "btc", decimals: 8, confirmations: 2, get_block_cost: 50 },
+  tron: { family: "tron", decimals: 6, confirmations: 19, get_block_cost: 20 },
+  sol: { family: "solana", decimals: 9, confirmations: 32, get_block_cost: 30 },
+};
+
+/** The whole configuration file; every key optional, defaults filled in by `loadConfig`. */
+export const ConfigSchema = T.Object(
+  {
+    environment: T.String({ minLength: 1, default: "production" }),
+    server: T.Object(
+      {
+        host: T.String({ minLength: 1, default: "127.0.0.1" }),
+        port: T.Integer({ minimum: 0, maximum: 65535, default: 8787 }),
+        trust_proxy: T.Boolean({ default: false }),
+        body_limit_bytes: PositiveInt(1_048_576),
+      },
+      { ...strict, default: {} },
+    ),
+    database: T.Object(
+      { url: T.String({ minLength: 1, default: "sqlite://./data/chainwatch.db" }) },
+      { ...strict, default: {} },
+    ),
+    secrets: T.Object(
+      { master_key_file: T.String({ minLength: 1, default: "./data/master.key" }) },
+      { ...strict, default: {} },
+    ),
+    ingest: T.Object(
+      {
+        token: T.String({ default: "" }),
+        body_limit_bytes: PositiveInt(16 * 1024 * 1024),
+      },
+      { ...strict, default: {} },
+    ),
+    rate_limit: T.Object({ per_key_rps: PositiveInt(10, 1_000_000) }, { ...strict, default: {} }),
+    delivery: T.Object(
+      {
+        interval_seconds: PositiveInt(1, 3600),
+        timeout_ms: PositiveInt(5000, 120_000),
+        concurrency: PositiveInt(32, 1024),
+        max_attempts: PositiveInt(8, 100),
+        backoff_seconds: T.Array(T.Integer({ minimum: 0 }), {
+          minItems: 1,
+          default: [5, 30, 120, 600, 1800, 3600, 10800],
+        }),
+        lease_seconds: PositiveInt(60, 3600),
+        shutdown_grace_ms: PositiveInt(10_000, 600_000),
+        allow_private_targets: T.Boolean({ default: false }),
+        egress_ips: T.Array(T.String(), { default: [] }),
+      },
+      { ...strict, default: {} },
+    ),
+    billing: T.Object(
+      {
+        enabled: T.Boolean({ default: true }),
+        rates: T.Record(T.String(), RatesSchema, {
+          default: {
+            production: { address_activity: 50, payments: 100 },
+            sandbox: { address_activity: 5, payments: 10 },
+          },
+        }),
+      },
+      { ...strict, default: {} },
+    ),
+    events: T.Object({ retention_days: PositiveInt(30, 36_500) }, { ...strict, default: {} }),
+    aml: T.Object(
+      {
+        provider: T.Union([T.Literal("local"), T.Literal("http")], { default: "local" }),
+        risk_list: T.String({ default: "" }),
+        fail_levels: T.Array(RiskLevelSchema, { default: ["high", "severe"] }),
+        http_url: T.String({ default: "" }),
+        http_timeout_ms: PositiveInt(5000, 120_000),
+      },
+      { ...strict, default: {} },
+    ),
+    networks: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" }), NetworkSchema, { default: {} }),
+  },
+  strict,
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type NetworkConfig = Static<typeof NetworkSchema>;
+export type Family = Static<typeof FamilySchema>;

@@ -1,0 +1,76 @@
+import { createKeyStore } from "./auth/key-store.ts";
+import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
+import { sqlitePath } from "./config/load.ts";
+import type { Config } from "./config/schema.ts";
+import { type Db, migrate, openDatabase } from "./db/database.ts";
+import { createApp } from "./http/app.ts";
+import { clientIpResolver } from "./http/client-ip.ts";
+import type { AppDeps } from "./http/deps.ts";
+import { createMetrics } from "./http/metrics.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { type Logger, silentLogger } from "./lib/log.ts";
+import { loadMasterKey } from "./secrets/master-key.ts";
+import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
+
+/** What every command needs: the migrated database, the secret box and the clock. */
+export type Context = { config: Config; db: Db; box: SecretBox; clock: Clock; log: Logger };
+
+export type ContextOptions = { clock?: Clock; log?: Logger; env?: Record<string, string | undefined> };
+
+/**
+ * Opens the database, applies pending migrations and loads (creating on first use) the master
+ * key. Every CLI command and `serve` start here, so a fresh machine needs no separate setup step.
+ */
+export async function openContext(config: Config, opts: ContextOptions = {}): Promise<Context> {
+  const env = opts.env ?? process.env;
+  const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create: true });
+  if (!key.ok) throw new StartupError(key.error);
+  const db = openDatabase(sqlitePath(config.database.url));
+  const migrated = await migrate(db);
+  if (!migrated.ok) {
+    await db.destroy();
+    throw new StartupError(migrated.error);
+  }
+  return { config, db, box: createSecretBox(key.key), clock: opts.clock ?? systemClock, log: opts.log ?? silentLogger };
+}
+
+/** A failure that stops start-up with a one-line reason. */
+export class StartupError extends Error {}
+
+export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
+
+/** Builds the HTTP app and background work over a context and starts listening. */
+export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: string | null } = {}): Promise<RunningDaemon> {
+  const { config } = ctx;
+  const metrics = createMetrics();
+  const deps: AppDeps = {
+    ...ctx,
+    metrics,
+    keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
+    limiter: createSlidingWindowLimiter(),
+    clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
+    wakeDelivery: () => {},
+  };
+  const app = createApp(deps);
+  app.listen({
+    hostname: config.server.host,
+    port: config.server.port,
+    // Bun's own cap sits above every route limit so the routes answer with a JSON 413.
+    maxRequestBodySize: 2 * Math.max(config.server.body_limit_bytes, config.ingest.body_limit_bytes),
+  });
+  const server = app.server;
+  if (!server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
+  ctx.log.info("listening", { url: server.url.href });
+  let stopped = false;
+  return {
+    url: server.url.href.replace(/\/$/, ""),
+    port: server.port as number,
+    deps,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await app.stop();
+      await ctx.db.destroy();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { Migration } from "kysely";
+import * as m0001 from "./0001_core.ts";
+import * as m0002 from "./0002_address_watch.ts";
+import * as m0003 from "./0003_delivery.ts";
+import * as m0004 from "./0004_payments.ts";
+
+/** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
+export const migrations: Record<string, Migration> = {
+  "0001_core": m0001,
+  "0002_address_watch": m0002,
+  "0003_delivery": m0003,
+  "0004_payments": m0004,
+};

@@ -1,0 +1,192 @@
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+
+// Times are integer milliseconds since the epoch; amounts in the smallest unit are TEXT (bigint in
+// code) because bun:sqlite returns integers as JS numbers. JSON columns are TEXT.
+
+export interface PlansTable {
+  name: string;
+  address_slots: number;
+  rpc_rps: number;
+  monthly_credits: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  plan: string;
+  credits: number;
+  /** AES-256-GCM sealed `whsec_…` string. */
+  webhook_secret_enc: string;
+  webhook_url: string | null;
+  webhook_enabled: number;
+  /** JSON of the flat event filter object. */
+  webhook_filters: string;
+  payments_webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  api_key: string;
+  account_id: string;
+  /** AES-256-GCM sealed secret. */
+  secret_enc: string;
+  /** JSON array of CIDR strings; empty = any IP. */
+  allow_ips: string;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface UsageDailyTable {
+  account_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  credits: number;
+  deliveries: number;
+  events: number;
+}
+
+export interface WatchesTable {
+  id: string;
+  account_id: string;
+  network: string;
+  address: string;
+  created_at: number;
+}
+
+export interface BlocksTable {
+  network: string;
+  hash: string;
+  height: number;
+  parent_hash: string | null;
+  timestamp: number | null;
+  tx_count: number;
+  created_at: number;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  account_id: string;
+  type: string;
+  network: string;
+  watch_id: string | null;
+  /** Makes one event per (watch, tx, movement, direction) or per (account, block). */
+  dedupe_key: string;
+  /** The flat JSON body, exactly as listed and delivered. */
+  body: string;
+  created_at: number;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  account_id: string;
+  /** `event` (address watch), `payment` (payment order), `test`. */
+  kind: string;
+  /** payment · payout · other · block · payment_order — decides the price and the route. */
+  event_type: string;
+  network: string;
+  event_id: string | null;
+  payment_id: string | null;
+  /** Position in the order's lifecycle; deliveries of one payment go out in this order. */
+  sequence: number | null;
+  body: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  credits_charged: number;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  url: string | null;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_snippet: string | null;
+}
+
+export interface PaymentsTable {
+  id: string;
+  account_id: string;
+  order_id: string;
+  network: string;
+  address: string;
+  asset: string | null;
+  decimals: number;
+  amount_raw: string;
+  received_raw: string;
+  confirmed_raw: string;
+  status: string;
+  tx_hash: string | null;
+  expires_at: number;
+  /** JSON of the stored AML screening result, null until screened. */
+  aml: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PaymentTransfersTable {
+  id: Generated<number>;
+  payment_id: string;
+  tx_hash: string;
+  movement: number;
+  block_hash: string;
+  block_height: number;
+  sender: string | null;
+  amount_raw: string;
+  confirmed: number;
+  /** 1 when it arrived after the order reached a terminal state (recorded, never reopens). */
+  late: number;
+  created_at: number;
+}
+
+export interface AmlJobsTable {
+  payment_id: string;
+  network: string;
+  address: string;
+  tx_hash: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface DB {
+  plans: PlansTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
+  watches: WatchesTable;
+  blocks: BlocksTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  payments: PaymentsTable;
+  payment_transfers: PaymentTransfersTable;
+  aml_jobs: AmlJobsTable;
+}
+
+export type Plan = Selectable<PlansTable>;
+export type Account = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type Watch = Selectable<WatchesTable>;
+export type EventRow = Selectable<EventsTable>;
+export type NewEvent = Insertable<EventsTable>;
+export type Delivery = Selectable<DeliveriesTable>;
+export type NewDelivery = Insertable<DeliveriesTable>;
+export type DeliveryUpdate = Updateable<DeliveriesTable>;
+export type Payment = Selectable<PaymentsTable>;

@@ -1,0 +1,38 @@
+import type { KeyStore } from "../auth/key-store.ts";
+import type { RateLimiter } from "../auth/rate-limiter.ts";
+import type { Config } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { ClientIpResolver } from "./client-ip.ts";
+import type { Metrics } from "./metrics.ts";
+import type { SignatureDeps } from "./plugins/signature.ts";
+
+/** Everything the HTTP edge needs, built once by the composition root (src/daemon.ts). */
+export type AppDeps = {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  box: SecretBox;
+  metrics: Metrics;
+  keys: KeyStore;
+  limiter: RateLimiter;
+  clientIp: ClientIpResolver;
+  /** Called when work is queued, so the delivery loop runs at once instead of on its next tick. */
+  wakeDelivery: () => void;
+};
+
+/** The signature plugin's slice of the app dependencies. */
+export function signatureDeps(d: AppDeps): SignatureDeps {
+  return {
+    keys: d.keys,
+    limiter: d.limiter,
+    rateLimit: d.config.rate_limit.per_key_rps,
+    clock: d.clock,
+    clientIp: d.clientIp,
+    bodyLimit: d.config.server.body_limit_bytes,
+    metrics: d.metrics,
+  };
+}

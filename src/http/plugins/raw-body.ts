@@ -1,0 +1,35 @@
+import { Elysia } from "elysia";
+import { invalidJson, tooLarge } from "../errors.ts";
+
+/** Marks a body that was not valid JSON; the route learns of it only after authentication. */
+export const INVALID_JSON = Symbol("invalid-json");
+
+/** The raw body text kept beside the parsed one, for signature checks over the bytes as sent. */
+export type RawBodyContext = { rawBody?: string };
+
+/**
+ * Reads the body once, as text, refusing more than `limit` bytes (413), keeps the raw text on the
+ * context and hands Elysia the parsed JSON. Bad JSON does not throw here: authentication runs
+ * first (a stranger learns nothing about the route), then `requireJson` reports it.
+ */
+export function rawJsonBody(limit: number) {
+  return new Elysia().onParse({ as: "scoped" }, async (ctx) => {
+    const declared = Number(ctx.request.headers.get("content-length") ?? "0");
+    if (declared > limit) throw tooLarge(limit);
+    const bytes = new Uint8Array(await ctx.request.arrayBuffer());
+    if (bytes.length > limit) throw tooLarge(limit);
+    const text = new TextDecoder().decode(bytes);
+    (ctx as RawBodyContext).rawBody = text;
+    if (text.trim() === "") return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      return { [INVALID_JSON]: true };
+    }
+  });
+}
+
+/** Throws the 400 for a body that did not parse. */
+export function requireJson(body: unknown): void {
+  if (typeof body === "object" && body !== null && INVALID_JSON in body) throw invalidJson();
+}

@@ -1,0 +1,56 @@
+import { Elysia } from "elysia";
+import type { KeyStore } from "../../auth/key-store.ts";
+import type { RateLimiter } from "../../auth/rate-limiter.ts";
+import { sha256Hex } from "../../auth/canonical.ts";
+import { verifySignedRequest } from "../../auth/verify.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { ClientIpResolver } from "../client-ip.ts";
+import { ApiError, AUTH_ERRORS } from "../errors.ts";
+import type { Metrics } from "../metrics.ts";
+import { type RawBodyContext, rawJsonBody, requireJson } from "./raw-body.ts";
+
+export type SignatureDeps = {
+  keys: KeyStore;
+  limiter: RateLimiter;
+  rateLimit: number;
+  clock: Clock;
+  clientIp: ClientIpResolver;
+  bodyLimit: number;
+  metrics: Metrics;
+};
+
+const EMPTY_SHA256 = sha256Hex("");
+
+/**
+ * The signed-API guard (seed §5, DESIGN §3): adapts the pure verifier to Elysia. Each route
+ * module `.use()`s its own instance; the derived `auth` names the account for the handler.
+ */
+export function signature(deps: SignatureDeps) {
+  return new Elysia()
+    .use(rawJsonBody(deps.bodyLimit))
+    .derive({ as: "scoped" }, async (ctx) => {
+      const { request, headers, server, path } = ctx;
+      let raw = (ctx as RawBodyContext).rawBody;
+      // Elysia skips the parser when there is no content type; read the body here then.
+      if (raw === undefined && request.body && !request.bodyUsed) raw = await request.text();
+      const outcome = await verifySignedRequest(
+        {
+          apiKey: headers["x-api-key"] ?? null,
+          timestamp: headers["x-timestamp"] ?? null,
+          signature: headers["x-signature"] ?? null,
+          method: request.method,
+          path,
+          bodySha256: raw ? sha256Hex(raw) : EMPTY_SHA256,
+          clientIp: deps.clientIp(request, server),
+        },
+        { findKey: deps.keys.find, limiter: deps.limiter, rateLimit: deps.rateLimit, nowMs: deps.clock.now() },
+      );
+      if (!outcome.ok) {
+        deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
+        const e = AUTH_ERRORS[outcome.code];
+        throw new ApiError(e.status, e.message, e.headers);
+      }
+      requireJson(ctx.body);
+      return { auth: { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey } };
+    });
+}

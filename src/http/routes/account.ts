@@ -1,0 +1,100 @@
+import { Elysia, t } from "elysia";
+import { slotsUsed } from "../../accounts/accounts.ts";
+import { planView } from "../../accounts/plans.ts";
+import { usageSeries } from "../../billing/usage.ts";
+import { utcDay } from "../../lib/time.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { badRequest } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+
+/** Loads the authenticated account with its plan; the key store only returns keys of live accounts. */
+export async function loadAccount(deps: AppDeps, accountId: string) {
+  return deps.db
+    .selectFrom("accounts")
+    .innerJoin("plans", "plans.name", "accounts.plan")
+    .selectAll("accounts")
+    .select(["plans.address_slots", "plans.rpc_rps", "plans.monthly_credits"])
+    .where("accounts.id", "=", accountId)
+    .executeTakeFirstOrThrow();
+}
+
+/** Parses `days`: an integer 1..90, 30 when absent. */
+export function parseDays(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 30;
+  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 90) throw badRequest("days must be an integer from 1 to 90");
+  return Number(raw);
+}
+
+/** GET /v1/account, /v1/account/usage, /v1/endpoints and /v1/address-watch/account. */
+export function accountRoutes(deps: AppDeps) {
+  return new Elysia()
+    .use(signature(signatureDeps(deps)))
+    .get(
+      "/v1/account",
+      async ({ auth }) => {
+        const a = await loadAccount(deps, auth.accountId);
+        const now = deps.clock.now();
+        const [used, today] = await Promise.all([
+          slotsUsed(deps.db, a.id),
+          deps.db
+            .selectFrom("usage_daily")
+            .select("credits")
+            .where("account_id", "=", a.id)
+            .where("day", "=", utcDay(now))
+            .executeTakeFirst(),
+        ]);
+        return {
+          account_id: a.id,
+          name: a.name,
+          environment: deps.config.environment,
+          plan: planView({ ...a, name: a.plan, created_at: 0, updated_at: 0 }),
+          credits: { balance: Number(a.credits), spent_today: Number(today?.credits ?? 0) },
+          address_slots: { used, limit: a.address_slots },
+        };
+      },
+      { detail: { summary: "Plan and usage snapshot", tags: ["account"] } },
+    )
+    .get(
+      "/v1/account/usage",
+      async ({ auth, query }) => {
+        const days = parseDays(query.days);
+        return { days, series: await usageSeries(deps.db, auth.accountId, deps.clock.now(), days) };
+      },
+      {
+        query: t.Object({ days: t.Optional(t.String({ description: "1..90, default 30" })) }),
+        detail: { summary: "Daily usage series, exactly `days` UTC days, today last", tags: ["account"] },
+      },
+    )
+    .get(
+      "/v1/endpoints",
+      () => ({
+        endpoints: Object.entries(deps.config.networks).map(([network, n]) => ({
+          network,
+          family: n.family,
+          decimals: n.decimals,
+          confirmations: n.confirmations,
+        })),
+      }),
+      { detail: { summary: "Networks this daemon serves", tags: ["account"] } },
+    )
+    .get(
+      "/v1/address-watch/account",
+      async ({ auth }) => {
+        const a = await loadAccount(deps, auth.accountId);
+        const [used, events] = await Promise.all([
+          slotsUsed(deps.db, a.id),
+          deps.db
+            .selectFrom("events")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("account_id", "=", a.id)
+            .executeTakeFirstOrThrow(),
+        ]);
+        return {
+          address_slots: { used, limit: a.address_slots },
+          webhook: { url: a.webhook_url, enabled: a.webhook_enabled === 1 },
+          events_total: Number(events.n),
+        };
+      },
+      { detail: { summary: "Address-watch slots, webhook state and event count", tags: ["address-watch"] } },
+    );
+}

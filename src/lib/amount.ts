@@ -1,0 +1,62 @@
+// Decimal amounts as strings over bigint smallest units. No Number ever touches a money value:
+// 18-decimal tokens lose precision in a double long before realistic balances.
+
+/** Most decimals any supported asset uses; bounds the work done per amount. */
+export const MAX_DECIMALS = 36;
+
+// uint256 max (2^256 - 1) has 78 decimal digits, so no on-chain value needs more.
+// The cap also bounds the input a client can make us turn into a bigint.
+const MAX_DIGITS = 78;
+
+const DECIMAL_SHAPE = /^([0-9]+)(?:\.([0-9]+))?$/;
+const RAW_INTEGER_SHAPE = /^(0|[1-9][0-9]*)$/;
+
+// A bad `decimals` is a programming or config-validation bug, not a client mistake,
+// so it throws instead of coming back as a value.
+function assertDecimals(decimals: number): void {
+  if (!Number.isInteger(decimals) || decimals < 0 || decimals > MAX_DECIMALS) {
+    throw new RangeError(`decimals must be an integer in 0..${MAX_DECIMALS}, got ${decimals}`);
+  }
+}
+
+/** Formats an integer amount in the smallest unit as a decimal string: formatAmount(1500000n, 6) === "1.5"; formatAmount(0n, 18) === "0"; formatAmount(10n**18n, 18) === "1"; no trailing zeros, no trailing dot, negative gets a leading "-". decimals 0..36. */
+export function formatAmount(raw: bigint, decimals: number): string {
+  assertDecimals(decimals);
+  const sign = raw < 0n ? "-" : "";
+  const digits = (raw < 0n ? -raw : raw).toString();
+  if (decimals === 0) return sign + digits;
+  // Pad so there is always at least one integer digit ("0.000001", not ".000001").
+  const padded = digits.padStart(decimals + 1, "0");
+  const integer = padded.slice(0, -decimals);
+  const fraction = padded.slice(-decimals).replace(/0+$/, "");
+  return sign + (fraction === "" ? integer : `${integer}.${fraction}`);
+}
+
+export type ParsedAmount = { ok: true; raw: bigint } | { ok: false; reason: string };
+
+/** Parses a positive decimal string ("1", "1.50", "0.000001") to the smallest unit. Rejects: empty, whitespace, signs, exponent, leading/trailing dot (".5", "5."), more fractional digits than `decimals`, zero, non-digits, more than 78 integer digits. */
+export function parseAmount(text: string, decimals: number): ParsedAmount {
+  assertDecimals(decimals);
+  if (text === "") return { ok: false, reason: "must not be empty" };
+  const match = DECIMAL_SHAPE.exec(text);
+  if (match === null) return { ok: false, reason: "must be a positive decimal string" };
+  const integer = match[1] ?? "";
+  const fraction = match[2] ?? "";
+  if (integer.length > MAX_DIGITS) {
+    return { ok: false, reason: `has more than ${MAX_DIGITS} integer digits` };
+  }
+  // Counted literally: "1.50" with 1 decimal is rejected even though the value fits,
+  // so the client learns the asset's precision instead of having digits silently dropped.
+  if (fraction.length > decimals) {
+    return { ok: false, reason: `has more than ${decimals} fractional digits` };
+  }
+  const raw = BigInt(integer + fraction.padEnd(decimals, "0"));
+  if (raw === 0n) return { ok: false, reason: "must be greater than zero" };
+  return { ok: true, raw };
+}
+
+/** Parses a non-negative integer string in the smallest unit ("0", "1000"), as sent by the ingest feed; null when not /^(0|[1-9][0-9]*)$/ or longer than 78 digits. */
+export function parseRawInteger(text: string): bigint | null {
+  if (text.length > MAX_DIGITS || !RAW_INTEGER_SHAPE.test(text)) return null;
+  return BigInt(text);
+}

@@ -1,0 +1,187 @@
+import { describe, expect, it } from "bun:test";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { createBase58check } from "@scure/base";
+import { FAMILIES, normalizeAddress, type Family } from "../../src/watch/address";
+
+// Builds a checksum-correct base58check string, so a rejection can only come from version or length.
+const base58checkWithVersion = (version: number, bodyLength = 20): string =>
+  createBase58check(sha256).encode(Uint8Array.from([version, ...new Array<number>(bodyLength).fill(0x11)]));
+
+describe("evm", () => {
+  it.each([
+    // EIP-55 reference vectors.
+    ["0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
+    ["0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", "0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"],
+    ["0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB", "0xdbf03b407c01e7cd3cbea99509d93f8dddc8c6fb"],
+    ["0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb", "0xd1220a0cf47c7b9be7a2e6ba89f429762e7b9adb"],
+    // Single-case input carries no checksum and is accepted as is.
+    ["0x52908400098527886E0F7030069857D2E4169EE7", "0x52908400098527886e0f7030069857d2e4169ee7"],
+    ["0xde709f2102306220921060314715629080e2fb77", "0xde709f2102306220921060314715629080e2fb77"],
+    ["0x0000000000000000000000000000000000000000", "0x0000000000000000000000000000000000000000"],
+    ["  0x27b1fdb04752bbc536007a920d24acb045561c26\n", "0x27b1fdb04752bbc536007a920d24acb045561c26"],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeAddress("evm", input)).toBe(normalized);
+  });
+
+  it.each([
+    ["a mixed-case address with one letter's case flipped", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"],
+    ["a mixed-case address with one hex digit changed", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAee"],
+    ["the upper-case 0X prefix", "0X52908400098527886E0F7030069857D2E4169EE7"],
+    ["a missing prefix", "52908400098527886e0f7030069857d2e4169ee7"],
+    ["39 hex digits", "0x52908400098527886e0f7030069857d2e4169ee"],
+    ["41 hex digits", "0x52908400098527886e0f7030069857d2e4169ee77"],
+    ["a non-hex character", "0x52908400098527886e0f7030069857d2e4169eeg"],
+    ["an inner space", "0x5290840009852788 6e0f7030069857d2e4169ee7"],
+    ["an empty string", ""],
+  ])("rejects %s", (_case, input) => {
+    expect(normalizeAddress("evm", input)).toBeNull();
+  });
+});
+
+describe("btc", () => {
+  it.each([
+    // Base58check keeps its case: it is part of the encoding.
+    ["1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+    ["3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
+    ["mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn"],
+    ["2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc"],
+    // BIP173/BIP350 valid vectors; bech32 is normalized to lower case.
+    ["BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
+    [
+      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+    ],
+    [
+      "bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y",
+      "bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y",
+    ],
+    ["BC1SW50QGDZ25J", "bc1sw50qgdz25j"],
+    ["bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs", "bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs"],
+    [
+      "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297",
+      "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297",
+    ],
+    [
+      "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+      "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+    ],
+    ["\t1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa ", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeAddress("btc", input)).toBe(normalized);
+  });
+
+  it.each([
+    ["the genesis address with its last character changed", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb"],
+    ["the genesis address in lower case", "1a1zp1ep5qgefi2dmptftl5slmv7divfna"],
+    ["a base58check payload with the Litecoin version 0x30", base58checkWithVersion(0x30)],
+    ["a checksum-valid P2PKH payload of 20 bytes", base58checkWithVersion(0x00, 19)],
+    ["a checksum-valid P2PKH payload of 22 bytes", base58checkWithVersion(0x00, 21)],
+    ["a Tron address (version 0x41)", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+    ["a bech32 address with one character changed", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5"],
+    ["an unknown hrp", "tc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq5zuyut"],
+    ["v1 with a bech32 checksum", "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd"],
+    ["v16 with a bech32 checksum", "BC1S0XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ54WELL"],
+    ["v0 with a bech32m checksum", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kemeawh"],
+    ["a witness version above 16", "BC130XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQ7ZWS8R"],
+    ["a 1-byte program", "bc1pw5dgrnzv"],
+    [
+      "a 41-byte program",
+      "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v8n0nx0muaewav253zgeav",
+    ],
+    ["a 16-byte v0 program", "BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P"],
+    ["mixed case", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq"],
+    ["more than 4 bits of zero padding", "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf"],
+    ["non-zero padding", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j"],
+    ["an empty data section", "bc1gmk9yu"],
+    ["an EVM address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
+  ])("rejects %s", (_case, input) => {
+    expect(normalizeAddress("btc", input)).toBeNull();
+  });
+});
+
+describe("tron", () => {
+  it.each([
+    ["TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+    // 0x41 followed by 20 zero bytes: the Tron zero address.
+    ["T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb", "T9yD14Nj9j7xAB4dbGeiX9h8unkKHxuWwb"],
+    [" TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t ", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeAddress("tron", input)).toBe(normalized);
+  });
+
+  it.each([
+    ["the USDT contract with its last character changed", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u"],
+    ["a Bitcoin address (version 0x00)", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+    ["a checksum-valid payload with version 0x42", base58checkWithVersion(0x42)],
+    ["a checksum-valid 0x41 payload of 22 bytes", base58checkWithVersion(0x41, 21)],
+    ["the hex form of an account", "41a614f803b6fd780986a42c78ec9c7f77e6ded13c"],
+    ["an EVM address", "0xa614f803b6fd780986a42c78ec9c7f77e6ded13c"],
+  ])("rejects %s", (_case, input) => {
+    expect(normalizeAddress("tron", input)).toBeNull();
+  });
+});
+
+describe("solana", () => {
+  it.each([
+    ["11111111111111111111111111111111", "11111111111111111111111111111111"],
+    ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"],
+    ["So11111111111111111111111111111111111111112", "So11111111111111111111111111111111111111112"],
+    // Base58 has no checksum, so a one-character typo is still a well-formed 32-byte key.
+    ["TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DB", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DB"],
+    ["\n11111111111111111111111111111111\n", "11111111111111111111111111111111"],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeAddress("solana", input)).toBe(normalized);
+  });
+
+  it.each([
+    ["31 characters (31 bytes)", "1".repeat(31)],
+    ["33 characters (33 bytes)", "1".repeat(33)],
+    ["44 characters that decode to more than 32 bytes", "z".repeat(44)],
+    ["45 characters", "z".repeat(45)],
+    ["a character outside the base58 alphabet", "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ50A"],
+    ["an EVM address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
+  ])("rejects %s", (_case, input) => {
+    expect(normalizeAddress("solana", input)).toBeNull();
+  });
+});
+
+describe("generic", () => {
+  it.each([
+    ["addr_test1vz", "addr_test1vz"],
+    ["  padded label \t", "padded label"],
+    ["x".repeat(128), "x".repeat(128)],
+    [` ${"x".repeat(128)} `, "x".repeat(128)],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeAddress("generic", input)).toBe(normalized);
+  });
+
+  it.each([
+    ["an empty string", ""],
+    ["only whitespace", " \t\n "],
+    ["129 characters", "x".repeat(129)],
+  ])("rejects %s", (_case, input) => {
+    expect(normalizeAddress("generic", input)).toBeNull();
+  });
+});
+
+describe("every family", () => {
+  it("lists each family exactly once", () => {
+    expect([...FAMILIES].sort()).toEqual(["btc", "evm", "generic", "solana", "tron"]);
+  });
+
+  it.each(FAMILIES.map((family) => [family]))("rejects a 129-character %s input", (family) => {
+    expect(normalizeAddress(family, "1".repeat(129))).toBeNull();
+  });
+
+  it.each(FAMILIES.map((family) => [family]))("never throws on hostile %s input", (family) => {
+    const hostile: unknown[] = ["\u0000", "1", "bc1", "0x", "\uD800", "💥".repeat(40), undefined, null, 42];
+    for (const input of hostile) {
+      expect(() => normalizeAddress(family, input as string)).not.toThrow();
+    }
+  });
+
+  it("rejects an unknown family instead of throwing", () => {
+    expect(normalizeAddress("cosmos" as Family, "cosmos1abc")).toBeNull();
+    expect(normalizeAddress("toString" as Family, "x")).toBeNull();
+  });
+});
