@@ -37,6 +37,9 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
 /** A failure that stops start-up with a one-line reason. */
 export class StartupError extends Error {}
 
+/** Background work the daemon starts after listening and stops (waiting for in-flight work) on shutdown. */
+export type Worker = { name: string; start(): void; stop(): Promise<void> };
+
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
 
 /** Builds the HTTP app and background work over a context and starts listening. */
@@ -51,6 +54,8 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery: () => {},
   };
+  // Background workers; each feature adds its own here (delivery loop, retention, expiry, AML).
+  const workers: Worker[] = [];
   const app = createApp(deps);
   app.listen({
     hostname: config.server.host,
@@ -61,6 +66,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   const server = app.server;
   if (!server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   ctx.log.info("listening", { url: server.url.href });
+  for (const w of workers) w.start();
   let stopped = false;
   return {
     url: server.url.href.replace(/\/$/, ""),
@@ -69,7 +75,9 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     async stop() {
       if (stopped) return;
       stopped = true;
+      // Stop accepting requests first, then let workers finish what is in flight.
       await app.stop();
+      await Promise.all(workers.map((w) => w.stop()));
       await ctx.db.destroy();
     },
   };

@@ -1,0 +1,137 @@
+import { createHash, createHmac } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApiKey } from "../../src/accounts/api-keys.ts";
+import { addCredits, createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import type { Config } from "../../src/config/schema.ts";
+import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
+import type { Clock } from "../../src/lib/clock.ts";
+
+export const INGEST_TOKEN = "test-ingest-token";
+
+type Json = Record<string, unknown>;
+
+function deepMerge(a: Json, b: Json): Json {
+  const out: Json = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const cur = out[k];
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" && !Array.isArray(cur)
+        ? deepMerge(cur as Json, v as Json)
+        : v;
+  }
+  return out;
+}
+
+/** A config for tests: a temp SQLite file, port 0, private targets allowed (receivers live on 127.0.0.1). */
+export function testConfig(dir: string, overrides: Json = {}): Config {
+  const raw = deepMerge(
+    {
+      server: { host: "127.0.0.1", port: 0 },
+      database: { url: `sqlite://${dir}/chainwatch.db` },
+      secrets: { master_key_file: `${dir}/master.key` },
+      ingest: { token: INGEST_TOKEN },
+      delivery: { allow_private_targets: true, backoff_seconds: [1, 1, 1], timeout_ms: 2000 },
+    },
+    overrides,
+  );
+  const result = parseConfig(raw, "test config");
+  if (!result.ok) throw new Error(result.error);
+  return result.config;
+}
+
+export type Credentials = { apiKey: string; secret: string };
+
+/** Signs like an independent client would (node:crypto directly, not chainwatch's own signer). */
+export function signedHeaders(creds: Credentials, method: string, path: string, body = "", timestamp = Math.floor(Date.now() / 1000)) {
+  const bodyHash = createHash("sha256").update(body).digest("hex");
+  const canonical = `${timestamp}\n${method}\n${path}\n${bodyHash}`;
+  return {
+    "X-Api-Key": creds.apiKey,
+    "X-Timestamp": String(timestamp),
+    "X-Signature": createHmac("sha256", creds.secret).update(canonical).digest("hex"),
+  };
+}
+
+export type TestClient = Credentials & {
+  accountId: string;
+  webhookSecret: string;
+  /** A signed request; `body` is sent exactly as given (a string) or JSON-encoded. */
+  request(method: string, pathWithQuery: string, body?: unknown, extraHeaders?: Record<string, string>): Promise<Response>;
+};
+
+export type TestDaemon = {
+  url: string;
+  dir: string;
+  ctx: Context;
+  daemon: RunningDaemon;
+  config: Config;
+  /** Creates an account (on a plan with `slots`) and an API key, returning a signed client. */
+  client(opts?: { name?: string; slots?: number; credits?: number; allowIps?: string[] }): Promise<TestClient>;
+  /** POSTs a block batch to /ingest/blocks with the test token. */
+  ingest(batch: unknown): Promise<Response>;
+  stop(): Promise<void>;
+};
+
+let counter = 0;
+
+/** Starts a real daemon on an ephemeral port over a fresh SQLite file. */
+export async function startTestDaemon(opts: { config?: Json; clock?: Clock; fallbackClientIp?: string | null } = {}): Promise<TestDaemon> {
+  const dir = mkdtempSync(join(tmpdir(), "chainwatch-test-"));
+  const config = testConfig(dir, opts.config);
+  const ctx = await openContext(config, { clock: opts.clock, env: {} });
+  const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp });
+  const url = daemon.url;
+  return {
+    url,
+    dir,
+    ctx,
+    daemon,
+    config,
+    async client(o = {}) {
+      const name = o.name ?? `acct${++counter}`;
+      const planName = `plan-${name}`;
+      const plan = await setPlan(ctx.db, ctx.clock, { name: planName.toLowerCase(), slots: o.slots ?? 10 });
+      if (!plan.ok) throw new Error(plan.error);
+      const acct = await createAccount(ctx, { name, plan: planName.toLowerCase(), credits: 0 });
+      if (!acct.ok) throw new Error(acct.error);
+      if (o.credits) await addCredits(ctx.db, ctx.clock, acct.account.id, o.credits);
+      const key = await createApiKey(ctx, { accountId: acct.account.id, allowIps: o.allowIps ?? [] });
+      if (!key.ok) throw new Error(key.error);
+      const creds = { apiKey: key.key.api_key, secret: key.key.secret };
+      return {
+        ...creds,
+        accountId: acct.account.id,
+        webhookSecret: acct.webhookSecret as string,
+        request(method, pathWithQuery, body, extraHeaders = {}) {
+          const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
+          const path = pathWithQuery.split("?")[0];
+          const ts = Math.floor(ctx.clock.now() / 1000);
+          return fetch(`${url}${pathWithQuery}`, {
+            method,
+            body: body === undefined ? undefined : text,
+            headers: {
+              ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+              ...signedHeaders(creds, method, path, text, ts),
+              ...extraHeaders,
+            },
+          });
+        },
+      };
+    },
+    ingest(batch) {
+      return fetch(`${url}/ingest/blocks`, {
+        method: "POST",
+        body: typeof batch === "string" ? batch : JSON.stringify(batch),
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${INGEST_TOKEN}` },
+      });
+    },
+    async stop() {
+      await daemon.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
