@@ -8,12 +8,14 @@ export const INVALID_JSON = Symbol("invalid-json");
 export type RawBodyContext = { rawBody?: string };
 
 /**
- * Reads the body once, as text, refusing more than `limit` bytes (413), keeps the raw text on the
- * context and hands Elysia the parsed JSON. Bad JSON does not throw here: authentication runs
- * first (a stranger learns nothing about the route), then `requireJson` reports it.
+ * A parse handler that reads the body once, as text, refusing more than `limit` bytes (413), keeps
+ * the raw text on the context and hands Elysia the parsed JSON. Bad JSON does not throw here:
+ * authentication runs first (a stranger learns nothing about the route), then `requireJson`
+ * reports it. Register it with `{ as: "scoped" }` on the instance the route module `.use()`s:
+ * a scoped hook climbs one level only, so nesting it one plugin deeper never reaches the routes.
  */
-export function rawJsonBody(limit: number) {
-  return new Elysia().onParse({ as: "scoped" }, async (ctx) => {
+export function rawJsonParser(limit: number) {
+  return async (ctx: { request: Request }) => {
     const declared = Number(ctx.request.headers.get("content-length") ?? "0");
     if (declared > limit) throw tooLarge(limit);
     const bytes = new Uint8Array(await ctx.request.arrayBuffer());
@@ -26,7 +28,12 @@ export function rawJsonBody(limit: number) {
     } catch {
       return { [INVALID_JSON]: true };
     }
-  });
+  };
+}
+
+/** A plugin giving the routes of the module that `.use()`s it the raw-body parser. */
+export function rawJsonBody(limit: number) {
+  return new Elysia().onParse({ as: "scoped" }, rawJsonParser(limit));
 }
 
 /** Throws the 400 for a body that did not parse. */

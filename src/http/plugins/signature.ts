@@ -7,7 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { ClientIpResolver } from "../client-ip.ts";
 import { ApiError, AUTH_ERRORS } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
-import { type RawBodyContext, rawJsonBody, requireJson } from "./raw-body.ts";
+import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";
 
 export type SignatureDeps = {
   keys: KeyStore;
@@ -26,8 +26,10 @@ const EMPTY_SHA256 = sha256Hex("");
  * module `.use()`s its own instance; the derived `auth` names the account for the handler.
  */
 export function signature(deps: SignatureDeps) {
+  // The parser sits on this instance, not in a nested plugin: scoped hooks climb one level, and
+  // they must reach the routes of the module that uses this plugin or bodies go unsigned-checked.
   return new Elysia()
-    .use(rawJsonBody(deps.bodyLimit))
+    .onParse({ as: "scoped" }, rawJsonParser(deps.bodyLimit))
     .derive({ as: "scoped" }, async (ctx) => {
       const { request, headers, server, path } = ctx;
       let raw = (ctx as RawBodyContext).rawBody;
