@@ -1,7 +1,8 @@
 import { defineCommand } from "citty";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { parseCidr } from "../../src/net/ip.ts";
 import { withContext } from "../context.ts";
-import { CommandError, type Globals, repeated } from "../globals.ts";
+import { CommandError, type Globals, repeated, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
 import { globalArgs, requireAccount } from "./common.ts";
 
@@ -19,10 +20,14 @@ export function keysCommand(g: Globals) {
         },
         run: ({ args, rawArgs }) =>
           withContext(g, async (ctx) => {
+            // A malformed --allow-ip is a usage error (exit 2), like any other bad flag value.
+            const allowIps = repeated(rawArgs, "allow-ip");
+            const bad = allowIps.find((c) => parseCidr(c) === null);
+            if (bad !== undefined) throw new UsageError(`--allow-ip ${bad} is not an IP address or CIDR`);
             const account = await requireAccount(ctx.db, String(args.account));
             const result = await createApiKey(ctx, {
               accountId: account.id,
-              allowIps: repeated(rawArgs, "allow-ip"),
+              allowIps,
               label: args.label ?? null,
             });
             if (!result.ok) throw new CommandError(result.error);

@@ -57,6 +57,8 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
   const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const);
   if (type === ValueErrorType.Union && literals?.every((v) => typeof v === "string"))
     return `config key \`${key}\`: must be one of ${literals.join(", ")}`;
+  if (type === ValueErrorType.ObjectAdditionalProperties && /^networks\.[^.]+$/.test(key))
+    return `config key \`${key}\`: a network name must be 1-32 of a-z, 0-9, _ and -, starting with a letter or digit`;
   if (type === ValueErrorType.ObjectAdditionalProperties) return `unknown config key \`${key}\``;
   if (type === ValueErrorType.ObjectRequiredProperty) return `config key \`${key}\` is required`;
   return `config key \`${key}\`: ${message.toLowerCase()}`;

@@ -1,5 +1,8 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 
+/** Network slugs: what `[networks.<slug>]` may be called. */
+export const NETWORK_NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$";
+
 /** Chain families the address validator knows. */
 export const FamilySchema = T.Union([
   T.Literal("evm"),
@@ -109,7 +112,8 @@ export const ConfigSchema = T.Object(
       },
       { ...strict, default: {} },
     ),
-    networks: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" }), NetworkSchema, { default: {} }),
+    // additionalProperties: a Record only checks keys matching its pattern; refuse the others.
+    networks: T.Record(T.String({ pattern: NETWORK_NAME_PATTERN }), NetworkSchema, { default: {}, additionalProperties: false }),
   },
   strict,
 );

@@ -26,8 +26,9 @@ const EMPTY_SHA256 = sha256Hex("");
  * module `.use()`s its own instance; the derived `auth` names the account for the handler.
  */
 export function signature(deps: SignatureDeps) {
-  // The parser sits on this instance, not in a nested plugin: scoped hooks climb one level, and
-  // they must reach the routes of the module that uses this plugin or bodies go unsigned-checked.
+  // The parser sits on this instance, not in a nested plugin: a scoped hook climbs one level only,
+  // and it must reach the routes of the module using this plugin, or Elysia's default parser eats
+  // the body first and every signed body fails its check (and a bad one answers 400 before auth).
   return new Elysia()
     .onParse({ as: "scoped" }, rawJsonParser(deps.bodyLimit))
     .derive({ as: "scoped" }, async (ctx) => {

@@ -1,0 +1,173 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { addCredits, createAccount, findAccount, listAccounts, setAccountPlan } from "../../src/accounts/accounts.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { manualClock } from "../../src/lib/clock.ts";
+
+const clock = manualClock();
+let dir: string;
+let ctx: Context;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-accounts-"));
+  const cfg = parseConfig({ database: { url: `sqlite://${dir}/db.sqlite` }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
+  if (!cfg.ok) throw new Error(cfg.error);
+  ctx = await openContext(cfg.config, { clock, env: {} });
+});
+afterEach(async () => {
+  await ctx.db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function account(name: string, plan?: string) {
+  const r = await createAccount(ctx, { name, plan });
+  if (!r.ok) throw new Error(r.error);
+  return r;
+}
+
+describe("plans", () => {
+  test("plan free exists with 0 slots after migration", async () => {
+    expect(await listPlans(ctx.db)).toMatchObject([{ name: "free", address_slots: 0, rpc_rps: 10, monthly_credits: 0 }]);
+  });
+
+  test("set creates a plan, and setting it again updates only what is given", async () => {
+    expect(await setPlan(ctx.db, clock, { name: "gold", slots: 5, rpcRps: 50, monthlyCredits: 1000 })).toMatchObject({
+      ok: true,
+      plan: { name: "gold", address_slots: 5, rpc_rps: 50, monthly_credits: 1000 },
+    });
+    await setPlan(ctx.db, clock, { name: "gold", slots: 8 });
+    expect(await getPlan(ctx.db, "gold")).toMatchObject({ name: "gold", address_slots: 8, rpc_rps: 50, monthly_credits: 1000 });
+    expect((await listPlans(ctx.db)).map((p) => p.name)).toEqual(["free", "gold"]);
+  });
+
+  test("free always keeps 0 address slots", async () => {
+    expect(await setPlan(ctx.db, clock, { name: "free", slots: 3 })).toEqual({ ok: false, error: "plan free always has 0 address slots" });
+    expect((await setPlan(ctx.db, clock, { name: "free", slots: 0, monthlyCredits: 100 })).ok).toBe(true);
+  });
+
+  test.each(["Gold", "", "-x", "a".repeat(33), "with space"])("refuses the plan name %p", async (name) => {
+    expect(await setPlan(ctx.db, clock, { name, slots: 1 })).toEqual({ ok: false, error: "plan name must be 1-32 of a-z, 0-9, _ and -" });
+  });
+});
+
+describe("accounts", () => {
+  test("create puts a new account on plan free with 0 credits and a Standard Webhooks secret", async () => {
+    const r = await account("alice");
+    expect(r.account).toMatchObject({ name: "alice", plan: "free", credits: 0, webhook_url: null, webhook_enabled: 0 });
+    expect(r.account.id).toMatch(/^acc_[0-9a-f]{24}$/);
+    expect(r.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(r.webhookSecret!.slice(6), "base64").length).toBe(24);
+    expect(ctx.box.open(r.account.webhook_secret_enc)).toBe(r.webhookSecret!);
+  });
+
+  test("refuses an unknown plan, a taken name and a malformed name", async () => {
+    await account("alice");
+    expect(await createAccount(ctx, { name: "bob", plan: "nope" })).toEqual({ ok: false, error: "unknown plan: nope" });
+    expect(await createAccount(ctx, { name: "alice" })).toEqual({ ok: false, error: "account alice already exists" });
+    const malformed = "account name must be 1-64 of letters, digits, '.', '_' and '-', not starting with acc_";
+    for (const name of ["", "has space", "acc_fake", "-lead", "x".repeat(65)])
+      expect(await createAccount(ctx, { name })).toEqual({ ok: false, error: malformed });
+  });
+
+  test("is found by id or by name", async () => {
+    const r = await account("alice");
+    expect((await findAccount(ctx.db, r.account.id))?.name).toBe("alice");
+    expect((await findAccount(ctx.db, "alice"))?.id).toBe(r.account.id);
+    expect(await findAccount(ctx.db, "nobody")).toBeUndefined();
+    expect((await listAccounts(ctx.db)).map((a) => a.name)).toEqual(["alice"]);
+  });
+
+  test("set-plan moves an account and refuses an unknown plan", async () => {
+    const r = await account("alice");
+    await setPlan(ctx.db, clock, { name: "gold", slots: 5 });
+    expect(await setAccountPlan(ctx.db, clock, r.account.id, "gold")).toMatchObject({ ok: true, account: { plan: "gold" } });
+    expect(await setAccountPlan(ctx.db, clock, r.account.id, "nope")).toEqual({ ok: false, error: "unknown plan: nope" });
+  });
+
+  test("credit adds to the balance and resumes deliveries paused for lack of credits", async () => {
+    const r = await account("alice");
+    const other = await account("bob");
+    const paused = (id: string, accountId: string) => ({
+      id,
+      account_id: accountId,
+      kind: "event",
+      event_type: "payment",
+      network: "eth",
+      event_id: null,
+      payment_id: null,
+      sequence: null,
+      body: "{}",
+      status: "paused",
+      attempts: 0,
+      next_attempt_at: 0,
+      lease_until: null,
+      last_status_code: null,
+      last_error: null,
+      credits_charged: 0,
+      created_at: 0,
+      updated_at: 0,
+      completed_at: null,
+    });
+    await ctx.db.insertInto("deliveries").values([paused("dlv_mine", r.account.id), paused("dlv_theirs", other.account.id)]).execute();
+    expect((await addCredits(ctx.db, clock, r.account.id, 250)).credits).toBe(250);
+    expect((await addCredits(ctx.db, clock, r.account.id, 50)).credits).toBe(300);
+    const rows = await ctx.db.selectFrom("deliveries").select(["id", "status", "next_attempt_at"]).orderBy("id").execute();
+    expect(rows).toEqual([
+      { id: "dlv_mine", status: "pending", next_attempt_at: clock.now() },
+      { id: "dlv_theirs", status: "paused", next_attempt_at: 0 },
+    ]);
+  });
+});
+
+describe("API keys", () => {
+  test("create returns a UUID key and a 64-hex secret, stored sealed", async () => {
+    const a = await account("alice");
+    const r = await createApiKey(ctx, { accountId: a.account.id, allowIps: ["10.0.0.0/8", "::1"], label: "ci" });
+    if (!r.ok) throw new Error(r.error);
+    expect(r.key.api_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(r.key.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.key).toMatchObject({ account_id: a.account.id, allow_ips: ["10.0.0.0/8", "::1"], label: "ci" });
+    const row = await ctx.db.selectFrom("api_keys").selectAll().where("api_key", "=", r.key.api_key).executeTakeFirstOrThrow();
+    expect(row.secret_enc).not.toContain(r.key.secret);
+    expect(ctx.box.open(row.secret_enc)).toBe(r.key.secret);
+  });
+
+  test("refuses an allowlist entry that is not an IP or CIDR", async () => {
+    const a = await account("alice");
+    expect(await createApiKey(ctx, { accountId: a.account.id, allowIps: ["10.0.0.0/8", "nope"] })).toEqual({
+      ok: false,
+      error: "--allow-ip nope is not an IP address or CIDR",
+    });
+    expect(await createApiKey(ctx, { accountId: a.account.id, allowIps: ["10.0.0.0/33"] })).toMatchObject({ ok: false });
+  });
+
+  test("list never shows secrets and filters by account", async () => {
+    const a = await account("alice");
+    const b = await account("bob");
+    const ka = await createApiKey(ctx, { accountId: a.account.id, allowIps: [] });
+    await createApiKey(ctx, { accountId: b.account.id, allowIps: [] });
+    if (!ka.ok) throw new Error(ka.error);
+    const all = await listApiKeys(ctx.db);
+    expect(all.length).toBe(2);
+    expect(JSON.stringify(all)).not.toContain(ka.key.secret);
+    for (const k of all) expect(Object.keys(k).sort()).toEqual(["account_id", "allow_ips", "api_key", "created_at", "label", "revoked_at"]);
+    expect(await listApiKeys(ctx.db, a.account.id)).toEqual([
+      { api_key: ka.key.api_key, account_id: a.account.id, allow_ips: [], label: null, created_at: "2026-11-21T12:00:00.000+00:00", revoked_at: null },
+    ]);
+  });
+
+  test("revoke succeeds once, then reports no active key", async () => {
+    const a = await account("alice");
+    const k = await createApiKey(ctx, { accountId: a.account.id, allowIps: [] });
+    if (!k.ok) throw new Error(k.error);
+    expect(await revokeApiKey(ctx.db, clock, k.key.api_key.toUpperCase())).toBe(true);
+    expect(await revokeApiKey(ctx.db, clock, k.key.api_key)).toBe(false);
+    expect(await revokeApiKey(ctx.db, clock, "00000000-0000-4000-8000-000000000000")).toBe(false);
+    expect((await listApiKeys(ctx.db))[0].revoked_at).toBe("2026-11-21T12:00:00.000+00:00");
+  });
+});

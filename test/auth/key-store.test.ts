@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { createApiKey, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { createKeyStore, type KeyStore } from "../../src/auth/key-store.ts";
+import { parseConfig } from "../../src/config/load.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { manualClock } from "../../src/lib/clock.ts";
+import { parseCidr } from "../../src/net/ip.ts";
+
+let dir: string;
+let ctx: Context;
+let store: KeyStore;
+const clock = manualClock();
+let accountId: string;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-keystore-"));
+  const cfg = parseConfig({ database: { url: `sqlite://${dir}/db.sqlite` }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
+  if (!cfg.ok) throw new Error(cfg.error);
+  ctx = await openContext(cfg.config, { clock, env: {} });
+  store = createKeyStore({ db: ctx.db, box: ctx.box, clock });
+  const acct = await createAccount(ctx, { name: "keys" });
+  if (!acct.ok) throw new Error(acct.error);
+  accountId = acct.account.id;
+});
+afterEach(async () => {
+  await ctx.db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function newKey(allowIps: string[] = []) {
+  const created = await createApiKey(ctx, { accountId, allowIps });
+  if (!created.ok) throw new Error(created.error);
+  return created.key;
+}
+
+describe("the API key store", () => {
+  test("finds a key with its secret decrypted and its allowlist parsed", async () => {
+    const key = await newKey(["10.0.0.0/8", "2001:db8::1"]);
+    expect(await store.find(key.api_key)).toEqual({
+      apiKey: key.api_key,
+      accountId,
+      secret: key.secret,
+      allowCidrs: [parseCidr("10.0.0.0/8")!, parseCidr("2001:db8::1")!],
+    });
+  });
+
+  test("finds a key written in upper case", async () => {
+    const key = await newKey();
+    expect((await store.find(key.api_key.toUpperCase()))?.apiKey).toBe(key.api_key);
+  });
+
+  test("answers null for an unknown or malformed key", async () => {
+    expect(await store.find("00000000-0000-4000-8000-000000000000")).toBe(null);
+    expect(await store.find("not-a-uuid")).toBe(null);
+    expect(await store.find("")).toBe(null);
+  });
+
+  test("keeps serving a revoked key for at most the 1 s cache, then answers null", async () => {
+    const key = await newKey();
+    expect(await store.find(key.api_key)).not.toBe(null);
+    await revokeApiKey(ctx.db, clock, key.api_key);
+    clock.advance(999);
+    expect(await store.find(key.api_key)).not.toBe(null);
+    clock.advance(1);
+    expect(await store.find(key.api_key)).toBe(null);
+  });
+
+  test("sees a key created after a miss once the cached miss expires", async () => {
+    const key = await newKey();
+    await ctx.db.updateTable("api_keys").set({ revoked_at: 1 }).where("api_key", "=", key.api_key).execute();
+    expect(await store.find(key.api_key)).toBe(null);
+    await ctx.db.updateTable("api_keys").set({ revoked_at: null }).where("api_key", "=", key.api_key).execute();
+    clock.advance(1000);
+    expect((await store.find(key.api_key))?.secret).toBe(key.secret);
+  });
+});

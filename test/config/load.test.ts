@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, parseConfig, resolveConfigPath } from "../../src/config/load.ts";
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-config-"));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+/** Writes `toml` to a fresh file and loads it. */
+function load(toml: string) {
+  const path = join(dir, `c${++n}.toml`);
+  writeFileSync(path, toml);
+  return { path, result: loadConfig(path) };
+}
+
+function errorOf(toml: string): string {
+  const { path, result } = load(toml);
+  if (result.ok) throw new Error(`expected ${JSON.stringify(toml)} to be refused`);
+  expect(result.error.startsWith(`${path}: `)).toBe(true);
+  return result.error.slice(path.length + 2);
+}
+
+describe("config defaults", () => {
+  test("no file at all gives the documented defaults", () => {
+    const result = loadConfig(null);
+    if (!result.ok) throw new Error(result.error);
+    expect(result.path).toBe(null);
+    const c = result.config;
+    expect(c.environment).toBe("production");
+    expect(c.server).toEqual({ host: "127.0.0.1", port: 8787, trust_proxy: false, body_limit_bytes: 1_048_576 });
+    expect(c.database.url).toBe("sqlite://./data/chainwatch.db");
+    expect(c.secrets.master_key_file).toBe("./data/master.key");
+    expect(c.ingest.token).toBe("");
+    expect(c.rate_limit.per_key_rps).toBe(10);
+    expect(c.delivery).toMatchObject({
+      interval_seconds: 1,
+      timeout_ms: 5000,
+      concurrency: 32,
+      max_attempts: 8,
+      backoff_seconds: [5, 30, 120, 600, 1800, 3600, 10800],
+      allow_private_targets: false,
+      egress_ips: [],
+    });
+    expect(c.billing).toEqual({
+      enabled: true,
+      rates: { production: { address_activity: 50, payments: 100 }, sandbox: { address_activity: 5, payments: 10 } },
+    });
+    expect(c.events.retention_days).toBe(30);
+    expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
+    expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20 });
+  });
+
+  test("an empty file gives the same defaults", () => {
+    const { result } = load("");
+    const defaults = loadConfig(null);
+    if (!result.ok || !defaults.ok) throw new Error("expected both to load");
+    expect(result.config).toEqual(defaults.config);
+  });
+
+  test("a file's keys override the defaults and keep the rest", () => {
+    const { result } = load(`environment = "sandbox"\n[server]\nport = 9000\n[rate_limit]\nper_key_rps = 50\n`);
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.environment).toBe("sandbox");
+    expect(result.config.server).toEqual({ host: "127.0.0.1", port: 9000, trust_proxy: false, body_limit_bytes: 1_048_576 });
+    expect(result.config.rate_limit.per_key_rps).toBe(50);
+  });
+
+  test("a [networks.X] table adds to the default networks, filling its own defaults", () => {
+    const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
+    if (!result.ok) throw new Error(result.error);
+    expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0 });
+  });
+
+  test("the config.example.toml of the repository, when present, loads", () => {
+    const example = join(import.meta.dir, "../../config.example.toml");
+    if (!Bun.file(example).size) return;
+    const result = loadConfig(example);
+    expect(result.ok ? "ok" : result.error).toBe("ok");
+  });
+});
+
+describe("a bad config names the key and the reason", () => {
+  test.each([
+    ["an unknown top-level key", "bogus = 1\n", "unknown config key `bogus`"],
+    ["an unknown key in a table", "[server]\nfoo = 1\n", "unknown config key `server.foo`"],
+    ["an unknown key in a network", '[networks.x]\nfamily = "evm"\nfoo = 2\n', "unknown config key `networks.x.foo`"],
+    ["a string where an integer belongs", '[server]\nport = "x"\n', "config key `server.port`: expected integer"],
+    ["a table given as a scalar", "server = 3\n", "config key `server`: expected object"],
+    ["a boolean given as a string", '[server]\ntrust_proxy = "yes"\n', "config key `server.trust_proxy`: expected boolean"],
+    ["a port out of range", "[server]\nport = 70000\n", "config key `server.port`: expected integer to be less or equal to 65535"],
+    ["a zero rate limit", "[rate_limit]\nper_key_rps = 0\n", "config key `rate_limit.per_key_rps`: expected integer to be greater or equal to 1"],
+    [
+      "an unknown family",
+      '[networks.x]\nfamily = "foo"\n',
+      "config key `networks.x.family`: must be one of evm, btc, tron, solana, generic",
+    ],
+    ["a network without a family", "[networks.x]\ndecimals = 6\n", "config key `networks.x.family` is required"],
+    [
+      "a network name that is not a slug",
+      '[networks.Bad]\nfamily = "evm"\n',
+      "config key `networks.Bad`: a network name must be 1-32 of a-z, 0-9, _ and -, starting with a letter or digit",
+    ],
+    ["an unknown AML level", '[aml]\nfail_levels = ["extreme"]\n', "config key `aml.fail_levels.0`: must be one of low, medium, high, severe"],
+    ["an unknown AML provider", '[aml]\nprovider = "remote"\n', "config key `aml.provider`: must be one of local, http"],
+    ["an http AML provider without a URL", '[aml]\nprovider = "http"\n', 'config key `aml.http_url`: an http(s) URL is required when aml.provider = "http"'],
+    ["a non-SQLite database", '[database]\nurl = "postgres://db/cw"\n', "config key `database.url`: only sqlite:// URLs are supported by this build"],
+    ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
+    ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
+  ])("%s", (_name, toml, message) => {
+    expect(errorOf(toml)).toBe(message);
+  });
+
+  test("a file that is not TOML is refused naming the file", () => {
+    const { path, result } = load("[server\nport = 1\n");
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toStartWith(`config file ${path} is not valid TOML: `);
+  });
+
+  test("a missing file is refused naming the file", () => {
+    const result = loadConfig(join(dir, "absent.toml"));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toStartWith(`cannot read config file ${join(dir, "absent.toml")}: `);
+  });
+
+  test("an environment without rates is fine when billing is off", () => {
+    expect(parseConfig({ environment: "staging", billing: { enabled: false } }, null).ok).toBe(true);
+  });
+});
+
+describe("config lookup order: --config > $CHAINWATCH_CONFIG > ./chainwatch.toml > defaults", () => {
+  let cwd: string;
+  let bare: string;
+  beforeAll(() => {
+    cwd = join(dir, "with-local");
+    bare = join(dir, "without-local");
+    mkdirSync(cwd);
+    mkdirSync(bare);
+    writeFileSync(join(cwd, "chainwatch.toml"), "");
+  });
+
+  test("--config wins over everything", () => {
+    expect(resolveConfigPath("/x/flag.toml", { CHAINWATCH_CONFIG: "/x/env.toml" }, cwd)).toBe("/x/flag.toml");
+  });
+
+  test("$CHAINWATCH_CONFIG wins over ./chainwatch.toml", () => {
+    expect(resolveConfigPath(undefined, { CHAINWATCH_CONFIG: "/x/env.toml" }, cwd)).toBe("/x/env.toml");
+  });
+
+  test("./chainwatch.toml is used when present", () => {
+    expect(resolveConfigPath(undefined, {}, cwd)).toBe(join(cwd, "chainwatch.toml"));
+  });
+
+  test("built-in defaults (no path) when nothing is given and there is no ./chainwatch.toml", () => {
+    expect(resolveConfigPath(undefined, {}, bare)).toBe(null);
+  });
+
+  test("an empty $CHAINWATCH_CONFIG counts as unset", () => {
+    expect(resolveConfigPath(undefined, { CHAINWATCH_CONFIG: "" }, bare)).toBe(null);
+  });
+});
