@@ -1,0 +1,85 @@
+import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { Elysia } from "elysia";
+import { describeValueError } from "../../lib/value-errors.ts";
+import { normalizeAddress } from "../../watch/address.ts";
+import { addWatch, deleteWatch, listWatches, watchView } from "../../watch/watches.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+
+/** POST /v1/address-watch/addresses body. */
+export const AddWatchSchema = T.Object(
+  {
+    // Config caps slugs at 32 characters; the cap keeps the echoed "Unknown network" small.
+    network_slug: T.String({ minLength: 1, maxLength: 64 }),
+    address: T.String(),
+  },
+  { additionalProperties: false },
+);
+
+/** DELETE /v1/address-watch/addresses body (signed like any other). */
+export const DeleteWatchSchema = T.Object({ watch_id: T.String({ minLength: 1 }) }, { additionalProperties: false });
+
+/**
+ * Validates a body against its schema, throwing a 400 that names the first bad field.
+ * Elysia's own body validation is not used: it silently drops unknown fields and reports a
+ * missing field as a wrong type.
+ */
+function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
+  const first = Value.Errors(schema, body).First();
+  if (first) throw badRequest(describeValueError(first));
+  return body as Static<S>;
+}
+
+const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema } } });
+
+/** POST, GET and DELETE /v1/address-watch/addresses. */
+export function watchRoutes(deps: AppDeps) {
+  return new Elysia()
+    .use(signature(signatureDeps(deps)))
+    .post(
+      "/v1/address-watch/addresses",
+      async ({ auth, body, set }) => {
+        const input = parseBody(AddWatchSchema, body);
+        const network = Object.hasOwn(deps.config.networks, input.network_slug)
+          ? deps.config.networks[input.network_slug]
+          : undefined;
+        if (!network) throw badRequest(`Unknown network: ${input.network_slug}`);
+        const address = normalizeAddress(network.family, input.address);
+        if (address === null) throw badRequest(`Invalid address for network ${input.network_slug}`);
+        const outcome = await addWatch(deps.db, {
+          accountId: auth.accountId,
+          network: input.network_slug,
+          address,
+          now: deps.clock.now(),
+        });
+        if (!outcome.ok) throw new ApiError(403, "Address slot limit reached.");
+        set.status = outcome.created ? 201 : 200;
+        return watchView(outcome.watch);
+      },
+      {
+        detail: {
+          summary: "Watch an address (idempotent: the same network and address again answers 200 with the same record)",
+          tags: ["address-watch"],
+          requestBody: jsonBody(AddWatchSchema),
+        },
+      },
+    )
+    .get(
+      "/v1/address-watch/addresses",
+      async ({ auth }) => ({ addresses: (await listWatches(deps.db, auth.accountId)).map(watchView) }),
+      { detail: { summary: "Watched addresses, oldest first", tags: ["address-watch"] } },
+    )
+    .delete(
+      "/v1/address-watch/addresses",
+      async ({ auth, body }) => {
+        const input = parseBody(DeleteWatchSchema, body);
+        if (!(await deleteWatch(deps.db, auth.accountId, input.watch_id))) throw notFound("Watch not found.");
+        return { watch_id: input.watch_id, deleted: true };
+      },
+      {
+        detail: { summary: "Stop watching an address, freeing its slot", tags: ["address-watch"], requestBody: jsonBody(DeleteWatchSchema) },
+      },
+    );
+}

@@ -1,0 +1,155 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import type { Kysely, Transaction } from "kysely";
+import type { DB } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { describeValueError } from "../lib/value-errors.ts";
+import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, mergeFilters } from "./filters.ts";
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** An account's address-watch webhook: where, whether, and which events. */
+export type WebhookSettings = { url: string | null; enabled: boolean; events: EventFilters };
+
+// Long enough for any real endpoint with a token in its query; short enough to keep rows small.
+export const MAX_URL_LENGTH = 2048;
+
+// Slugs are short (config caps them at 32); the cap keeps an echoed "Unknown network" small.
+const NetworkList = T.Array(T.String({ maxLength: 64 }));
+
+/** A patch of the flat event filters: every key optional, nothing else allowed. */
+export const FilterPatchSchema = T.Object(
+  {
+    payment: T.Optional(T.Boolean()),
+    payment_networks: T.Optional(NetworkList),
+    payout: T.Optional(T.Boolean()),
+    payout_networks: T.Optional(NetworkList),
+    block: T.Optional(T.Boolean()),
+    block_networks: T.Optional(NetworkList),
+  },
+  { additionalProperties: false },
+);
+
+/** The PUT /v1/address-watch/webhook body. */
+export const WebhookUpdateSchema = T.Object(
+  {
+    url: T.Union([T.String(), T.Null()]),
+    enabled: T.Boolean(),
+    events: T.Optional(FilterPatchSchema),
+    // Read-only in GET; accepted and ignored so a client can PUT back what it read.
+    egress_ips: T.Optional(T.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+/** The validated update: the URL still needs the (networked) target check. */
+export type WebhookUpdate = { url: string | null; enabled: boolean; events?: FilterPatch };
+
+export type ParseOutcome<V> = { ok: true; value: V } | { ok: false; error: string };
+
+/**
+ * Validates a PUT body without touching the network: shape, URL length, `enabled` needing a URL,
+ * and every slug in a `*_networks` list being a configured network.
+ */
+export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => boolean): ParseOutcome<WebhookUpdate> {
+  const first = Value.Errors(WebhookUpdateSchema, body).First();
+  if (first) {
+    // TypeBox reports a failed union without the branches; say what is allowed.
+    if (first.path === "/url" && first.type === ValueErrorType.Union) return fail("url must be a string or null");
+    return fail(describeValueError(first));
+  }
+  const input = body as Static<typeof WebhookUpdateSchema>;
+  if (input.url !== null && input.url.length > MAX_URL_LENGTH) return fail(`url must be at most ${MAX_URL_LENGTH} characters`);
+  if (input.enabled && input.url === null) return fail("url is required when enabled is true");
+  if (input.events === undefined) return { ok: true, value: { url: input.url, enabled: input.enabled } };
+  const events = validateFilterPatch(input.events, isNetwork);
+  if (!events.ok) return events;
+  return { ok: true, value: { url: input.url, enabled: input.enabled, events: events.value } };
+}
+
+/**
+ * Checks an `events` patch: known keys only, booleans and string lists, configured networks.
+ * Lists come back without duplicates, in the order given.
+ */
+export function validateFilterPatch(patch: unknown, isNetwork: (slug: string) => boolean): ParseOutcome<FilterPatch> {
+  const first = Value.Errors(FilterPatchSchema, patch).First();
+  // Paths are reported relative to the body, as the client wrote them.
+  if (first) return fail(describeValueError({ ...first, path: `/events${first.path}` }));
+  const out: Record<string, boolean | string[]> = {};
+  for (const [key, value] of Object.entries(patch as FilterPatch)) {
+    if (!Array.isArray(value)) {
+      out[key] = value;
+      continue;
+    }
+    const unknown = value.find((slug) => !isNetwork(slug));
+    if (unknown !== undefined) return fail(`Unknown network: ${unknown}`);
+    out[key] = [...new Set(value)];
+  }
+  return { ok: true, value: out as FilterPatch };
+}
+
+/** Reads stored filters; keys missing from older rows take their defaults. */
+export function parseStoredFilters(json: string): EventFilters {
+  const stored = JSON.parse(json) as Record<string, unknown>;
+  const known = Object.fromEntries(Object.entries(stored).filter(([k]) => (FILTER_KEYS as readonly string[]).includes(k)));
+  return mergeFilters(DEFAULT_FILTERS, known as FilterPatch);
+}
+
+/** The account's current webhook settings. */
+export async function readWebhookSettings(db: Executor, accountId: string): Promise<WebhookSettings> {
+  const row = await db
+    .selectFrom("accounts")
+    .select(["webhook_url", "webhook_enabled", "webhook_filters"])
+    .where("id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return { url: row.webhook_url, enabled: row.webhook_enabled === 1, events: parseStoredFilters(row.webhook_filters) };
+}
+
+export type WebhookSettingsDeps = {
+  db: Kysely<DB>;
+  clock: Clock;
+  resolve: Resolver;
+  allowPrivate: boolean;
+  isNetwork: (slug: string) => boolean;
+};
+
+/**
+ * Validates and stores a PUT body, returning the settings now in force. The URL's DNS check runs
+ * before the transaction (no network I/O while holding SQLite's writer lock); the filter merge
+ * runs inside it, so two concurrent PUTs of different keys both keep their change.
+ */
+export async function updateWebhookSettings(
+  deps: WebhookSettingsDeps,
+  accountId: string,
+  body: unknown,
+): Promise<ParseOutcome<WebhookSettings>> {
+  const parsed = parseWebhookUpdate(body, deps.isNetwork);
+  if (!parsed.ok) return parsed;
+  const update = parsed.value;
+  if (update.url !== null) {
+    const target = await checkWebhookTarget(update.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
+    if (!target.ok) return fail(target.reason);
+  }
+  const now = deps.clock.now();
+  const settings = await deps.db.transaction().execute(async (trx) => {
+    const current = await readWebhookSettings(trx, accountId);
+    const next: WebhookSettings = { url: update.url, enabled: update.enabled, events: mergeFilters(current.events, update.events) };
+    await trx
+      .updateTable("accounts")
+      .set({
+        webhook_url: next.url,
+        webhook_enabled: next.enabled ? 1 : 0,
+        webhook_filters: JSON.stringify(next.events),
+        updated_at: now,
+      })
+      .where("id", "=", accountId)
+      .execute();
+    return next;
+  });
+  return { ok: true, value: settings };
+}
+
+function fail(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
