@@ -1,0 +1,226 @@
+#!/usr/bin/env bun
+// `bun run bench:ingest`: end-to-end ingest throughput of a real `chainwatch serve` subprocess over
+// 1,000,000 watched addresses (1,000 accounts), against a bare Bun.serve that only parses the same
+// bodies. Prints tx/s, events written/s, the daemon's peak RSS and the ratio to the baseline.
+// Knobs (env): BENCH_POSTS, BENCH_BLOCKS_PER_POST, BENCH_ACCOUNTS, BENCH_WATCHES_PER_ACCOUNT.
+import { Database } from "bun:sqlite";
+import type { Subprocess } from "bun";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { setPlan } from "../src/accounts/plans.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { openContext } from "../src/daemon.ts";
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const ACCOUNTS = num("BENCH_ACCOUNTS", 1000);
+const WATCHES_PER_ACCOUNT = num("BENCH_WATCHES_PER_ACCOUNT", 1000);
+const WATCHES = ACCOUNTS * WATCHES_PER_ACCOUNT;
+const TX_PER_BLOCK = 500;
+const HIT_RATE = 0.01;
+const BLOCKS_PER_POST = num("BENCH_BLOCKS_PER_POST", 10);
+const POSTS = num("BENCH_POSTS", 200);
+const IN_FLIGHT = 2;
+const TOKEN = "bench-ingest-token";
+const CLI = join(import.meta.dir, "../cli/index.ts");
+const USDT = "0xdac17f958d2ee523a2206206994597c13d831ec7";
+
+const children: Subprocess[] = [];
+
+// ---- data ---------------------------------------------------------------------------------
+
+/** Watched address number i: deterministic, so hits can be drawn without keeping a million strings. */
+const watchedAddress = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
+
+// Random hex from a refilled pool: generating 100 MB of bodies must not dominate the setup time.
+let pool = "";
+function randomHex(chars: number): string {
+  if (pool.length < chars) pool = Buffer.from(crypto.getRandomValues(new Uint8Array(65536))).toString("hex");
+  const out = pool.slice(0, chars);
+  pool = pool.slice(chars);
+  return out;
+}
+const randomAddress = () => `0x${randomHex(40)}`;
+
+/** One block: 1 % of transactions pay a watched address (half native, half USDT), a fifth carry a token transfer. */
+function makeBlock(height: number) {
+  const transactions = [];
+  for (let i = 0; i < TX_PER_BLOCK; i++) {
+    const hit = Math.random() < HIT_RATE;
+    const to = hit ? watchedAddress(Math.floor(Math.random() * WATCHES)) : randomAddress();
+    const viaToken = hit ? Math.random() < 0.5 : Math.random() < 0.2;
+    const value = String(1 + Math.floor(Math.random() * 1e12));
+    transactions.push(
+      viaToken
+        ? { hash: `0x${randomHex(64)}`, from: randomAddress(), to: USDT, value: "0", transfers: [{ asset: USDT, from: randomAddress(), to, value, decimals: 6 }] }
+        : { hash: `0x${randomHex(64)}`, from: randomAddress(), to, value },
+    );
+  }
+  return { network: "eth", height, hash: `0x${randomHex(64)}`, parent_hash: `0x${randomHex(64)}`, timestamp: 1763750000 + height, transactions };
+}
+
+// ---- setup --------------------------------------------------------------------------------
+
+/** Accounts through the real code (their secrets are sealed), the million watches straight into SQLite. */
+async function seed(configPath: string, dbPath: string): Promise<void> {
+  const loaded = loadConfig(configPath);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHES_PER_ACCOUNT });
+  const accountIds: string[] = [];
+  for (let a = 0; a < ACCOUNTS; a++) {
+    const created = await createAccount(ctx, { name: `bench-${a}`, plan: "bench" });
+    if (!created.ok) throw new Error(created.error);
+    accountIds.push(created.account.id);
+  }
+  await ctx.db.destroy();
+
+  const sqlite = new Database(dbPath);
+  sqlite.run("PRAGMA journal_mode = WAL");
+  sqlite.run("PRAGMA synchronous = NORMAL");
+  const insert = sqlite.prepare("INSERT INTO watches (id, account_id, network, address, created_at) VALUES (?, ?, ?, ?, ?)");
+  const chunk = sqlite.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) insert.run(`aw_${i.toString(16).padStart(24, "0")}`, accountIds[Math.floor(i / WATCHES_PER_ACCOUNT)], "eth", watchedAddress(i), Date.now());
+  });
+  for (let i = 0; i < WATCHES; i += 100_000) chunk(i, Math.min(WATCHES, i + 100_000));
+  sqlite.run("ANALYZE");
+  sqlite.close();
+}
+
+/** Spawns a server process and resolves with its base URL, read from its first matching stdout line. */
+async function spawnServer(argv: string[], urlFrom: (line: string) => string | null): Promise<{ proc: Subprocess<"ignore", "pipe", "inherit">; url: string }> {
+  const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  children.push(proc);
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${argv.join(" ")} exited before listening`);
+    buffered += decoder.decode(value);
+    for (const line of buffered.split("\n")) {
+      const url = urlFrom(line);
+      if (url) {
+        // Keep draining stdout so the child never blocks on a full pipe.
+        (async () => {
+          while (!(await reader.read()).done) {}
+        })();
+        return { proc, url };
+      }
+    }
+  }
+}
+
+const BASELINE = `
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  maxRequestBodySize: 64 * 1024 * 1024,
+  async fetch(req) {
+    const body = await req.json();
+    return Response.json({ blocks: Array.isArray(body) ? body.length : 1, events: 0 }, { status: 202 });
+  },
+});
+console.log("listening " + server.url.href);
+`;
+
+/** Peak resident set size of a process in MB (VmHWM). */
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+  return Number(line?.match(/(\d+)/)?.[1] ?? 0) / 1024;
+}
+
+async function stop(proc: Subprocess): Promise<void> {
+  proc.kill("SIGTERM");
+  await proc.exited;
+}
+
+// ---- run ----------------------------------------------------------------------------------
+
+type RunResult = { seconds: number; blocks: number; events: number };
+
+/** POSTs every body, IN_FLIGHT at a time, and sums the answers. */
+async function push(url: string, bodies: string[]): Promise<RunResult> {
+  let next = 0;
+  let blocks = 0;
+  let events = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const res = await fetch(`${url}/ingest/blocks`, {
+        method: "POST",
+        body,
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${TOKEN}` },
+      });
+      const answer = (await res.json()) as { blocks: number; events: number; error?: string };
+      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${answer.error}`);
+      blocks += answer.blocks;
+      events += answer.events;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return { seconds: (performance.now() - started) / 1000, blocks, events };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-ingest-"));
+  try {
+    const dbPath = join(dir, "cw.db");
+    const configPath = join(dir, "cw.toml");
+    writeFileSync(
+      configPath,
+      [
+        `[server]\nhost = "127.0.0.1"\nport = 0`,
+        `[database]\nurl = "sqlite://${dbPath}"`,
+        `[secrets]\nmaster_key_file = "${dir}/master.key"`,
+        `[ingest]\ntoken = "${TOKEN}"`,
+        "",
+      ].join("\n"),
+    );
+
+    let t = performance.now();
+    await seed(configPath, dbPath);
+    console.log(`seeded ${ACCOUNTS} accounts and ${WATCHES.toLocaleString("en")} watches in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    t = performance.now();
+    let height = 20_000_000;
+    const bodies = Array.from({ length: POSTS }, () => JSON.stringify(Array.from({ length: BLOCKS_PER_POST }, () => makeBlock(height++))));
+    const txTotal = POSTS * BLOCKS_PER_POST * TX_PER_BLOCK;
+    const mb = bodies.reduce((n, b) => n + b.length, 0) / 1e6;
+    console.log(`generated ${POSTS} batches of ${BLOCKS_PER_POST} × ${TX_PER_BLOCK} tx (${txTotal.toLocaleString("en")} tx, ${mb.toFixed(0)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const baseline = await spawnServer([process.execPath, "-e", BASELINE], (l) => (l.startsWith("listening ") ? l.slice(10).replace(/\/$/, "") : null));
+    const bare = await push(baseline.url, bodies);
+    await stop(baseline.proc);
+
+    const daemon = await spawnServer([process.execPath, CLI, "serve", "--config", configPath], (l) => {
+      if (!l.includes('"listening"')) return null;
+      return (JSON.parse(l).url as string).replace(/\/$/, "");
+    });
+    // Warm-up outside the timed run: JIT, the SQLite page cache of the watches index.
+    await push(daemon.url, [JSON.stringify(makeBlock(height++))]);
+    const real = await push(daemon.url, bodies);
+    const rss = peakRssMb(daemon.proc.pid);
+    await stop(daemon.proc);
+    const stored = new Database(dbPath, { readonly: true });
+    const rows = (stored.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+    stored.close();
+
+    const txPerSec = txTotal / real.seconds;
+    const bareTxPerSec = txTotal / bare.seconds;
+    console.log("");
+    console.log(`chainwatch   ${txPerSec.toFixed(0).padStart(9)} tx/s   ${(real.events / real.seconds).toFixed(0).padStart(9)} events/s   (${real.blocks} blocks, ${real.events.toLocaleString("en")} events in ${real.seconds.toFixed(2)} s)`);
+    console.log(`             ${rows.toLocaleString("en")} event rows stored: a block event is one row shared by its ${ACCOUNTS} receiving accounts`);
+    console.log(`baseline     ${bareTxPerSec.toFixed(0).padStart(9)} tx/s   (Bun.serve + JSON parse only, ${bare.seconds.toFixed(2)} s)`);
+    console.log(`ratio        ${(txPerSec / bareTxPerSec).toFixed(2)} of the baseline`);
+    console.log(`peak RSS     ${rss.toFixed(0)} MB (daemon VmHWM)`);
+    console.log(`targets      ≥ 50,000 tx/s: ${txPerSec >= 50_000 ? "met" : "MISSED"}; RSS ≤ 500 MB: ${rss <= 500 ? "met" : "MISSED"}`);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

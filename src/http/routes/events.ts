@@ -1,0 +1,50 @@
+import { Elysia, t } from "elysia";
+import { listEvents } from "../../watch/events.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { badRequest } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+
+const EVENT_TYPES = ["payment", "payout", "other", "block"];
+
+export type EventListQuery = { after: string | null; limit: number; type?: string; network?: string; watchId?: string };
+
+/** Validates the listing's query parameters; every mistake is a 400 naming the parameter. */
+export function parseEventListQuery(
+  query: { after?: string; limit?: string; type?: string; network?: string; watch_id?: string },
+  isNetwork: (slug: string) => boolean,
+): EventListQuery {
+  const { after, limit, type, network, watch_id } = query;
+  if (limit !== undefined && (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000)) {
+    throw badRequest("limit must be an integer from 1 to 1000");
+  }
+  if (type !== undefined && !EVENT_TYPES.includes(type)) throw badRequest(`type must be one of ${EVENT_TYPES.join(", ")}`);
+  if (network !== undefined && !isNetwork(network)) throw badRequest(`Unknown network: ${network}`);
+  if (after === "") throw badRequest("after must not be empty");
+  return { after: after ?? null, limit: limit === undefined ? 100 : Number(limit), type, network, watchId: watch_id || undefined };
+}
+
+/** GET /v1/address-watch/events: the polling backup of the address-watch webhooks. */
+export function eventRoutes(deps: AppDeps) {
+  const isNetwork = (slug: string) => Object.hasOwn(deps.config.networks, slug);
+  return new Elysia().use(signature(signatureDeps(deps))).get(
+    "/v1/address-watch/events",
+    async ({ auth, query }) => {
+      const page = await listEvents(deps.db, { accountId: auth.accountId, ...parseEventListQuery(query, isNetwork) });
+      if (!page.ok) throw badRequest(page.error);
+      // Stored bodies are spliced in as they are, so each item is byte for byte its webhook body.
+      return new Response(`{"events":[${page.bodies.join(",")}],"next_after":${JSON.stringify(page.nextAfter)}}`, {
+        headers: { "content-type": "application/json;charset=utf-8" },
+      });
+    },
+    {
+      query: t.Object({
+        after: t.Optional(t.String({ description: "An event id; only later events are listed" })),
+        limit: t.Optional(t.String({ description: "1..1000, default 100" })),
+        type: t.Optional(t.String({ description: "payment · payout · other · block" })),
+        network: t.Optional(t.String({ description: "A network slug" })),
+        watch_id: t.Optional(t.String({ description: "Only this watch's events" })),
+      }),
+      detail: { summary: "Address-watch events, oldest first, the same bodies as the webhooks", tags: ["address-watch"] },
+    },
+  );
+}

@@ -1,0 +1,53 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { TSchema } from "@sinclair/typebox";
+import { Elysia } from "elysia";
+import { BatchSchema } from "../../ingest/batch-schema.ts";
+import type { AppDeps } from "../deps.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import { rawJsonBody, requireJson } from "../plugins/raw-body.ts";
+
+/**
+ * Whether `Authorization: Bearer <token>` carries the configured token. Both sides are hashed
+ * first so the comparison is constant-time and the token's length does not leak either.
+ */
+export function ingestTokenMatches(authorization: string | null, token: string): boolean {
+  const presented = authorization?.startsWith("Bearer ") ? authorization.slice("Bearer ".length) : "";
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(presented), digest(token)) && presented !== "";
+}
+
+/** POST /ingest/blocks: the indexer feed (DESIGN §4), guarded by the ingest bearer token, not by API keys. */
+export function ingestRoutes(deps: AppDeps) {
+  const { token, body_limit_bytes: limit } = deps.config.ingest;
+  const guard = (request: Request) => {
+    // An empty token means the feed is off: the route answers as if it did not exist.
+    if (token === "") throw notFound();
+    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new ApiError(401, "Invalid ingest token.");
+  };
+  return (
+    new Elysia()
+      // Checked before the body is read, so a stranger cannot make us buffer and parse 16 MiB.
+      .onParse(({ request }) => guard(request))
+      .use(rawJsonBody(limit))
+      .post(
+        "/ingest/blocks",
+        async ({ request, body, set }) => {
+          guard(request);
+          requireJson(body);
+          const result = await deps.ingest.ingest(body);
+          if (!result.ok) throw badRequest(result.error);
+          set.status = 202;
+          return { blocks: result.blocks, events: result.events };
+        },
+        {
+          detail: {
+            summary: "Feed a block batch (one block or an array); 202 with new blocks and events written",
+            description: "Authenticated by `Authorization: Bearer <ingest.token>`, not by API keys; disabled (404) when no token is configured.",
+            tags: ["ingest"],
+            security: [],
+            requestBody: { content: { "application/json": { schema: BatchSchema as TSchema } } },
+          },
+        },
+      )
+  );
+}

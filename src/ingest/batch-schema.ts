@@ -1,0 +1,87 @@
+import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { MAX_DECIMALS } from "../lib/amount.ts";
+import { describeValueError, fieldName } from "../lib/value-errors.ts";
+
+// The same shape parseRawInteger accepts; 78 digits hold uint256 max.
+const RAW_INTEGER_PATTERN = "^(0|[1-9][0-9]*)$";
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
+const RawValue = T.String({ pattern: RAW_INTEGER_PATTERN, maxLength: 78, description: "Integer in the smallest unit" });
+const Hash = T.String({ minLength: 1, maxLength: 256 });
+// Feed addresses are free text: an address that is no valid address of the family never matches.
+const Address = T.String();
+
+export const TransferSchema = T.Object({
+  asset: T.Optional(Nullable(T.String({ minLength: 1, maxLength: 256, description: "Token contract; null or absent = native" }))),
+  from: T.Optional(Nullable(Address)),
+  to: T.Optional(Nullable(Address)),
+  value: RawValue,
+  decimals: T.Optional(Nullable(T.Integer({ minimum: 0, maximum: MAX_DECIMALS }))),
+});
+
+export const TransactionSchema = T.Object({
+  hash: Hash,
+  from: T.Optional(Nullable(Address)),
+  to: T.Optional(Nullable(Address)),
+  value: RawValue,
+  transfers: T.Optional(T.Array(TransferSchema)),
+});
+
+/** One block as an indexer sends it to POST /ingest/blocks (DESIGN §4). Unknown fields are ignored. */
+export const BlockSchema = T.Object({
+  network: T.String({ minLength: 1, maxLength: 64 }),
+  height: T.Integer({ minimum: 0, maximum: MAX_SAFE }),
+  hash: Hash,
+  parent_hash: T.Optional(Nullable(Hash)),
+  timestamp: T.Optional(Nullable(T.Integer({ minimum: 0, maximum: MAX_SAFE, description: "Unix seconds" }))),
+  transactions: T.Array(TransactionSchema),
+});
+
+/** The request body: one block or an array of blocks. */
+export const BatchSchema = T.Union([BlockSchema, T.Array(BlockSchema)]);
+
+export type BlockInput = Static<typeof BlockSchema>;
+export type TransactionInput = Static<typeof TransactionSchema>;
+export type TransferInput = Static<typeof TransferSchema>;
+
+export type ParsedBatch = { ok: true; blocks: BlockInput[] } | { ok: false; error: string };
+
+// Compiled once: a 16 MiB batch is checked in a few milliseconds instead of being interpreted.
+const checkBlock = TypeCompiler.Compile(BlockSchema);
+const checkBlocks = TypeCompiler.Compile(T.Array(BlockSchema));
+
+/**
+ * Validates a parsed body. The first problem comes back as one sentence naming the field:
+ * `transactions[3].hash is required` for a single block, `[1].transactions[3].hash is required`
+ * for the second block of an array.
+ */
+export function parseBatch(raw: unknown): ParsedBatch {
+  if (Array.isArray(raw)) {
+    if (checkBlocks.Check(raw)) return { ok: true, blocks: raw };
+    return { ok: false, error: describeBatchError(checkBlocks.Errors(raw).First()) };
+  }
+  if (checkBlock.Check(raw)) return { ok: true, blocks: [raw] };
+  return { ok: false, error: describeBatchError(checkBlock.Errors(raw).First()) };
+}
+
+/** describeValueError, plus the two shapes it cannot word well: integer strings and nullable fields. */
+function describeBatchError(e: ValueError | undefined): string {
+  if (!e) return "body is invalid";
+  const field = fieldName(e.path) || "body";
+  const badDigits = e.type === ValueErrorType.StringPattern || e.type === ValueErrorType.StringMaxLength;
+  if (badDigits && e.schema.pattern === RAW_INTEGER_PATTERN) {
+    return `${field} must be a non-negative integer string in the smallest unit`;
+  }
+  const anyOf = e.schema.anyOf as TSchema[] | undefined;
+  const nonNull = anyOf?.length === 2 && anyOf[1].type === "null" ? anyOf[0] : undefined;
+  if (e.type === ValueErrorType.Union && nonNull) {
+    if (nonNull.type === "integer") return `${field} must be an integer from ${nonNull.minimum} to ${nonNull.maximum}, or null`;
+    return `${field} must be ${nonNull.minLength ? "a non-empty" : "a"} string or null`;
+  }
+  // A whole body of the wrong type: say what is expected instead of "body must be an object".
+  if (e.path === "" && e.type === ValueErrorType.Object) return "body must be a block object or an array of blocks";
+  return describeValueError(e);
+}

@@ -1,0 +1,72 @@
+import type { Transaction } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { DB } from "../db/schema.ts";
+import type { IngestedBlock } from "./ingest-service.ts";
+
+type Executor = Db | Transaction<DB>;
+
+// Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.
+const CHUNK = 500;
+
+/** Identifies a block across networks. */
+export const blockKey = (network: string, hash: string) => `${network}\u0000${hash}`;
+
+/** The keys (blockKey) of those blocks that are already stored. */
+export async function storedBlockKeys(db: Executor, blocks: readonly { network: string; hash: string }[]): Promise<Set<string>> {
+  const hashesByNetwork = new Map<string, string[]>();
+  for (const b of blocks) {
+    const hashes = hashesByNetwork.get(b.network);
+    if (hashes) hashes.push(b.hash);
+    else hashesByNetwork.set(b.network, [b.hash]);
+  }
+  const stored = new Set<string>();
+  for (const [network, hashes] of hashesByNetwork) {
+    for (let i = 0; i < hashes.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom("blocks")
+        .select("hash")
+        .where("network", "=", network)
+        .where("hash", "in", hashes.slice(i, i + CHUNK))
+        .execute();
+      for (const r of rows) stored.add(blockKey(network, r.hash));
+    }
+  }
+  return stored;
+}
+
+/** Stores new blocks (callers have filtered out stored ones). */
+export async function insertBlocks(trx: Executor, blocks: readonly IngestedBlock[], nowMs: number): Promise<void> {
+  for (let i = 0; i < blocks.length; i += CHUNK) {
+    await trx
+      .insertInto("blocks")
+      .values(
+        blocks.slice(i, i + CHUNK).map((b) => ({
+          network: b.network,
+          hash: b.hash,
+          height: b.height,
+          parent_hash: b.parentHash,
+          timestamp: b.timestamp,
+          tx_count: b.transactions.length,
+          created_at: nowMs,
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * The tip (highest stored height) of each network that has a stored block; confirmations of a
+ * block = tip − height + 1. One indexed max() per network.
+ */
+export async function networkTips(db: Executor, networks: Iterable<string>): Promise<Map<string, number>> {
+  const tips = new Map<string, number>();
+  for (const network of new Set(networks)) {
+    const row = await db
+      .selectFrom("blocks")
+      .select((eb) => eb.fn.max("height").as("tip"))
+      .where("network", "=", network)
+      .executeTakeFirst();
+    if (row?.tip !== null && row?.tip !== undefined) tips.set(network, Number(row.tip));
+  }
+  return tips;
+}

@@ -1,0 +1,247 @@
+import type { Transaction } from "kysely";
+import type { Config } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { DB, NewEvent } from "../db/schema.ts";
+import { enqueueDelivery } from "../delivery/outbox.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { rfc3339, utcDay } from "../lib/time.ts";
+import { existingDedupeKeys, insertEvents, newEventId, nextEventSeq } from "../watch/events.ts";
+import { SHARED, syncSubscriptions } from "../watch/block-subscriptions.ts";
+import { blockDedupeKey, blockEventBody, hitsOf, toIngestedBlock, type WatchRef, walletDedupeKey, walletEventBody } from "../watch/matcher.ts";
+import { parseBatch } from "./batch-schema.ts";
+import { blockKey, insertBlocks, networkTips, storedBlockKeys } from "./blocks.ts";
+import { isDelivered, type Watcher, watchersOf, watchesByAddress } from "./watchers.ts";
+
+/** One value moved by a transaction. index 0 = the native value (present only when > 0), i+1 = transfers[i]; addresses in matching form. */
+export type Movement = { index: number; asset: string | null; from: string | null; to: string | null; value: bigint; decimals: number | null };
+export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[] };
+export type IngestedBlock = {
+  network: string;
+  height: number;
+  hash: string;
+  parentHash: string | null;
+  timestamp: number | null;
+  transactions: IngestedTx[];
+};
+/** Runs inside the batch's write transaction, after blocks/events/outbox rows are written. `blocks` = only the newly stored ones; `tips` = network → highest stored height after this batch (covers every network in the batch). */
+export type IngestObserver = (trx: Transaction<DB>, batch: { blocks: IngestedBlock[]; tips: Map<string, number>; nowMs: number }) => Promise<void>;
+export type IngestResult = { ok: true; blocks: number; events: number } | { ok: false; error: string };
+/** Feeds a block batch (POST /ingest/blocks, `chainwatch ingest`) into blocks, events, webhooks and observers. */
+export type IngestService = { ingest(raw: unknown): Promise<IngestResult> };
+
+export type IngestDeps = { db: Db; clock: Clock; config: Config; observers: IngestObserver[]; onCommitted: () => void; log: Logger };
+
+/** What the matching reads found for one network, gathered before the write transaction. */
+type NetworkView = { decimals: number; watchers: Watcher[]; watches: Map<string, WatchRef[]> };
+
+/**
+ * An event about to be written: the accounts it counts for (one for a wallet event, every
+ * watcher for a block event) and those whose webhook takes it.
+ */
+type PlannedEvent = { row: NewEvent; recipients: string[]; deliverTo: string[] };
+
+/**
+ * Validates a batch, then in one write transaction stores the new blocks, their events, the
+ * webhook outbox rows, the usage counts and whatever the observers write; wakes delivery after
+ * commit. Invalid input stores nothing. Re-sent blocks (same network + hash) add nothing.
+ * `events` in the result counts events as the accounts see them: a block event once per account.
+ */
+export function createIngestService(deps: IngestDeps): IngestService {
+  return {
+    async ingest(raw) {
+      const parsed = parseBatch(raw);
+      if (!parsed.ok) return parsed;
+      const unknown = parsed.blocks.find((b) => !Object.hasOwn(deps.config.networks, b.network));
+      if (unknown) return { ok: false, error: `Unknown network: ${unknown.network}` };
+      const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, deps.config.networks[b.network].family)));
+      // Reads first: the write transaction holds SQLite's single writer lock, keep it short.
+      const views = new Map<string, NetworkView>();
+      for (const network of new Set(blocks.map((b) => b.network))) views.set(network, await readNetwork(deps, network, blocks));
+      const nowMs = deps.clock.now();
+      const result = await deps.db.transaction().execute((trx) => writeBatch(trx, deps, blocks, views, nowMs));
+      if (result.blocks > 0) deps.onCommitted();
+      return { ok: true, ...result };
+    },
+  };
+}
+
+/** Keeps the first of blocks sent twice in one batch. */
+function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] {
+  const seen = new Set<string>();
+  return blocks.filter((b) => {
+    const key = blockKey(b.network, b.hash);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The accounts watching a network and the watches of every address the batch names on it. */
+async function readNetwork(deps: IngestDeps, network: string, blocks: IngestedBlock[]): Promise<NetworkView> {
+  const decimals = deps.config.networks[network].decimals;
+  const watchers = await watchersOf(deps.db, network);
+  // Nobody watches this network: no address can match, skip the lookups.
+  if (watchers.length === 0) return { decimals, watchers, watches: new Map() };
+  const addresses = new Set<string>();
+  for (const b of blocks) {
+    if (b.network !== network) continue;
+    for (const tx of b.transactions) {
+      if (tx.from !== null) addresses.add(tx.from);
+      if (tx.to !== null) addresses.add(tx.to);
+      for (const m of tx.movements) {
+        if (m.from !== null) addresses.add(m.from);
+        if (m.to !== null) addresses.add(m.to);
+      }
+    }
+  }
+  return { decimals, watchers, watches: await watchesByAddress(deps.db, network, addresses) };
+}
+
+async function writeBatch(
+  trx: Transaction<DB>,
+  deps: IngestDeps,
+  blocks: IngestedBlock[],
+  views: Map<string, NetworkView>,
+  nowMs: number,
+): Promise<{ blocks: number; events: number }> {
+  // Checked inside the transaction, so two concurrent batches never store one block twice.
+  const stored = await storedBlockKeys(trx, blocks);
+  const fresh = blocks.filter((b) => !stored.has(blockKey(b.network, b.hash)));
+  if (fresh.length === 0) return { blocks: 0, events: 0 };
+  await insertBlocks(trx, fresh, nowMs);
+
+  // The batch's block events go to the accounts watching now; they all get seq >= firstSeq.
+  const firstSeq = await nextEventSeq(trx);
+  for (const network of new Set(fresh.map((b) => b.network))) {
+    await syncSubscriptions(trx, network, (views.get(network) as NetworkView).watchers.map((w) => w.accountId), firstSeq);
+  }
+
+  const createdAt = rfc3339(nowMs);
+  const planned: PlannedEvent[] = [];
+  for (const block of fresh) {
+    const view = views.get(block.network) as NetworkView;
+    if (view.watchers.length === 0) continue;
+    planned.push(planBlockEvent(block, view, createdAt, nowMs), ...planWalletEvents(block, view, createdAt, nowMs));
+  }
+
+  // A transaction seen before (in another block, or twice in this batch) gives its events once.
+  const walletKeys = planned.filter((p) => p.row.type !== "block").map((p) => p.row.dedupe_key);
+  const taken = await existingDedupeKeys(trx, walletKeys);
+  const events = planned.filter((p) => {
+    if (taken.has(p.row.dedupe_key)) return false;
+    taken.add(p.row.dedupe_key);
+    return true;
+  });
+  await insertEvents(trx, events.map((p) => p.row));
+
+  for (const p of events) {
+    for (const accountId of p.deliverTo) {
+      await enqueueDelivery(trx, {
+        accountId,
+        kind: "event",
+        eventType: p.row.type,
+        network: p.row.network,
+        eventId: p.row.id,
+        body: p.row.body,
+        nowMs,
+      });
+    }
+  }
+  const received = await addEventUsage(trx, events, nowMs);
+
+  const tips = await networkTips(trx, blocks.map((b) => b.network));
+  for (const observe of deps.observers) await observe(trx, { blocks: fresh, tips, nowMs });
+  return { blocks: fresh.length, events: received };
+}
+
+/** The block's one `block` event, stored once and received by every account watching the network. */
+function planBlockEvent(block: IngestedBlock, view: NetworkView, createdAt: string, nowMs: number): PlannedEvent {
+  const id = newEventId(nowMs);
+  const body = blockEventBody({
+    id,
+    network: block.network,
+    height: block.height,
+    hash: block.hash,
+    transactions: block.transactions.map((tx) => tx.hash),
+    createdAt,
+  });
+  return {
+    row: {
+      id,
+      account_id: SHARED,
+      type: "block",
+      network: block.network,
+      watch_id: null,
+      dedupe_key: blockDedupeKey(block.network, block.hash),
+      body,
+      created_at: nowMs,
+    },
+    recipients: view.watchers.map((w) => w.accountId),
+    deliverTo: view.watchers.filter((w) => isDelivered(w, "block", null, block.network)).map((w) => w.accountId),
+  };
+}
+
+/** One wallet event per hit on a watched address, in transaction and movement order. */
+function planWalletEvents(block: IngestedBlock, view: NetworkView, createdAt: string, nowMs: number): PlannedEvent[] {
+  if (view.watches.size === 0) return [];
+  const watchers = new Map(view.watchers.map((w) => [w.accountId, w]));
+  const lookup = (address: string) => view.watches.get(address);
+  const out: PlannedEvent[] = [];
+  for (const tx of block.transactions) {
+    for (const hit of hitsOf(tx, lookup)) {
+      const id = newEventId(nowMs);
+      const accountId = hit.watch.accountId;
+      const watcher = watchers.get(accountId);
+      out.push({
+        row: {
+          id,
+          account_id: accountId,
+          type: hit.type,
+          network: block.network,
+          watch_id: hit.watch.id,
+          dedupe_key: walletDedupeKey(hit, tx.hash),
+          body: walletEventBody({
+            id,
+            hit,
+            network: block.network,
+            txHash: tx.hash,
+            blockHeight: block.height,
+            blockHash: block.hash,
+            networkDecimals: view.decimals,
+            createdAt,
+          }),
+          created_at: nowMs,
+        },
+        recipients: [accountId],
+        deliverTo: watcher && isDelivered(watcher, hit.type, hit.direction, block.network) ? [accountId] : [],
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds the events each account received to its usage row of the day (recordUsage's effect, as
+ * one multi-row upsert: a block event reaches every watching account). Returns the total.
+ */
+async function addEventUsage(trx: Transaction<DB>, events: PlannedEvent[], nowMs: number): Promise<number> {
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const p of events) {
+    for (const accountId of p.recipients) counts.set(accountId, (counts.get(accountId) ?? 0) + 1);
+    total += p.recipients.length;
+  }
+  const day = utcDay(nowMs);
+  const rows = [...counts].map(([account_id, n]) => ({ account_id, day, credits: 0, deliveries: 0, events: n }));
+  for (let i = 0; i < rows.length; i += 500) {
+    await trx
+      .insertInto("usage_daily")
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc.columns(["account_id", "day"]).doUpdateSet((eb) => ({ events: eb("usage_daily.events", "+", eb.ref("excluded.events")) })),
+      )
+      .execute();
+  }
+  return total;
+}

@@ -1,0 +1,136 @@
+import { CompiledQuery, type Transaction } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { DB, NewEvent } from "../db/schema.ts";
+import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
+
+type Executor = Db | Transaction<DB>;
+
+// Rows per multi-row insert: 500 × 8 columns stays far below SQLite's bound-parameter cap.
+const CHUNK = 500;
+
+/**
+ * A new event id, `evt_` + 24 hex like every id, but led by the batch time: the ids of one batch
+ * then land together at the end of the unique index on events.id instead of on random pages.
+ */
+export function newEventId(nowMs: number): string {
+  const random = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
+  return `evt_${nowMs.toString(16).padStart(12, "0")}${random}`;
+}
+
+/** The seq the next inserted event gets at the earliest (never reused: AUTOINCREMENT). */
+export async function nextEventSeq(db: Executor): Promise<number> {
+  const row = await db.selectFrom("events").select("seq").orderBy("seq", "desc").limit(1).executeTakeFirst();
+  return (row?.seq ?? 0) + 1;
+}
+
+const EVENT_COLUMNS = "id, account_id, type, network, watch_id, dedupe_key, body, created_at";
+const EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)";
+
+/**
+ * Inserts events in the given order (their `seq`, and so the listing order, follows it). Plain SQL
+ * rather than the query builder, which costs more per value than SQLite's own insert.
+ */
+export async function insertEvents(trx: Executor, rows: readonly NewEvent[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const params: unknown[] = [];
+    for (const r of chunk) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at);
+    const values = new Array<string>(chunk.length).fill(EVENT_ROW).join(", ");
+    // CompiledQuery.raw would Object.freeze the parameter array, which costs more than the insert.
+    await trx.executeQuery({ ...CompiledQuery.raw(`insert into events (${EVENT_COLUMNS}) values ${values}`), parameters: params });
+  }
+}
+
+/** Those dedupe keys that already belong to a stored event. */
+export async function existingDedupeKeys(db: Executor, keys: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const rows = await db.selectFrom("events").select("dedupe_key").where("dedupe_key", "in", keys.slice(i, i + CHUNK)).execute();
+    for (const r of rows) found.add(r.dedupe_key);
+  }
+  return found;
+}
+
+export type EventQuery = {
+  accountId: string;
+  /** An event id this account received; only later events are listed. */
+  after: string | null;
+  limit: number;
+  type?: string;
+  network?: string;
+  watchId?: string;
+};
+
+/** Event bodies (exactly as delivered) and the cursor of the next page, null when nothing follows. */
+export type EventPage = { ok: true; bodies: string[]; nextAfter: string | null } | { ok: false; error: string };
+
+type Listed = { seq: number; id: string; body: string };
+
+/**
+ * One page of the events an account received, in insertion order: its own wallet events merged
+ * with the shared block events of its subscriptions. An `after` the account never received
+ * (unknown, another account's, or pruned) is an error, not an empty page: a poller must learn
+ * that its cursor is gone.
+ */
+export async function listEvents(db: Db, q: EventQuery): Promise<EventPage> {
+  let afterSeq = 0;
+  if (q.after !== null) {
+    const seq = await receivedSeq(db, q.accountId, q.after);
+    if (seq === null) return { ok: false, error: `Unknown cursor: ${q.after}` };
+    afterSeq = seq;
+  }
+  const want = q.limit + 1;
+  let own = db.selectFrom("events").select(["seq", "id", "body"]).where("account_id", "=", q.accountId).where("seq", ">", afterSeq);
+  if (q.type !== undefined) own = own.where("type", "=", q.type);
+  if (q.network !== undefined) own = own.where("network", "=", q.network);
+  if (q.watchId !== undefined) own = own.where("watch_id", "=", q.watchId);
+  const rows: Listed[] = await own.orderBy("seq").limit(want).execute();
+
+  // Block events carry no watch and have type `block`.
+  const blocksWanted = q.watchId === undefined && (q.type === undefined || q.type === "block");
+  if (blocksWanted) {
+    for (const s of await subscriptionsOf(db, q.accountId, { network: q.network, afterSeq })) {
+      let shared = db
+        .selectFrom("events")
+        .select(["seq", "id", "body"])
+        .where("account_id", "=", SHARED)
+        .where("network", "=", s.network)
+        .where("seq", ">", Math.max(afterSeq, s.fromSeq - 1));
+      if (s.untilSeq !== null) shared = shared.where("seq", "<", s.untilSeq);
+      rows.push(...(await shared.orderBy("seq").limit(want).execute()));
+    }
+    rows.sort((a, b) => a.seq - b.seq);
+  }
+  const page = rows.slice(0, q.limit);
+  return { ok: true, bodies: page.map((r) => r.body), nextAfter: rows.length > q.limit ? page[page.length - 1].id : null };
+}
+
+/** The seq of an event the account received (its own, or a shared block event it subscribed to), else null. */
+async function receivedSeq(db: Db, accountId: string, eventId: string): Promise<number | null> {
+  const row = await db.selectFrom("events").select(["seq", "account_id", "network"]).where("id", "=", eventId).executeTakeFirst();
+  if (!row) return null;
+  if (row.account_id === accountId) return row.seq;
+  if (row.account_id === SHARED && (await receivedBlockEvent(db, accountId, row.network, row.seq))) return row.seq;
+  return null;
+}
+
+/** How many stored events an account received (its own plus the shared block events of its subscriptions). */
+export async function countEvents(db: Db, accountId: string): Promise<number> {
+  const own = await db
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  let total = Number(own.n);
+  for (const s of await subscriptionsOf(db, accountId, { afterSeq: 0 })) {
+    let shared = db
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", SHARED)
+      .where("network", "=", s.network)
+      .where("seq", ">=", s.fromSeq);
+    if (s.untilSeq !== null) shared = shared.where("seq", "<", s.untilSeq);
+    total += Number((await shared.executeTakeFirstOrThrow()).n);
+  }
+  return total;
+}

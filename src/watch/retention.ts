@@ -1,0 +1,73 @@
+import { Cron } from "croner";
+import type { Worker } from "../daemon.ts";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { pruneSubscriptions } from "./block-subscriptions.ts";
+
+const DAY_MS = 86_400_000;
+
+// Rows per DELETE: each statement is its own short write, so the API and ingest never wait long.
+const CHUNK = 5000;
+
+/** Deliveries in these states still owe the receiver the event. */
+const UNDELIVERED = ["pending", "paused"];
+
+export type PruneResult = { events: number; subscriptions: number };
+
+/**
+ * Deletes events older than `days`, except those whose delivery is still pending or paused, then
+ * the closed block subscriptions no remaining block event falls in. Deliveries are never touched:
+ * each carries its own body, and the delivery history outlives the polling backup.
+ */
+export async function pruneEvents(db: Db, nowMs: number, days: number): Promise<PruneResult> {
+  const cutoff = nowMs - days * DAY_MS;
+  let events = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom("events")
+      .where("seq", "in", (eb) =>
+        eb
+          .selectFrom("events")
+          .select("seq")
+          .where("created_at", "<", cutoff)
+          .where("id", "not in", (sub) =>
+            sub.selectFrom("deliveries").select("event_id").where("status", "in", UNDELIVERED).where("event_id", "is not", null),
+          )
+          .limit(CHUNK),
+      )
+      .executeTakeFirst();
+    const n = Number(result.numDeletedRows);
+    events += n;
+    if (n < CHUNK) break;
+  }
+  return { events, subscriptions: await pruneSubscriptions(db) };
+}
+
+/** The hourly retention cron (DESIGN §7) as a daemon worker. */
+export function retentionWorker(deps: { db: Db; clock: Clock; log: Logger; retentionDays: number; pattern?: string }): Worker {
+  let job: Cron | null = null;
+  let inFlight: Promise<void> = Promise.resolve();
+  const run = async () => {
+    const pruned = await pruneEvents(deps.db, deps.clock.now(), deps.retentionDays);
+    if (pruned.events > 0 || pruned.subscriptions > 0) deps.log.info("events pruned", { ...pruned, retention_days: deps.retentionDays });
+  };
+  return {
+    name: "retention",
+    start() {
+      job = new Cron(
+        deps.pattern ?? "@hourly",
+        { protect: true, catch: (e) => deps.log.error("event retention failed", { error: String(e) }) },
+        () => {
+          inFlight = run();
+          return inFlight;
+        },
+      );
+    },
+    async stop() {
+      job?.stop();
+      // The run's own failure was logged by `catch`; stopping only waits for it.
+      await inFlight.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { openContext } from "../../src/daemon.ts";
+import { addWatch } from "../../src/watch/watches.ts";
+
+const CLI = join(import.meta.dir, "../../cli/index.ts");
+const W = "0x1111111111111111111111111111111111111111";
+const X = "0x2222222222222222222222222222222222222222";
+
+let dir: string;
+let config: string;
+
+/** The environment without any chainwatch variable of the developer's shell. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
+  return env;
+}
+
+async function cli(args: string[], stdin?: string) {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    cwd: dir,
+    env: cleanEnv(),
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+async function eventCount(): Promise<number> {
+  const loaded = loadConfig(config);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  try {
+    const row = await ctx.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await ctx.db.destroy();
+  }
+}
+
+const block = (height: number, hash: string) => ({ network: "eth", height, hash, transactions: [{ hash: `0xt${height}`, from: X, to: W, value: "1" }] });
+
+describe("chainwatch ingest", () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-ingest-"));
+    config = join(dir, "cw.toml");
+    writeFileSync(config, `[database]\nurl = "sqlite://${dir}/cw.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
+    const loaded = loadConfig(config);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const ctx = await openContext(loaded.config, { env: {} });
+    await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
+    const created = await createAccount(ctx, { name: "acme", plan: "p" });
+    if (!created.ok) throw new Error(created.error);
+    await addWatch(ctx.db, { accountId: created.account.id, network: "eth", address: W, now: ctx.clock.now() });
+    await ctx.db.destroy();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("feeds a batch file through the ingest service and prints the counts with --json", async () => {
+    writeFileSync(join(dir, "batch.json"), JSON.stringify([block(1, "0xb1"), block(2, "0xb2")]));
+    const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
+    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: "" });
+    expect(await eventCount()).toBe(4);
+  });
+
+  it("reads the batch from stdin for - and prints a line without --json", async () => {
+    const r = await cli(["--config", config, "ingest", "-"], JSON.stringify(block(3, "0xb3")));
+    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: "" });
+  });
+
+  it("adds nothing for blocks already stored", async () => {
+    const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
+    expect(r.stdout).toBe('{"blocks":0,"events":0}\n');
+    expect(await eventCount()).toBe(6);
+  });
+
+  it("exits 1 with the field message for an invalid batch and stores nothing", async () => {
+    const bad = [block(4, "0xb4"), { network: "eth", height: 5, hash: "0xb5", transactions: [{ from: X, to: W, value: "1" }] }];
+    const r = await cli(["ingest", "-", "--config", config], JSON.stringify(bad));
+    expect(r).toEqual({ code: 1, stdout: "", stderr: "chainwatch: [1].transactions[0].hash is required\n" });
+    expect(await eventCount()).toBe(6);
+  });
+
+  it("exits 1 for a file that is not JSON or does not exist", async () => {
+    writeFileSync(join(dir, "broken.json"), "{nope");
+    const broken = await cli(["ingest", "broken.json", "--config", config]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toStartWith("chainwatch: broken.json is not valid JSON: ");
+    const missing = await cli(["ingest", "missing.json", "--config", config]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toStartWith("chainwatch: cannot read missing.json: ");
+  });
+});
