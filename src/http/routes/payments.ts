@@ -1,0 +1,126 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import { Elysia, t } from "elysia";
+import { describeValueError } from "../../lib/value-errors.ts";
+import { systemResolver } from "../../net/target-guard.ts";
+import type { PaymentStatus } from "../../payments/lifecycle.ts";
+import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { ApiError, badRequest, notFound } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+
+/** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
+export const DEFAULT_LIST_LIMIT = 100;
+export const MAX_LIST_LIMIT = 1000;
+
+const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema } } });
+
+// Elysia's own body validation silently drops unknown fields; validate here so each error names its field.
+function parseCreateBody(body: unknown): Static<typeof CreateOrderBody> {
+  const first = Value.Errors(CreateOrderBody, body).First();
+  if (!first) return body as Static<typeof CreateOrderBody>;
+  // TypeBox reports a failed union without its branches; say what is allowed.
+  if (first.path === "/asset" && first.type === ValueErrorType.Union) throw badRequest("asset must be a string or null");
+  throw badRequest(describeValueError(first));
+}
+
+function parseStatus(raw: string | undefined): PaymentStatus | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!(PAYMENT_STATUSES as readonly string[]).includes(raw)) throw badRequest(`status must be one of ${PAYMENT_STATUSES.join(", ")}`);
+  return raw as PaymentStatus;
+}
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return DEFAULT_LIST_LIMIT;
+  const n = /^\d{1,4}$/.test(raw) ? Number(raw) : 0;
+  if (n < 1 || n > MAX_LIST_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
+  return n;
+}
+
+const CREATE_ERRORS = { invalid: 400, order_exists: 409, address_busy: 409 } as const;
+
+/** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings. */
+export function paymentRoutes(deps: AppDeps) {
+  return (
+    new Elysia()
+      .use(signature(signatureDeps(deps)))
+      .post(
+        "/v1/payments",
+        async ({ auth, body, set }) => {
+          const outcome = await createOrder(
+            { db: deps.db, clock: deps.clock, networks: deps.config.networks },
+            auth.accountId,
+            parseCreateBody(body),
+          );
+          if (!outcome.ok) throw new ApiError(CREATE_ERRORS[outcome.code], outcome.error);
+          set.status = 201;
+          return orderView(outcome.order);
+        },
+        {
+          detail: {
+            summary: "Create a payment order; its address is watched implicitly and takes no address slot",
+            tags: ["payments"],
+            requestBody: jsonBody(CreateOrderBody),
+          },
+        },
+      )
+      .get(
+        "/v1/payments",
+        async ({ auth, query }) => {
+          const orderId = query.order_id === "" ? undefined : query.order_id;
+          const rows = await listOrders(deps.db, auth.accountId, {
+            orderId,
+            status: parseStatus(query.status),
+            limit: parseLimit(query.limit),
+          });
+          return { payments: rows.map(orderView) };
+        },
+        {
+          query: t.Object({
+            order_id: t.Optional(t.String({ description: "Only the order with this merchant order_id" })),
+            status: t.Optional(t.String({ description: `One of ${PAYMENT_STATUSES.join(", ")}` })),
+            limit: t.Optional(t.String({ description: `1..${MAX_LIST_LIMIT}, default ${DEFAULT_LIST_LIMIT}` })),
+          }),
+          detail: { summary: "The account's payment orders, newest first", tags: ["payments"] },
+        },
+      )
+      // Registered before /v1/payments/:payment_id so "settings" is never taken for an id.
+      .get("/v1/payments/settings", async ({ auth }) => readPaymentSettings(deps.db, auth.accountId), {
+        detail: { summary: "Where payment-order webhooks go", tags: ["payments"] },
+      })
+      .put(
+        "/v1/payments/settings",
+        async ({ auth, body }) => {
+          const outcome = await updatePaymentSettings(
+            {
+              db: deps.db,
+              clock: deps.clock,
+              resolve: deps.resolveHost ?? systemResolver,
+              allowPrivate: deps.config.delivery.allow_private_targets,
+            },
+            auth.accountId,
+            body,
+          );
+          if (!outcome.ok) throw badRequest(outcome.error);
+          return outcome.settings;
+        },
+        {
+          detail: {
+            summary: "Set the payment webhook URL; null sends payment-order webhooks to the address-watch webhook when enabled",
+            tags: ["payments"],
+            requestBody: jsonBody(PaymentSettingsSchema),
+          },
+        },
+      )
+      .get(
+        "/v1/payments/:payment_id",
+        async ({ auth, params }) => {
+          const order = await getOrder(deps.db, auth.accountId, params.payment_id);
+          if (!order) throw notFound("Payment not found.");
+          return orderView(order);
+        },
+        { detail: { summary: "One payment order", tags: ["payments"] } },
+      )
+  );
+}

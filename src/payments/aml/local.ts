@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { describeValueError } from "../../lib/value-errors.ts";
+import { cleanResult, riskKey, type Screener, type ScreeningResult } from "./screening.ts";
+
+const RiskLevel = T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]);
+
+// Only address and risk_level are needed to act; the rest defaults like an unlisted address.
+// Extra keys are ignored so lists exported by other tools load as they are.
+const RiskEntry = T.Object({
+  address: T.String({ minLength: 1 }),
+  risk_level: RiskLevel,
+  score: T.Optional(T.Number()),
+  hacking_event: T.Optional(T.String()),
+  address_label: T.Optional(T.String()),
+  detail_list: T.Optional(T.Array(T.Unknown())),
+  risk_detail: T.Optional(T.Array(T.Unknown())),
+});
+
+const RiskListSchema = T.Array(RiskEntry);
+
+/** Listed addresses by lookup key. */
+export type RiskList = ReadonlyMap<string, ScreeningResult>;
+
+export type RiskListResult = { ok: true; list: RiskList } | { ok: false; error: string };
+
+/** Parses the `aml.risk_list` JSON text (an array of `{address, score, risk_level, …}`); errors name the entry and field. */
+export function parseRiskList(text: string): RiskListResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `not valid JSON: ${(e as Error).message}` };
+  }
+  const first = Value.Errors(RiskListSchema, raw).First();
+  if (first) return { ok: false, error: describeValueError(first) };
+  const list = new Map<string, ScreeningResult>();
+  for (const e of raw as (typeof RiskEntry.static)[]) {
+    const base = cleanResult();
+    list.set(riskKey(e.address), {
+      score: e.score ?? base.score,
+      risk_level: e.risk_level,
+      hacking_event: e.hacking_event ?? base.hacking_event,
+      detail_list: e.detail_list ?? base.detail_list,
+      risk_detail: e.risk_detail ?? base.risk_detail,
+      address_label: e.address_label ?? base.address_label,
+    });
+  }
+  return { ok: true, list };
+}
+
+/** Reads and parses the risk list file; an empty path means no list (every sender is clean). */
+export function loadRiskList(path: string, readText: (path: string) => string = (p) => readFileSync(p, "utf8")): RiskListResult {
+  if (path === "") return { ok: true, list: new Map() };
+  let text: string;
+  try {
+    text = readText(path);
+  } catch (e) {
+    return { ok: false, error: `config key \`aml.risk_list\`: cannot read ${path}: ${(e as Error).message}` };
+  }
+  const parsed = parseRiskList(text);
+  return parsed.ok ? parsed : { ok: false, error: `config key \`aml.risk_list\`: ${path}: ${parsed.error}` };
+}
+
+/** The `local` provider: looks the sender up in the loaded list; unlisted (or unknown) senders are clean. */
+export function localScreener(list: RiskList): Screener {
+  return async ({ address }) => {
+    const hit = address === null ? undefined : list.get(riskKey(address));
+    // Copy, so a stored result never aliases the list's arrays.
+    return { ok: true, result: hit ? structuredClone(hit) : cleanResult() };
+  };
+}

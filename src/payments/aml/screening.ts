@@ -1,0 +1,38 @@
+import type { RiskLevel } from "../lifecycle.ts";
+
+/** What is screened: the sender of the transaction that completed an order. */
+export type ScreeningRequest = {
+  network: string;
+  /** The sender's address; null when the feed named no sender (e.g. a coinbase or mint). */
+  address: string | null;
+  txHash: string | null;
+};
+
+/** A screening verdict without a timestamp; the worker stamps `checked_at` when it stores it. */
+export type ScreeningResult = {
+  score: number;
+  risk_level: RiskLevel;
+  hacking_event: string;
+  detail_list: unknown[];
+  risk_detail: unknown[];
+  address_label: string;
+};
+
+/** The AML object stored on an order and sent with `paid`/`failed`: no provider name, no report URL. */
+export type StoredAml = ScreeningResult & { checked_at: string };
+
+/** A provider's answer: a verdict, or a reason to retry later. */
+export type ScreeningOutcome = { ok: true; result: ScreeningResult } | { ok: false; error: string };
+
+/** Screens one sender. Never throws: a provider failure comes back as `{ ok: false }`. */
+export type Screener = (request: ScreeningRequest) => Promise<ScreeningOutcome>;
+
+/** The verdict for an address no risk source knows: score 0, `low`, empty strings and lists. */
+export function cleanResult(): ScreeningResult {
+  return { score: 0, risk_level: "low", hacking_event: "", detail_list: [], risk_detail: [], address_label: "" };
+}
+
+/** The key an address is looked up by: hex (EVM-style) addresses compare case-insensitively, others exactly. */
+export function riskKey(address: string): string {
+  return /^0x[0-9a-fA-F]+$/.test(address) ? address.toLowerCase() : address;
+}

@@ -1,0 +1,78 @@
+import { Cron } from "croner";
+import type { Db } from "../db/database.ts";
+import type { Worker } from "../daemon.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { nextStates, type PaymentStatus } from "./lifecycle.ts";
+import { applyTransitions } from "./transitions.ts";
+
+// Bounds one transaction; a backlog drains over the next ticks.
+const BATCH = 200;
+
+/**
+ * Expires every pending or underpaid order whose `expires_at` has passed, announcing each with an
+ * `expired` webhook, all in one transaction. Returns how many orders expired.
+ */
+export async function expireDueOrders(db: Db, nowMs: number): Promise<number> {
+  // A plain read first: most ticks find nothing, and should not take SQLite's writer lock for it.
+  const any = await db
+    .selectFrom("payments")
+    .select("id")
+    .where("status", "in", ["pending", "underpaid"])
+    .where("expires_at", "<=", nowMs)
+    .limit(1)
+    .executeTakeFirst();
+  if (!any) return 0;
+  return db.transaction().execute(async (trx) => {
+    // Read inside the write transaction: an ingest that just paid an order is already visible.
+    const due = await trx
+      .selectFrom("payments")
+      .selectAll()
+      .where("status", "in", ["pending", "underpaid"])
+      .where("expires_at", "<=", nowMs)
+      .orderBy("expires_at")
+      .limit(BATCH)
+      .execute();
+    let expired = 0;
+    for (const order of due) {
+      const states = nextStates(order.status as PaymentStatus, { kind: "expiry_due" });
+      if (states.length === 0) continue;
+      // The order's money, if any, arrived with its last counted transfer; none means tx_hash stays null.
+      const last = await trx
+        .selectFrom("payment_transfers")
+        .select("tx_hash")
+        .where("payment_id", "=", order.id)
+        .where("late", "=", 0)
+        .orderBy("id", "desc")
+        .executeTakeFirst();
+      await applyTransitions(trx, { order: { ...order, tx_hash: last?.tx_hash ?? null }, states, txHash: null, nowMs });
+      expired += 1;
+    }
+    return expired;
+  });
+}
+
+/** Runs `expireDueOrders` every second (croner, no overlap) and wakes the delivery loop when it expired any. */
+export function createExpiryWorker(deps: { db: Db; clock: Clock; log: Logger; wakeDelivery: () => void }): Worker {
+  let job: Cron | null = null;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const tick = async () => {
+    const run = expireDueOrders(deps.db, deps.clock.now());
+    inFlight = run.catch(() => {});
+    const n = await run;
+    if (n > 0) {
+      deps.log.info("payment orders expired", { count: n });
+      deps.wakeDelivery();
+    }
+  };
+  return {
+    name: "payment-expiry",
+    start() {
+      job = new Cron("* * * * * *", { protect: true, catch: (e) => deps.log.error("payment expiry failed", { error: String(e) }) }, tick);
+    },
+    async stop() {
+      job?.stop();
+      await inFlight;
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { Type as T } from "@sinclair/typebox";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import { describeValueError } from "../lib/value-errors.ts";
+import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { MAX_URL_LENGTH } from "../watch/webhook-settings.ts";
+
+/** GET/PUT /v1/payments/settings body: where payment-order webhooks go; null falls back to the address-watch webhook. */
+export const PaymentSettingsSchema = T.Object({ webhook_url: T.Union([T.String(), T.Null()]) }, { additionalProperties: false });
+
+export type PaymentSettings = { webhook_url: string | null };
+
+export type SettingsOutcome = { ok: true; settings: PaymentSettings } | { ok: false; error: string };
+
+/** The account's payment webhook settings. */
+export async function readPaymentSettings(db: Db, accountId: string): Promise<PaymentSettings> {
+  const row = await db.selectFrom("accounts").select("payments_webhook_url").where("id", "=", accountId).executeTakeFirstOrThrow();
+  return { webhook_url: row.payments_webhook_url };
+}
+
+/**
+ * Validates and stores a PUT body. The URL gets the same checks as the address-watch webhook
+ * (absolute http(s), no credentials, public after DNS unless private targets are allowed); the
+ * DNS lookup happens before the write, never inside a transaction.
+ */
+export async function updatePaymentSettings(
+  deps: { db: Db; clock: Clock; resolve: Resolver; allowPrivate: boolean },
+  accountId: string,
+  body: unknown,
+): Promise<SettingsOutcome> {
+  const first = Value.Errors(PaymentSettingsSchema, body).First();
+  if (first) {
+    if (first.path === "/webhook_url" && first.type === ValueErrorType.Union) return fail("webhook_url must be a string or null");
+    return fail(describeValueError(first));
+  }
+  const url = (body as PaymentSettings).webhook_url;
+  if (url !== null) {
+    if (url.length > MAX_URL_LENGTH) return fail(`webhook_url must be at most ${MAX_URL_LENGTH} characters`);
+    const target = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
+    // The guard's reasons start with "url"; name the field this body actually has.
+    if (!target.ok) return fail(target.reason.replace(/^url\b/, "webhook_url"));
+  }
+  await deps.db
+    .updateTable("accounts")
+    .set({ payments_webhook_url: url, updated_at: deps.clock.now() })
+    .where("id", "=", accountId)
+    .execute();
+  return { ok: true, settings: { webhook_url: url } };
+}
+
+function fail(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
