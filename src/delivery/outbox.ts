@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
-import { newId } from "../lib/ids.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
 
 type Executor = Db | Transaction<DB>;
 
@@ -21,7 +21,7 @@ export type EnqueueInput = {
   /** The exact body bytes, sent unchanged on every attempt. */
   body: string;
   nowMs: number;
-  /** Defaults to a fresh `dlv_…`; tests and payloads that embed the id pass it in. */
+  /** Defaults to a fresh time-ordered `dlv_…`; tests and payloads that embed the id pass it in. */
   id?: string;
 };
 
@@ -30,7 +30,7 @@ export type EnqueueInput = {
  * it announces: that is what makes delivery at-least-once across a crash.
  */
 export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
-  const id = input.id ?? newId("dlv");
+  const id = input.id ?? newTimeOrderedId("dlv");
   await db
     .insertInto("deliveries")
     .values({

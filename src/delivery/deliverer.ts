@@ -1,0 +1,154 @@
+import type { Delivery } from "../db/schema.ts";
+import type { Clock } from "../lib/clock.ts";
+import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import type { AccountRoute, AttemptLog } from "./deliveries.ts";
+import { webhookHeaders } from "./signer.ts";
+
+/** How much of a receiver's answer is kept in the attempt log. */
+export const SNIPPET_BYTES = 1024;
+
+export type TargetChoice = { ok: true; url: string } | { ok: false; error: string };
+
+/**
+ * Where a delivery goes, decided from the account as it is now (DESIGN §5). Address-watch events
+ * need the webhook enabled; payment orders prefer the payments URL, else the enabled webhook;
+ * tests follow the route of the kind they imitate, except that an address-watch test also goes to
+ * a disabled webhook, so a client can check a receiver before switching it on.
+ */
+export function chooseTarget(
+  d: Pick<Delivery, "kind" | "event_type">,
+  a: Pick<AccountRoute, "webhook_url" | "webhook_enabled" | "payments_webhook_url">,
+): TargetChoice {
+  const enabledUrl = a.webhook_enabled === 1 ? a.webhook_url : null;
+  if (d.kind === "payment" || (d.kind === "test" && d.event_type === "payment_order")) {
+    const url = a.payments_webhook_url ?? enabledUrl;
+    if (url) return { ok: true, url };
+    return { ok: false, error: a.webhook_url ? "webhook disabled" : "no webhook URL" };
+  }
+  if (d.kind === "test") return a.webhook_url ? { ok: true, url: a.webhook_url } : { ok: false, error: "no webhook URL" };
+  if (!a.webhook_url) return { ok: false, error: "no webhook URL" };
+  if (a.webhook_enabled !== 1) return { ok: false, error: "webhook disabled" };
+  return { ok: true, url: a.webhook_url };
+}
+
+export type DelivererDeps = {
+  fetch: typeof fetch;
+  resolveHost: Resolver;
+  clock: Clock;
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  userAgent: string;
+};
+
+export type AttemptResult = AttemptLog & { ok: boolean };
+
+/**
+ * Makes one attempt: re-checks the target (DNS can have moved since the URL was saved), POSTs
+ * the stored body signed for this attempt's timestamp, never follows a redirect, and gives up at
+ * `timeoutMs`. Every failure comes back as a value with a short error class.
+ */
+export async function attemptDelivery(
+  deps: DelivererDeps,
+  d: Pick<Delivery, "id" | "kind" | "body">,
+  target: TargetChoice,
+  key: Uint8Array,
+): Promise<AttemptResult> {
+  const startedAt = deps.clock.now();
+  const t0 = performance.now();
+  const done = (url: string | null, statusCode: number | null, error: string | null, snippet: string | null): AttemptResult => ({
+    ok: error === null,
+    url,
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+    statusCode,
+    error,
+    snippet,
+  });
+  if (!target.ok) return done(null, null, target.error, null);
+
+  const check = await checkWebhookTarget(target.url, { allowPrivate: deps.allowPrivateTargets, resolve: deps.resolveHost });
+  if (!check.ok) return done(target.url, null, refusalClass(check.reason), null);
+
+  const headers = webhookHeaders({
+    id: d.id,
+    body: d.body,
+    timestampSec: Math.floor(startedAt / 1000),
+    key,
+    userAgent: deps.userAgent,
+    test: d.kind === "test",
+  });
+  const signal = AbortSignal.timeout(deps.timeoutMs);
+  let res: Response;
+  try {
+    res = await deps.fetch(check.url, { method: "POST", headers, body: d.body, redirect: "manual", signal });
+  } catch (e) {
+    return done(target.url, null, networkErrorClass(e), null);
+  }
+  // The status arrived in time; the body read shares the same deadline and keeps what it got.
+  const snippet = await readSnippet(res);
+  if (res.status >= 200 && res.status < 300) return done(target.url, res.status, null, snippet);
+  const error = res.status >= 300 && res.status < 400 ? "redirect not followed" : `http ${res.status}`;
+  return done(target.url, res.status, error, snippet);
+}
+
+/** The first SNIPPET_BYTES of a response body as text; a body that stalls or breaks yields what arrived. */
+export async function readSnippet(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let finished = false;
+  try {
+    while (size < SNIPPET_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        break;
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    finished = true;
+  }
+  // Drop the rest instead of downloading an arbitrarily large answer.
+  if (!finished) reader.cancel().catch(() => {});
+  const all = new Uint8Array(Math.min(size, SNIPPET_BYTES));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, all.length - at);
+    all.set(part, at);
+    at += part.length;
+    if (at >= all.length) break;
+  }
+  return new TextDecoder().decode(all);
+}
+
+function refusalClass(reason: string): string {
+  if (reason.includes("private")) return "private target";
+  if (reason.includes("resolved")) return "dns failure";
+  return "invalid target";
+}
+
+/** A short, stable class for a fetch failure, as shown in the attempt log. */
+export function networkErrorClass(e: unknown): string {
+  const err = e as { name?: string; code?: string; message?: string };
+  if (err?.name === "TimeoutError" || err?.name === "AbortError") return "timeout";
+  switch (err?.code) {
+    case "ECONNREFUSED":
+    case "ConnectionRefused":
+      return "connection refused";
+    case "ECONNRESET":
+    case "ConnectionClosed":
+      return "connection reset";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "dns failure";
+    case "CERT_HAS_EXPIRED":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "ERR_TLS_CERT_ALTNAME_INVALID":
+      return "tls error";
+  }
+  return `network error: ${String(err?.code ?? err?.message ?? e).slice(0, 200)}`;
+}

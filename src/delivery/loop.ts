@@ -1,0 +1,265 @@
+import { Cron } from "croner";
+import { deliveryPrice } from "../billing/pricing.ts";
+import type { Config } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { Metrics } from "../http/metrics.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import type { Resolver } from "../net/target-guard.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import { afterFailure } from "./backoff.ts";
+import { type ClaimedDelivery, claimDueDeliveries, type Outcome, recordOutcomes, type Settlement } from "./deliveries.ts";
+import { attemptDelivery, chooseTarget, type DelivererDeps } from "./deliverer.ts";
+import { webhookKey } from "./signer.ts";
+
+export type DeliveryLoopDeps = {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  box: SecretBox;
+  metrics: Metrics;
+  fetch: typeof fetch;
+  resolveHost: Resolver;
+  userAgent: string;
+};
+
+/** An attempt that finished, waiting to be recorded. */
+type Finished = Settlement & { delivery: ClaimedDelivery };
+
+/** The delivery worker: a croner tick every `interval_seconds` plus `wake()` when work is queued. */
+export type DeliveryLoop = {
+  name: string;
+  start(): void;
+  /** Runs a pass now; if one is running it also picks up new work, and exactly one more pass follows it. */
+  wake(): void;
+  /** Resolves when no pass is running (tests, benchmarks). */
+  idle(): Promise<void>;
+  /** Stops the tick and waits (bounded by timeout_ms + 1 s) for sends in flight; unfinished rows stay leased. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Builds the loop. A pass keeps up to `concurrency` sends in flight and POSTs outside any
+ * transaction. Its database work is a series of short write transactions, one at a time, each
+ * recording the attempts that finished since the last (group commit) and then claiming due rows
+ * (leasing them) for the slots that are free, until nothing is due, in flight or unrecorded.
+ */
+export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
+  const cfg = deps.config.delivery;
+  const policy = { maxAttempts: cfg.max_attempts, backoffSeconds: cfg.backoff_seconds };
+  const deliverer: DelivererDeps = {
+    fetch: deps.fetch,
+    resolveHost: deps.resolveHost,
+    clock: deps.clock,
+    allowPrivateTargets: cfg.allow_private_targets,
+    timeoutMs: cfg.timeout_ms,
+    userAgent: deps.userAgent,
+  };
+  const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
+  // Credits promised to claimed rows until their outcome is written, so concurrent sends of one
+  // account never overspend it: a success is charged by the transaction that records it.
+  const reserved = new Map<string, number>();
+  const reserve = (d: ClaimedDelivery, sign: 1 | -1) => {
+    if (d.price === 0) return;
+    const left = (reserved.get(d.account_id) ?? 0) + sign * d.price;
+    if (left > 0) reserved.set(d.account_id, left);
+    else reserved.delete(d.account_id);
+  };
+  const work = createSignal();
+  // A claim costs a scan of the due index, so a busy pass claims once a quarter of the slots are
+  // free, when it has nothing in flight, or at once when new work was announced.
+  const claimBatch = Math.max(1, Math.ceil(cfg.concurrency / 4));
+  let announced = false;
+  let cron: Cron | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopping = false;
+
+  async function send(d: ClaimedDelivery, keys: Map<string, Uint8Array>): Promise<Finished> {
+    let key = keys.get(d.route.webhook_secret_enc);
+    if (!key) {
+      key = webhookKey(deps.box.open(d.route.webhook_secret_enc));
+      keys.set(d.route.webhook_secret_enc, key);
+    }
+    const result = await attemptDelivery(deliverer, d, chooseTarget(d, d.route), key);
+    const outcome: Outcome = result.ok
+      ? { ok: true, price: d.price }
+      : { ok: false, next: afterFailure(d.attempts + 1, policy, deps.clock.now()) };
+    return { delivery: d, attempt: result, outcome };
+  }
+
+  /**
+   * One write transaction: records `group` (each success charged in it), then claims up to `limit`
+   * due rows. Recording first lets the next webhook of a payment go out in the same turn, and frees
+   * the group's promised credits, now taken from the balance the claim reads.
+   */
+  async function commitAndClaim(group: Finished[], limit: number): Promise<ClaimedDelivery[] | null> {
+    const nowMs = deps.clock.now();
+    try {
+      return await deps.db.transaction().execute(async (trx) => {
+        if (group.length > 0) await recordOutcomes(trx, group, nowMs);
+        if (limit === 0) return [];
+        const result = await claimDueDeliveries(trx, { nowMs, leaseMs: cfg.lease_seconds * 1000, limit, priceOf, reserved });
+        if (result.paused.length > 0) {
+          deps.metrics.inc("chainwatch_deliveries_paused_total", {}, result.paused.length);
+          deps.log.info("deliveries paused for lack of credits", { count: result.paused.length });
+        }
+        return result.claimed;
+      });
+    } catch (e) {
+      // E.g. the database stayed locked past busy_timeout. Unrecorded rows stay leased and go out
+      // again once the lease runs out (at least once); the pass stops claiming and drains.
+      deps.log.error("delivery outcomes not recorded / claim failed", { count: group.length, error: String(e) });
+      return null;
+    } finally {
+      countAttempts(group);
+    }
+  }
+
+  function countAttempts(group: Settlement[]): void {
+    let succeeded = 0;
+    let failed = 0;
+    for (const { outcome } of group) {
+      if (outcome.ok) succeeded++;
+      else if (outcome.next.status === "failed") failed++;
+    }
+    const retry = group.length - succeeded - failed;
+    if (succeeded > 0) deps.metrics.inc("chainwatch_delivery_attempts_total", { outcome: "succeeded" }, succeeded);
+    if (failed > 0) deps.metrics.inc("chainwatch_delivery_attempts_total", { outcome: "failed" }, failed);
+    if (retry > 0) deps.metrics.inc("chainwatch_delivery_attempts_total", { outcome: "retry" }, retry);
+  }
+
+  async function pass(): Promise<void> {
+    const keys = new Map<string, Uint8Array>();
+    // Attempts that finished and wait for the next commit; their slots are already free.
+    const finished: Finished[] = [];
+    let inFlight = 0;
+    let canClaim = true;
+    // Results that arrive in the same turn of the event loop join one commit.
+    let commitQueued = false;
+    const commitSoon = () => {
+      if (commitQueued) return;
+      commitQueued = true;
+      setImmediate(() => {
+        commitQueued = false;
+        work.notify();
+      });
+    };
+    const start = (d: ClaimedDelivery) => {
+      reserve(d, 1);
+      inFlight++;
+      send(d, keys).then(
+        (settlement) => {
+          inFlight--;
+          finished.push(settlement);
+          commitSoon();
+        },
+        (e) => {
+          inFlight--;
+          reserve(d, -1);
+          deps.log.error("delivery attempt not recorded", { delivery_id: d.id, error: String(e) });
+          commitSoon();
+        },
+      );
+    };
+
+    // False once a claim found fewer due rows than it asked for; recording outcomes (which can make
+    // a retry or a payment's next webhook due) or an announcement sets it again.
+    let mayBeDue = true;
+    for (;;) {
+      const free = stopping || !canClaim ? 0 : cfg.concurrency - inFlight;
+      const claim = free > 0 && (announced || (mayBeDue && (free >= claimBatch || inFlight === 0)));
+      if (finished.length === 0 && !claim) {
+        if (inFlight === 0) break;
+        await work.wait();
+        continue;
+      }
+      if (claim) announced = false;
+      const group = finished.splice(0);
+      // Promised credits of the group end here: the same transaction charges its successes.
+      for (const s of group) reserve(s.delivery, -1);
+      const claimed = await commitAndClaim(group, claim ? free : 0);
+      if (claimed === null) canClaim = false;
+      else if (claim) mayBeDue = claimed.length === free;
+      else if (group.length > 0) mayBeDue = true;
+      for (const d of claimed ?? []) start(d);
+    }
+  }
+
+  async function runPasses(): Promise<void> {
+    try {
+      do {
+        again = false;
+        await pass();
+      } while (again && !stopping);
+    } catch (e) {
+      deps.log.error("delivery pass failed", { error: String(e) });
+    } finally {
+      running = null;
+    }
+  }
+
+  function wake(): void {
+    if (stopping) return;
+    if (running) {
+      again = true;
+      announced = true;
+      work.notify();
+      return;
+    }
+    running = runPasses();
+  }
+
+  return {
+    name: "delivery",
+    wake,
+    start() {
+      // croner's `protect` does not cover wake(); `running` is the one guard against overlap.
+      const onError = (e: unknown) => deps.log.error("delivery tick failed", { error: String(e) });
+      cron = new Cron("* * * * * *", { interval: cfg.interval_seconds, protect: true, catch: onError }, () => {
+        if (!running) wake();
+      });
+      wake();
+    },
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopping = true;
+      cron?.stop();
+      work.notify();
+      if (!running) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, cfg.timeout_ms + 1000);
+      });
+      await Promise.race([running, bound]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A wake-up that is never lost: a notify before anyone waits is kept for the next wait. */
+function createSignal() {
+  let pending = false;
+  let resolve: (() => void) | null = null;
+  return {
+    notify() {
+      if (resolve) {
+        const r = resolve;
+        resolve = null;
+        r();
+      } else pending = true;
+    },
+    wait(): Promise<void> {
+      if (pending) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise<void>((r) => {
+        resolve = r;
+      });
+    },
+  };
+}

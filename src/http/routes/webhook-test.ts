@@ -1,0 +1,43 @@
+import { type TSchema, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { Elysia } from "elysia";
+import { queueTestDelivery, TEST_EVENTS } from "../../delivery/test-payloads.ts";
+import { describeValueError } from "../../lib/value-errors.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { badRequest } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+import { loadAccount } from "./account.ts";
+
+/** Body of the test trigger: which subscription (event × network) to imitate. */
+export const WebhookTestSchema = T.Object(
+  {
+    event: T.String({ enum: [...TEST_EVENTS], description: TEST_EVENTS.join(" | ") }),
+    network: T.String({ description: "A network slug from GET /v1/endpoints" }),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /v1/address-watch/webhook/test: queues a signed, never-billed test delivery and answers at once. */
+export function webhookTestRoutes(deps: AppDeps) {
+  return new Elysia().use(signature(signatureDeps(deps))).post(
+    "/v1/address-watch/webhook/test",
+    async ({ auth, body, set }) => {
+      const first = Value.Errors(T.Object({ event: T.String(), network: T.String() }, { additionalProperties: false }), body).First();
+      if (first) throw badRequest(describeValueError(first));
+      const input = body as { event: string; network: string };
+      const account = await loadAccount(deps, auth.accountId);
+      const queued = await queueTestDelivery({ db: deps.db, config: deps.config, nowMs: deps.clock.now() }, account, input);
+      if (!queued.ok) throw badRequest(queued.error);
+      deps.wakeDelivery();
+      set.status = 202;
+      return { queued: true, delivery_id: queued.deliveryId };
+    },
+    {
+      detail: {
+        summary: "Queue a test webhook of one kind on one network; answers 202 without waiting for the receiver",
+        tags: ["address-watch"],
+        requestBody: { content: { "application/json": { schema: WebhookTestSchema as TSchema } } },
+      },
+    },
+  );
+}

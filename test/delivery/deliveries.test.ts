@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { claimDueDeliveries, recordOutcomes, retryDelivery, type Settlement } from "../../src/delivery/deliveries.ts";
+import { manualClock } from "../../src/lib/clock.ts";
+import { type Engine, openEngine } from "./fixtures.ts";
+
+const clock = manualClock();
+let engine: Engine;
+
+beforeEach(async () => {
+  engine = await openEngine({ clock, config: { billing: { enabled: true } } });
+});
+afterEach(async () => {
+  await engine.close();
+});
+
+const claim = (limit = 10, price = 0) =>
+  claimDueDeliveries(engine.ctx.db, { nowMs: clock.now(), leaseMs: 60_000, limit, priceOf: () => price });
+const ok = (attempt = {}): Settlement["attempt"] => ({ url: "http://r/", startedAt: clock.now(), durationMs: 3, statusCode: 200, error: null, snippet: "ok", ...attempt });
+
+describe("the outbox repository", () => {
+  test("a claimed row is leased and not claimed again until the lease runs out", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const id = await engine.queue(acct.id);
+    expect((await claim()).claimed.map((d) => d.id)).toEqual([id]);
+    expect((await engine.delivery(id)).lease_until).toBe(clock.now() + 60_000);
+    expect((await claim()).claimed).toEqual([]);
+    clock.advance(60_001);
+    expect((await claim()).claimed.map((d) => d.id)).toEqual([id]);
+  });
+
+  test("claims no more than the limit, oldest due first", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const first = await engine.queue(acct.id);
+    clock.advance(1);
+    const second = await engine.queue(acct.id);
+    clock.advance(1);
+    await engine.queue(acct.id);
+    expect((await claim(2)).claimed.map((d) => d.id)).toEqual([first, second]);
+  });
+
+  test("a claimed row carries its account's current route and the price it will cost", async () => {
+    const acct = await engine.account({ url: "http://r/", paymentsUrl: "http://p/", credits: 100 });
+    await engine.queue(acct.id);
+    const [d] = (await claim(10, 7)).claimed;
+    expect(d.route).toMatchObject({ webhook_url: "http://r/", webhook_enabled: 1, payments_webhook_url: "http://p/" });
+    expect(d.price).toBe(7);
+  });
+
+  test("recording settles a row only while it is pending: nothing is logged or billed twice", async () => {
+    const acct = await engine.account({ url: "http://r/", credits: 100 });
+    const id = await engine.queue(acct.id);
+    const [d] = (await claim(10, 7)).claimed;
+    const settlement: Settlement = { delivery: d, attempt: ok(), outcome: { ok: true, price: 7 } };
+    expect(await recordOutcomes(engine.ctx.db, [settlement], clock.now())).toEqual(new Set([id]));
+    expect(await recordOutcomes(engine.ctx.db, [settlement], clock.now())).toEqual(new Set());
+    expect(await engine.attempts(id)).toHaveLength(1);
+    const a = await engine.ctx.db.selectFrom("accounts").select("credits").where("id", "=", acct.id).executeTakeFirstOrThrow();
+    expect(Number(a.credits)).toBe(93);
+  });
+
+  test("retry re-queues a failed delivery with a fresh attempt budget", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const id = await engine.queue(acct.id);
+    const [d] = (await claim()).claimed;
+    await recordOutcomes(
+      engine.ctx.db,
+      [{ delivery: d, attempt: ok({ statusCode: 500, error: "http 500" }), outcome: { ok: false, next: { status: "failed", nextAttemptAt: clock.now() } } }],
+      clock.now(),
+    );
+    clock.advance(5_000);
+    const r = await retryDelivery(engine.ctx.db, id, clock.now());
+    expect(r.ok).toBe(true);
+    expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: clock.now(), lease_until: null, completed_at: null, last_error: "http 500" });
+  });
+
+  test("retry also re-queues a paused delivery, which pauses again if credits are still short", async () => {
+    const acct = await engine.account({ url: "http://r/", credits: 0 });
+    const id = await engine.queue(acct.id);
+    expect((await claim(10, 7)).paused).toEqual([id]);
+    expect((await retryDelivery(engine.ctx.db, id, clock.now())).ok).toBe(true);
+    expect((await engine.delivery(id)).status).toBe("pending");
+    expect((await claim(10, 7)).paused).toEqual([id]);
+  });
+
+  test("retry refuses a delivery that already succeeded and an unknown id", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const id = await engine.queue(acct.id);
+    const [d] = (await claim()).claimed;
+    await recordOutcomes(engine.ctx.db, [{ delivery: d, attempt: ok(), outcome: { ok: true, price: 0 } }], clock.now());
+    expect(await retryDelivery(engine.ctx.db, id, clock.now())).toEqual({ ok: false, error: `delivery ${id} already succeeded` });
+    expect(await retryDelivery(engine.ctx.db, "dlv_nope", clock.now())).toEqual({ ok: false, error: "no such delivery: dlv_nope" });
+  });
+});

@@ -1,0 +1,186 @@
+import { createHmac } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import type { Db } from "../../src/db/database.ts";
+import type { Delivery } from "../../src/db/schema.ts";
+import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
+import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { VERSION } from "../../src/http/app.ts";
+import { createMetrics, type Metrics } from "../../src/http/metrics.ts";
+import type { Clock } from "../../src/lib/clock.ts";
+import type { Resolver } from "../../src/net/target-guard.ts";
+import type { Received } from "../support/webhook-sink.ts";
+import { testConfig } from "../support/harness.ts";
+
+type Json = Record<string, unknown>;
+
+/** The delivery loop over a real SQLite file, without the HTTP server or the cron: tests drive it with wake() and idle(). */
+export type Engine = {
+  ctx: Context;
+  loop: DeliveryLoop;
+  metrics: Metrics;
+  /** Creates an account whose webhook points at `url`; returns its id and `whsec_` secret. */
+  account(opts: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number }): Promise<{ id: string; secret: string }>;
+  /** Queues one outbox row, due now. */
+  queue(accountId: string, opts?: Partial<{ kind: DeliveryKind; eventType: string; network: string; body: string; paymentId: string; sequence: number }>): Promise<string>;
+  /** Wakes the loop and waits until the pass (and any pass it scheduled) is over. */
+  run(): Promise<void>;
+  delivery(id: string): Promise<Delivery>;
+  attempts(id: string): Promise<{ attempt: number; url: string | null; status_code: number | null; error: string | null; response_snippet: string | null; duration_ms: number }[]>;
+  close(): Promise<void>;
+};
+
+let n = 0;
+
+export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHost?: Resolver } = {}): Promise<Engine> {
+  const dir = mkdtempSync(join(tmpdir(), "chainwatch-delivery-"));
+  const config = testConfig(dir, opts.config ?? {});
+  const ctx = await openContext(config, { clock: opts.clock, env: {} });
+  const metrics = createMetrics();
+  const loop = createDeliveryLoop({
+    ...ctx,
+    metrics,
+    fetch,
+    resolveHost: opts.resolveHost ?? (async () => ["127.0.0.1"]),
+    userAgent: `chainwatch/${VERSION}`,
+  });
+  return {
+    ctx,
+    loop,
+    metrics,
+    async account(o) {
+      const made = await createAccount(ctx, { name: `acct${++n}`, credits: o.credits ?? 0 });
+      if (!made.ok) throw new Error(made.error);
+      await ctx.db
+        .updateTable("accounts")
+        .set({ webhook_url: o.url ?? null, webhook_enabled: o.enabled === false ? 0 : 1, payments_webhook_url: o.paymentsUrl ?? null })
+        .where("id", "=", made.account.id)
+        .execute();
+      return { id: made.account.id, secret: made.webhookSecret as string };
+    },
+    queue(accountId, q = {}) {
+      return enqueueDelivery(ctx.db, {
+        accountId,
+        kind: q.kind ?? "event",
+        eventType: q.eventType ?? "payment",
+        network: q.network ?? "eth",
+        paymentId: q.paymentId ?? null,
+        sequence: q.sequence ?? null,
+        body: q.body ?? JSON.stringify({ id: `evt_${++n}`, type: q.eventType ?? "payment", network: q.network ?? "eth" }),
+        nowMs: ctx.clock.now(),
+      });
+    },
+    async run() {
+      loop.wake();
+      await loop.idle();
+    },
+    delivery: (id) => ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow(),
+    attempts: (id) =>
+      ctx.db
+        .selectFrom("delivery_attempts")
+        .select(["attempt", "url", "status_code", "error", "response_snippet", "duration_ms"])
+        .where("delivery_id", "=", id)
+        .orderBy("attempt")
+        .execute(),
+    async close() {
+      await loop.stop();
+      await ctx.db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Checks X-Signature the way a receiver would: node:crypto over `<X-Timestamp>.<raw body>` with the decoded whsec_ key. */
+export function expectedXSignature(secret: string, timestamp: string, body: string): string {
+  const key = Buffer.from(secret.slice("whsec_".length), "base64");
+  return createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex");
+}
+
+/** Verifies the Standard Webhooks headers with the reference `standardwebhooks` package; throws when invalid. */
+export function verifyStandardWebhook(secret: string, r: Received): unknown {
+  return new Webhook(secret).verify(r.body, {
+    "webhook-id": r.headers["webhook-id"],
+    "webhook-timestamp": r.headers["webhook-timestamp"],
+    "webhook-signature": r.headers["webhook-signature"],
+  });
+}
+
+/** Polls the database until `check` holds (the daemon delivers on its own schedule); throws after `timeoutMs`. */
+export async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (check(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v)}`);
+    await Bun.sleep(20);
+  }
+}
+
+export type { Db };
+
+/** The CLI entry point, run as a user would: `bun cli/index.ts …`. */
+export const CLI = join(import.meta.dir, "../../cli/index.ts");
+
+/** Writes a chainwatch.toml for a subprocess daemon or CLI over `dir`, with extra TOML lines appended. */
+export function writeToml(dir: string, extra: string[] = []): string {
+  const path = join(dir, "chainwatch.toml");
+  const lines = [
+    "[server]",
+    'host = "127.0.0.1"',
+    "port = 0",
+    "[database]",
+    `url = "sqlite://${dir}/cw.db"`,
+    "[secrets]",
+    `master_key_file = "${dir}/master.key"`,
+    ...extra,
+    "",
+  ];
+  writeFileSync(path, lines.join("\n"));
+  return path;
+}
+
+/** The environment without any chainwatch variable of the developer's shell. */
+export function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
+  return env;
+}
+
+/** Runs one CLI command to completion. */
+export async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** Starts `serve` as a subprocess and resolves once it logs that it is listening. */
+export async function spawnServe(configPath: string) {
+  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", configPath], {
+    env: cleanEnv(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let log = "";
+  const deadline = Date.now() + 15_000;
+  while (!log.includes('"msg":"listening"')) {
+    if (Date.now() > deadline) throw new Error(`serve did not start: ${log}`);
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`serve exited: ${log}${await new Response(proc.stderr).text()}`);
+    log += decoder.decode(value);
+  }
+  // Keep draining stdout so the daemon never blocks on a full pipe.
+  (async () => {
+    for (;;) {
+      const { done } = await reader.read().catch(() => ({ done: true }));
+      if (done) break;
+    }
+  })();
+  return proc;
+}

@@ -1,0 +1,222 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { manualClock } from "../../src/lib/clock.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { type Engine, expectedXSignature, openEngine, verifyStandardWebhook } from "./fixtures.ts";
+
+let sink: WebhookSink;
+let engine: Engine | undefined;
+
+beforeEach(() => {
+  sink = startWebhookSink();
+});
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+  await sink.stop();
+});
+
+const fast = { delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 300 }, billing: { enabled: false } };
+
+describe("the delivery loop against a real receiver (DESIGN §5)", () => {
+  test("POSTs the stored body with both signatures valid for the account's secret", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: sink.url });
+    const body = '{"id":"evt_1","type":"payment","amount":"1.5"}';
+    const id = await engine.queue(acct.id, { body });
+    await engine.run();
+
+    expect(sink.received.length).toBe(1);
+    const r = sink.received[0];
+    expect(r.method).toBe("POST");
+    expect(r.body).toBe(body);
+    expect(r.headers["content-type"]).toBe("application/json");
+    expect(r.headers["user-agent"]).toBe("chainwatch/0.1.0");
+    expect(r.headers["x-webhook-id"]).toBe(id);
+    expect(r.headers["webhook-id"]).toBe(id);
+    expect(r.headers["webhook-timestamp"]).toBe(r.headers["x-timestamp"]);
+    expect(Math.abs(Number(r.headers["x-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
+    expect(r.headers["x-signature"]).toBe(expectedXSignature(acct.secret, r.headers["x-timestamp"], body));
+    expect(verifyStandardWebhook(acct.secret, r)).toEqual(JSON.parse(body));
+    expect(r.headers["x-webhook-test"]).toBeUndefined();
+    expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1, last_status_code: 200, last_error: null, lease_until: null });
+  });
+
+  test("retries with the same id and identical bytes, each attempt signed afresh", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond((_req, i) => new Response(i < 2 ? "not yet" : "ok", { status: i < 2 ? 503 : 200 }));
+    const body = '{"type":"payout","amount":"0.000001","note":"ünïcödé"}';
+    const id = await engine.queue(acct.id, { eventType: "payout", body });
+    await engine.run();
+
+    expect(sink.received.length).toBe(3);
+    for (const r of sink.received) {
+      expect(r.body).toBe(body);
+      expect(r.headers["x-webhook-id"]).toBe(id);
+      expect(r.headers["webhook-id"]).toBe(id);
+      expect(r.headers["x-signature"]).toBe(expectedXSignature(acct.secret, r.headers["x-timestamp"], body));
+      verifyStandardWebhook(acct.secret, r);
+    }
+    expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 3, last_status_code: 200 });
+    expect((await engine.attempts(id)).map((a) => [a.attempt, a.status_code, a.error, a.response_snippet])).toEqual([
+      [1, 503, "http 503", "not yet"],
+      [2, 503, "http 503", "not yet"],
+      [3, 200, null, "ok"],
+    ]);
+    const metrics = engine.metrics.render();
+    expect(metrics).toContain('chainwatch_delivery_attempts_total{outcome="retry"} 2');
+    expect(metrics).toContain('chainwatch_delivery_attempts_total{outcome="succeeded"} 1');
+  });
+
+  test("waits backoff_seconds between attempts and fails after max_attempts", async () => {
+    const clock = manualClock();
+    engine = await openEngine({ clock, config: { ...fast, delivery: { backoff_seconds: [5, 30], max_attempts: 3, timeout_ms: 300 } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(() => new Response("down", { status: 500 }));
+    const t0 = clock.now();
+    const id = await engine.queue(acct.id);
+
+    await engine.run();
+    expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 1, next_attempt_at: t0 + 5_000, last_status_code: 500 });
+    clock.advance(4_999);
+    await engine.run();
+    expect(sink.received.length).toBe(1);
+
+    clock.advance(1);
+    await engine.run();
+    expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 2, next_attempt_at: t0 + 35_000 });
+    clock.advance(30_000);
+    await engine.run();
+    expect(await engine.delivery(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "http 500", completed_at: t0 + 35_000 });
+    clock.advance(3_600_000);
+    await engine.run();
+    expect(sink.received.length).toBe(3);
+    expect(engine.metrics.render()).toContain('chainwatch_delivery_attempts_total{outcome="failed"} 1');
+  });
+
+  test("a 3xx answer is a failed attempt and the redirect is not followed", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(() => new Response(null, { status: 302, headers: { Location: sink.url.replace("/hook", "/elsewhere") } }));
+    const id = await engine.queue(acct.id);
+    await engine.run();
+    expect(sink.received.map((r) => r.path)).toEqual(["/hook", "/hook", "/hook"]);
+    expect(await engine.delivery(id)).toMatchObject({ status: "failed", attempts: 3, last_status_code: 302, last_error: "redirect not followed" });
+  });
+
+  test("a hanging receiver times out after timeout_ms and the attempt says so", async () => {
+    engine = await openEngine({ config: { ...fast, delivery: { backoff_seconds: [0], max_attempts: 1, timeout_ms: 300 } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(() => new Promise<Response>(() => {}));
+    const id = await engine.queue(acct.id);
+    await engine.run();
+    expect(await engine.delivery(id)).toMatchObject({ status: "failed", attempts: 1, last_status_code: null, last_error: "timeout" });
+    const [a] = await engine.attempts(id);
+    expect(a).toMatchObject({ attempt: 1, url: sink.url, status_code: null, error: "timeout", response_snippet: null });
+    expect(a.duration_ms).toBeGreaterThanOrEqual(250);
+  });
+
+  test("an address-watch delivery to a disabled webhook fails and follows the backoff", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: sink.url, enabled: false });
+    const id = await engine.queue(acct.id);
+    await engine.run();
+    expect(sink.received.length).toBe(0);
+    expect(await engine.delivery(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "webhook disabled" });
+    expect((await engine.attempts(id)).map((a) => [a.url, a.error])).toEqual([
+      [null, "webhook disabled"],
+      [null, "webhook disabled"],
+      [null, "webhook disabled"],
+    ]);
+  });
+
+  test("the target is read when the delivery is sent, not when it was queued", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: "http://127.0.0.1:1/old" });
+    const id = await engine.queue(acct.id);
+    await engine.ctx.db.updateTable("accounts").set({ webhook_url: sink.url }).where("id", "=", acct.id).execute();
+    await engine.run();
+    expect(sink.received.length).toBe(1);
+    expect((await engine.attempts(id))[0].url).toBe(sink.url);
+  });
+
+  test("refuses a target that resolves to a private address at delivery time", async () => {
+    const resolved: string[] = [];
+    engine = await openEngine({
+      config: { ...fast, delivery: { ...fast.delivery, allow_private_targets: false, max_attempts: 1 } },
+      resolveHost: async (host) => (resolved.push(host), ["10.1.2.3"]),
+    });
+    const url = sink.url.replace("127.0.0.1", "rebound.example.test");
+    const acct = await engine.account({ url });
+    const id = await engine.queue(acct.id);
+    await engine.run();
+    expect(resolved).toEqual(["rebound.example.test"]);
+    expect(sink.received.length).toBe(0);
+    expect(await engine.delivery(id)).toMatchObject({ status: "failed", last_error: "private target", last_status_code: null });
+    expect((await engine.attempts(id))[0]).toMatchObject({ url, error: "private target" });
+  });
+
+  test("keeps at most `concurrency` requests in flight", async () => {
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 3 } } });
+    const acct = await engine.account({ url: sink.url });
+    let open = 0;
+    let peak = 0;
+    sink.respond(async () => {
+      peak = Math.max(peak, ++open);
+      await Bun.sleep(20);
+      open--;
+      return new Response("ok");
+    });
+    for (let i = 0; i < 12; i++) await engine.queue(acct.id);
+    await engine.run();
+    expect(sink.received.length).toBe(12);
+    expect(peak).toBe(3);
+  });
+
+  test("a wake-up during a pass is not lost: work queued meanwhile goes out in the same run", async () => {
+    engine = await openEngine({ config: fast });
+    const acct = await engine.account({ url: sink.url });
+    let queuedLate: Promise<string> | undefined;
+    sink.respond((_req, i) => {
+      if (i === 0) {
+        queuedLate = engine!.queue(acct.id).then((id) => (engine!.loop.wake(), id));
+      }
+      return new Response("ok");
+    });
+    await engine.queue(acct.id);
+    await engine.run();
+    const late = await queuedLate!;
+    await engine.loop.idle();
+    expect(sink.received.length).toBe(2);
+    expect((await engine.delivery(late)).status).toBe("succeeded");
+  });
+
+  test("a row leased by a process that died is sent again once its lease has run out", async () => {
+    const clock = manualClock();
+    engine = await openEngine({ clock, config: { ...fast, delivery: { ...fast.delivery, lease_seconds: 30 } } });
+    const acct = await engine.account({ url: sink.url });
+    const id = await engine.queue(acct.id);
+    // What a crashed sender leaves behind: pending, leased, no attempt recorded.
+    await engine.ctx.db.updateTable("deliveries").set({ lease_until: clock.now() + 30_000 }).where("id", "=", id).execute();
+    await engine.run();
+    expect(sink.received.length).toBe(0);
+    clock.advance(30_001);
+    await engine.run();
+    expect(sink.received.length).toBe(1);
+    expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+
+  test("stop lets the delivery in flight finish and record its outcome", async () => {
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 2000 } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(async () => {
+      await Bun.sleep(150);
+      return new Response("ok");
+    });
+    const id = await engine.queue(acct.id);
+    engine.loop.wake();
+    await sink.waitFor(1);
+    await engine.loop.stop();
+    expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1, lease_until: null });
+  });
+});
