@@ -2,7 +2,10 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { VERSION } from "../src/http/app.ts";
 import { accountsCommand } from "./commands/accounts.ts";
+import { ingestCommand } from "./commands/ingest.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { deliveriesCommand } from "./commands/deliveries.ts";
+import { webhookCommand } from "./commands/webhook.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { serveCommand } from "./commands/serve.ts";
@@ -18,6 +21,9 @@ function rootCommand(g: Globals): CommandDef {
       plans: plansCommand(g),
       accounts: accountsCommand(g),
       keys: keysCommand(g),
+      ingest: ingestCommand(g),
+      webhook: webhookCommand(g),
+      deliveries: deliveriesCommand(g),
     },
   };
 }

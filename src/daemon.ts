@@ -3,14 +3,23 @@ import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { type Db, migrate, openDatabase } from "./db/database.ts";
-import { createApp } from "./http/app.ts";
+import { createApp, VERSION } from "./http/app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics } from "./http/metrics.ts";
+import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";
+import { type Resolver, systemResolver } from "./net/target-guard.ts";
+import { createDeliveryLoop } from "./delivery/loop.ts";
+import { checkMasterKey } from "./secrets/key-check.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
+import { createScreener } from "./payments/aml/provider.ts";
+import { createAmlWorker } from "./payments/aml/worker.ts";
+import { createExpiryWorker } from "./payments/expiry.ts";
+import { createPaymentObserver } from "./payments/payment-observer.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
+import { retentionWorker } from "./watch/retention.ts";
 
 /** What every command needs: the migrated database, the secret box and the clock. */
 export type Context = { config: Config; db: Db; box: SecretBox; clock: Clock; log: Logger };
@@ -31,7 +40,13 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
     await db.destroy();
     throw new StartupError(migrated.error);
   }
-  return { config, db, box: createSecretBox(key.key), clock: opts.clock ?? systemClock, log: opts.log ?? silentLogger };
+  const box = createSecretBox(key.key);
+  const keyCheck = await checkMasterKey(db, box);
+  if (!keyCheck.ok) {
+    await db.destroy();
+    throw new StartupError(keyCheck.error);
+  }
+  return { config, db, box, clock: opts.clock ?? systemClock, log: opts.log ?? silentLogger };
 }
 
 /** A failure that stops start-up with a one-line reason. */
@@ -40,10 +55,18 @@ export class StartupError extends Error {}
 /** Background work the daemon starts after listening and stops (waiting for in-flight work) on shutdown. */
 export type Worker = { name: string; start(): void; stop(): Promise<void> };
 
+/**
+ * The one ingest service builder, used by `serve` and by `chainwatch ingest`, so a batch fed from
+ * the CLI runs the same observers as one posted to the daemon. `onCommitted` wakes delivery.
+ */
+export function ingestServiceFor(ctx: Context, onCommitted: () => void = () => {}): IngestService {
+  return createIngestService({ db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, observers: [createPaymentObserver({ networks: ctx.config.networks })], onCommitted });
+}
+
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
 
 /** Builds the HTTP app and background work over a context and starts listening. */
-export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: string | null } = {}): Promise<RunningDaemon> {
+export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: string | null; resolveHost?: Resolver; fetch?: typeof fetch } = {}): Promise<RunningDaemon> {
   const { config } = ctx;
   const metrics = createMetrics();
   const deps: AppDeps = {
@@ -53,13 +76,45 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     limiter: createSlidingWindowLimiter(),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery: () => {},
+    // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
+    ingest: ingestServiceFor(ctx, () => {
+      deps.wakeDelivery();
+      amlWorker.wake();
+    }),
+    resolveHost: opts.resolveHost ?? systemResolver,
   };
   // Background workers; each feature adds its own here (delivery loop, retention, expiry, AML).
   const workers: Worker[] = [];
+  workers.push(retentionWorker({ ...ctx, retentionDays: config.events.retention_days }));
+  const delivery = createDeliveryLoop({
+    ...ctx,
+    metrics,
+    fetch: opts.fetch ?? fetch,
+    resolveHost: opts.resolveHost ?? systemResolver,
+    userAgent: `chainwatch/${VERSION}`,
+  });
+  workers.push(delivery);
+  deps.wakeDelivery = () => delivery.wake();
+  // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
+  const screener = createScreener(config.aml, { fetch: opts.fetch });
+  if (!screener.ok) throw new StartupError(screener.error);
+  const amlWorker = createAmlWorker({
+    db: ctx.db,
+    clock: ctx.clock,
+    log: ctx.log,
+    screener: screener.screener,
+    failLevels: config.aml.fail_levels,
+    leaseMs: config.aml.http_timeout_ms + 30_000,
+    wakeDelivery: () => deps.wakeDelivery(),
+  });
+  workers.push(amlWorker, createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery: () => deps.wakeDelivery() }));
   const app = createApp(deps);
   app.listen({
     hostname: config.server.host,
     port: config.server.port,
+    // Elysia turns SO_REUSEPORT on: a second daemon on the same port would then start "fine" and
+    // split the traffic (and the per-process rate limits) with the first. Fail instead.
+    reusePort: false,
     // Bun's own cap sits above every route limit so the routes answer with a JSON 413.
     maxRequestBodySize: 2 * Math.max(config.server.body_limit_bytes, config.ingest.body_limit_bytes),
   });

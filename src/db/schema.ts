@@ -70,15 +70,28 @@ export interface BlocksTable {
 export interface EventsTable {
   seq: Generated<number>;
   id: string;
+  /** The owning account; `*` for a block event, stored once and shared through block_subscriptions. */
   account_id: string;
   type: string;
   network: string;
   watch_id: string | null;
-  /** Makes one event per (watch, tx, movement, direction) or per (account, block). */
+  /** Makes one event per (watch, tx, movement, direction) or per (network, block). */
   dedupe_key: string;
   /** The flat JSON body, exactly as listed and delivered. */
   body: string;
   created_at: number;
+}
+
+/**
+ * An account received the shared block events (events with account_id `*`) of a network whose seq
+ * is in [from_seq, until_seq): it watched an address there when those blocks were ingested.
+ */
+export interface BlockSubscriptionsTable {
+  account_id: string;
+  network: string;
+  from_seq: number;
+  /** Null while the account still watches the network. */
+  until_seq: number | null;
 }
 
 export interface DeliveriesTable {
@@ -173,6 +186,7 @@ export interface DB {
   watches: WatchesTable;
   blocks: BlocksTable;
   events: EventsTable;
+  block_subscriptions: BlockSubscriptionsTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   payments: PaymentsTable;

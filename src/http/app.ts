@@ -4,7 +4,13 @@ import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { ingestRoutes } from "./routes/ingest.ts";
+import { paymentRoutes } from "./routes/payments.ts";
+import { watchRoutes } from "./routes/watches.ts";
+import { webhookRoutes } from "./routes/webhook.ts";
+import { webhookTestRoutes } from "./routes/webhook-test.ts";
 
 export const VERSION = "0.1.0";
 
@@ -12,6 +18,8 @@ export const VERSION = "0.1.0";
 export function createApp(deps: AppDeps) {
   return new Elysia()
     .onError(({ code, error, set, request }) => {
+      // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
+      if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
       if (error instanceof ApiError) {
         set.status = error.status;
         Object.assign(set.headers, error.headers);
@@ -58,7 +66,13 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(healthRoutes(deps))
-    .use(accountRoutes(deps));
+    .use(ingestRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(accountRoutes(deps))
+    .use(paymentRoutes(deps))
+    .use(watchRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(webhookTestRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,9 +1,11 @@
 import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
 import type { Config } from "../config/schema.ts";
+import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import type { Resolver } from "../net/target-guard.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { ClientIpResolver } from "./client-ip.ts";
 import type { Metrics } from "./metrics.ts";
@@ -22,6 +24,10 @@ export type AppDeps = {
   clientIp: ClientIpResolver;
   /** Called when work is queued, so the delivery loop runs at once instead of on its next tick. */
   wakeDelivery: () => void;
+  /** The chain-hit feed behind POST /ingest/blocks (the CLI builds its own over the same code). */
+  ingest: IngestService;
+  /** Resolves webhook hostnames for the SSRF check; the daemon passes the system resolver, tests a table. */
+  resolveHost?: Resolver;
 };
 
 /** The signature plugin's slice of the app dependencies. */

@@ -3,6 +3,8 @@ import * as m0001 from "./0001_core.ts";
 import * as m0002 from "./0002_address_watch.ts";
 import * as m0003 from "./0003_delivery.ts";
 import * as m0004 from "./0004_payments.ts";
+import * as m0005 from "./0005_payment_transfer_confirmation.ts";
+import * as m0006 from "./0006_block_subscriptions.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const migrations: Record<string, Migration> = {
   "0002_address_watch": m0002,
   "0003_delivery": m0003,
   "0004_payments": m0004,
+  "0005_payment_transfer_confirmation": m0005,
+  "0006_block_subscriptions": m0006,
 };

@@ -1,8 +1,9 @@
 import { Elysia, t } from "elysia";
-import { slotsUsed } from "../../accounts/accounts.ts";
+import { accountSnapshot, slotsUsed } from "../../accounts/accounts.ts";
 import { planView } from "../../accounts/plans.ts";
 import { usageSeries } from "../../billing/usage.ts";
 import { utcDay } from "../../lib/time.ts";
+import { countEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
@@ -32,24 +33,14 @@ export function accountRoutes(deps: AppDeps) {
     .get(
       "/v1/account",
       async ({ auth }) => {
-        const a = await loadAccount(deps, auth.accountId);
-        const now = deps.clock.now();
-        const [used, today] = await Promise.all([
-          slotsUsed(deps.db, a.id),
-          deps.db
-            .selectFrom("usage_daily")
-            .select("credits")
-            .where("account_id", "=", a.id)
-            .where("day", "=", utcDay(now))
-            .executeTakeFirst(),
-        ]);
+        const a = await accountSnapshot(deps.db, auth.accountId, utcDay(deps.clock.now()));
         return {
           account_id: a.id,
           name: a.name,
           environment: deps.config.environment,
           plan: planView({ ...a, name: a.plan, created_at: 0, updated_at: 0 }),
-          credits: { balance: Number(a.credits), spent_today: Number(today?.credits ?? 0) },
-          address_slots: { used, limit: a.address_slots },
+          credits: { balance: Number(a.credits), spent_today: Number(a.spent_today) },
+          address_slots: { used: Number(a.slots_used), limit: a.address_slots },
         };
       },
       { detail: { summary: "Plan and usage snapshot", tags: ["account"] } },
@@ -81,18 +72,12 @@ export function accountRoutes(deps: AppDeps) {
       "/v1/address-watch/account",
       async ({ auth }) => {
         const a = await loadAccount(deps, auth.accountId);
-        const [used, events] = await Promise.all([
-          slotsUsed(deps.db, a.id),
-          deps.db
-            .selectFrom("events")
-            .select((eb) => eb.fn.countAll<number>().as("n"))
-            .where("account_id", "=", a.id)
-            .executeTakeFirstOrThrow(),
-        ]);
+        // Block events are stored once per block and shared; countEvents adds the ones this account received.
+        const [used, eventsTotal] = await Promise.all([slotsUsed(deps.db, a.id), countEvents(deps.db, a.id)]);
         return {
           address_slots: { used, limit: a.address_slots },
           webhook: { url: a.webhook_url, enabled: a.webhook_enabled === 1 },
-          events_total: Number(events.n),
+          events_total: eventsTotal,
         };
       },
       { detail: { summary: "Address-watch slots, webhook state and event count", tags: ["address-watch"] } },
