@@ -1,3 +1,4 @@
+import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
@@ -73,6 +74,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     ...ctx,
     metrics,
     keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
+    snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
     limiter: createSlidingWindowLimiter(),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery: () => {},

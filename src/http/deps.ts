@@ -1,3 +1,4 @@
+import type { SnapshotCache } from "../accounts/snapshot-cache.ts";
 import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
 import type { Config } from "../config/schema.ts";
@@ -20,6 +21,8 @@ export type AppDeps = {
   box: SecretBox;
   metrics: Metrics;
   keys: KeyStore;
+  /** GET /v1/account snapshots, at most a second old; invalidated by this process's own watch changes. */
+  snapshots: SnapshotCache;
   limiter: RateLimiter;
   clientIp: ClientIpResolver;
   /** Called when work is queued, so the delivery loop runs at once instead of on its next tick. */

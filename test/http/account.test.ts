@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addCredits } from "../../src/accounts/accounts.ts";
 import { recordUsage } from "../../src/billing/usage.ts";
 import { manualClock } from "../../src/lib/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
@@ -50,6 +51,26 @@ describe("GET /v1/account", () => {
       .execute();
     const res = await get(c, "/v1/account");
     expect(res.body.address_slots).toEqual({ used: 2, limit: 5 });
+  });
+
+  test("shows a watch added through the API at once, and credits added from outside within a second", async () => {
+    const c = await td.client({ slots: 5, credits: 100 });
+    expect((await get(c, "/v1/account")).body.address_slots).toEqual({ used: 0, limit: 5 });
+    const add = await c.request("POST", "/v1/address-watch/addresses", {
+      network_slug: "eth",
+      address: "0x00000000000000000000000000000000000000b7",
+    });
+    expect(add.status).toBe(201);
+    expect((await get(c, "/v1/account")).body.address_slots).toEqual({ used: 1, limit: 5 });
+    // Another writer (the CLI's `accounts credit`) changes the row behind the daemon's back.
+    await addCredits(td.ctx.db, clock, c.accountId, 50);
+    expect((await get(c, "/v1/account")).body.credits.balance).toBe(100);
+    clock.advance(1000);
+    try {
+      expect((await get(c, "/v1/account")).body.credits.balance).toBe(150);
+    } finally {
+      clock.set(NOW); // the other tests of this file live on the last millisecond of the day
+    }
   });
 
   test("reports the configured environment", async () => {

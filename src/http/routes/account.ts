@@ -1,8 +1,7 @@
 import { Elysia, t } from "elysia";
-import { accountSnapshot, slotsUsed } from "../../accounts/accounts.ts";
+import { slotsUsed } from "../../accounts/accounts.ts";
 import { planView } from "../../accounts/plans.ts";
 import { usageSeries } from "../../billing/usage.ts";
-import { utcDay } from "../../lib/time.ts";
 import { countEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
@@ -33,7 +32,7 @@ export function accountRoutes(deps: AppDeps) {
     .get(
       "/v1/account",
       async ({ auth }) => {
-        const a = await accountSnapshot(deps.db, auth.accountId, utcDay(deps.clock.now()));
+        const a = await deps.snapshots.get(auth.accountId);
         return {
           account_id: a.id,
           name: a.name,

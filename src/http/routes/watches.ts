@@ -55,6 +55,7 @@ export function watchRoutes(deps: AppDeps) {
           now: deps.clock.now(),
         });
         if (!outcome.ok) throw new ApiError(403, "Address slot limit reached.");
+        if (outcome.created) deps.snapshots.invalidate(auth.accountId);
         set.status = outcome.created ? 201 : 200;
         return watchView(outcome.watch);
       },
@@ -76,6 +77,7 @@ export function watchRoutes(deps: AppDeps) {
       async ({ auth, body }) => {
         const input = parseBody(DeleteWatchSchema, body);
         if (!(await deleteWatch(deps.db, auth.accountId, input.watch_id))) throw notFound("Watch not found.");
+        deps.snapshots.invalidate(auth.accountId);
         return { watch_id: input.watch_id, deleted: true };
       },
       {
