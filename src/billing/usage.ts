@@ -1,9 +1,14 @@
 import type { Db } from "../db/database.ts";
-import type { Transaction } from "kysely";
+import { CompiledQuery, type Transaction } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
 
 type Executor = Db | Transaction<DB>;
+
+// Fixed SQL rather than a query built per call: the delivery loop adds usage in every commit.
+const ADD_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events) values (?, ?, ?, ?, ?)
+on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
+  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`;
 
 /** Adds to today's usage row of an account (created on first use). */
 export async function recordUsage(
@@ -12,20 +17,8 @@ export async function recordUsage(
   nowMs: number,
   add: { credits?: number; deliveries?: number; events?: number },
 ): Promise<void> {
-  const credits = add.credits ?? 0;
-  const deliveries = add.deliveries ?? 0;
-  const events = add.events ?? 0;
-  await db
-    .insertInto("usage_daily")
-    .values({ account_id: accountId, day: utcDay(nowMs), credits, deliveries, events })
-    .onConflict((oc) =>
-      oc.columns(["account_id", "day"]).doUpdateSet((eb) => ({
-        credits: eb("usage_daily.credits", "+", credits),
-        deliveries: eb("usage_daily.deliveries", "+", deliveries),
-        events: eb("usage_daily.events", "+", events),
-      })),
-    )
-    .execute();
+  const params = [accountId, utcDay(nowMs), add.credits ?? 0, add.deliveries ?? 0, add.events ?? 0];
+  await db.executeQuery(CompiledQuery.raw(ADD_USAGE, params));
 }
 
 export type UsagePoint = { date: string; credits: number; deliveries: number; events: number };

@@ -1,6 +1,6 @@
 import type { Delivery } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
-import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { checkWebhookTarget, type Resolver, type TargetCheck } from "../net/target-guard.ts";
 import type { AccountRoute, AttemptLog } from "./deliveries.ts";
 import { webhookHeaders } from "./signer.ts";
 
@@ -38,7 +38,15 @@ export type DelivererDeps = {
   allowPrivateTargets: boolean;
   timeoutMs: number;
   userAgent: string;
+  /**
+   * Checks already made of URLs, reused while private targets are allowed: the check then needs no
+   * DNS and depends on the URL alone. The caller bounds its lifetime (the loop keeps one per pass).
+   */
+  checkedUrls?: Map<string, TargetCheck>;
 };
+
+/** Upper bound on `checkedUrls`, which is cleared when it reaches it. */
+const CHECKED_URLS_MAX = 1024;
 
 export type AttemptResult = AttemptLog & { ok: boolean };
 
@@ -66,7 +74,15 @@ export async function attemptDelivery(
   });
   if (!target.ok) return done(null, null, target.error, null);
 
-  const check = await checkWebhookTarget(target.url, { allowPrivate: deps.allowPrivateTargets, resolve: deps.resolveHost });
+  const memo = deps.allowPrivateTargets ? deps.checkedUrls : undefined;
+  let check = memo?.get(target.url);
+  if (!check) {
+    check = await checkWebhookTarget(target.url, { allowPrivate: deps.allowPrivateTargets, resolve: deps.resolveHost });
+    if (memo) {
+      if (memo.size >= CHECKED_URLS_MAX) memo.clear();
+      memo.set(target.url, check);
+    }
+  }
   if (!check.ok) return done(target.url, null, refusalClass(check.reason), null);
 
   const headers = webhookHeaders({
@@ -91,8 +107,23 @@ export async function attemptDelivery(
   return done(target.url, res.status, error, snippet);
 }
 
-/** The first SNIPPET_BYTES of a response body as text; a body that stalls or breaks yields what arrived. */
+const utf8 = new TextDecoder();
+
+/**
+ * The first SNIPPET_BYTES of a response body as text; a body that stalls or breaks yields what
+ * arrived. A body whose Content-Length fits in the snippet is read whole, without the stream
+ * objects that cost several microseconds an attempt; if that one breaks off, it yields nothing.
+ */
 export async function readSnippet(res: Response): Promise<string> {
+  // Checked before touching `res.body`, which would build the stream this path avoids.
+  const declared = res.headers.get("content-length");
+  if (declared !== null && Number(declared) <= SNIPPET_BYTES) {
+    try {
+      return utf8.decode(await res.bytes());
+    } catch {
+      return "";
+    }
+  }
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -121,7 +152,7 @@ export async function readSnippet(res: Response): Promise<string> {
     at += part.length;
     if (at >= all.length) break;
   }
-  return new TextDecoder().decode(all);
+  return utf8.decode(all);
 }
 
 function refusalClass(reason: string): string {

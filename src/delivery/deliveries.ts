@@ -60,22 +60,32 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
   return inTransaction(db, async (trx) => {
     const { rows } = await trx.executeQuery<ClaimRow>(outboxSql.selectDue(nowMs, opts.limit));
     const promised = new Map(opts.reserved ?? []);
+    const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];
     const paused: string[] = [];
     for (const r of rows) {
-      const { account_credits, webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc, ...d } = r;
-      const price = opts.priceOf(d);
+      const price = opts.priceOf(r);
       if (price > 0) {
-        const credits = Number(account_credits);
+        const credits = Number(r.account_credits);
         if (credits < price) {
-          paused.push(d.id);
+          paused.push(r.id);
           continue;
         }
-        const held = promised.get(d.account_id) ?? 0;
+        const held = promised.get(r.account_id) ?? 0;
         if (credits - held < price) continue;
-        promised.set(d.account_id, held + price);
+        promised.set(r.account_id, held + price);
       }
-      claimed.push({ ...d, route: { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc }, price });
+      let route = routes.get(r.account_id);
+      if (!route) {
+        const { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc } = r;
+        routes.set(r.account_id, (route = { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc }));
+      }
+      // The row itself becomes the claimed delivery (the account columns stay on it, unused):
+      // copying every column of every row showed up in profiles.
+      const d = r as ClaimRow & ClaimedDelivery;
+      d.route = route;
+      d.price = price;
+      claimed.push(d);
     }
     if (claimed.length > 0) {
       const leaseUntil = nowMs + opts.leaseMs;
@@ -85,6 +95,14 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     if (paused.length > 0) await trx.executeQuery(outboxSql.pause(paused, nowMs));
     return { claimed, paused };
   });
+}
+
+/**
+ * Gives back the leases of claimed rows that were not sent after all, so the next claim can take
+ * them at once; a lease that is no longer the one the claim took is left alone.
+ */
+export async function releaseLeases(db: Executor, rows: readonly Pick<Delivery, "id" | "lease_until">[]): Promise<void> {
+  for (const d of rows) if (d.lease_until !== null) await db.executeQuery(outboxSql.release(d.id, d.lease_until));
 }
 
 /** One attempt as it is logged (DESIGN §5: status, duration, error, first 1 KiB of the response). */

@@ -8,7 +8,7 @@ import type { Logger } from "../lib/log.ts";
 import type { Resolver } from "../net/target-guard.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { afterFailure } from "./backoff.ts";
-import { type ClaimedDelivery, claimDueDeliveries, type Outcome, recordOutcomes, type Settlement } from "./deliveries.ts";
+import { type ClaimedDelivery, claimDueDeliveries, type Outcome, recordOutcomes, releaseLeases, type Settlement } from "./deliveries.ts";
 import { attemptDelivery, chooseTarget, type DelivererDeps } from "./deliverer.ts";
 import { webhookKey } from "./signer.ts";
 
@@ -35,15 +35,20 @@ export type DeliveryLoop = {
   wake(): void;
   /** Resolves when no pass is running (tests, benchmarks). */
   idle(): Promise<void>;
-  /** Stops the tick and waits (bounded by timeout_ms + 1 s) for sends in flight; unfinished rows stay leased. */
+  /**
+   * Stops the tick and waits (bounded by timeout_ms + 1 s) for sends in flight and their outcomes;
+   * claimed rows not yet sent get their leases back, rows still unfinished at the bound stay leased.
+   */
   stop(): Promise<void>;
 };
 
 /**
- * Builds the loop. A pass keeps up to `concurrency` sends in flight and POSTs outside any
- * transaction. Its database work is a series of short write transactions, one at a time, each
- * recording the attempts that finished since the last (group commit) and then claiming due rows
- * (leasing them) for the slots that are free, until nothing is due, in flight or unrecorded.
+ * Builds the loop. A pass keeps `concurrency` sends in flight and POSTs outside any transaction:
+ * when one finishes, the next already-claimed row goes out at once, so the database is never on
+ * the path from one request to the next. Its database work is a series of short write
+ * transactions, one at a time, each recording the attempts that finished since the last (group
+ * commit) and then claiming due rows (leasing them) to keep up to `concurrency` rows ready behind
+ * the ones in flight, until nothing is due, ready, in flight or unrecorded.
  */
 export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const cfg = deps.config.delivery;
@@ -57,6 +62,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     userAgent: deps.userAgent,
   };
   const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
+  const leaseMs = cfg.lease_seconds * 1000;
+  // A ready row still waiting for a slot after this long (every receiver slow) is not sent on this
+  // lease: its lease is dropped and it is claimed afresh later, so a send never starts late in its lease.
+  const readyForMs = Math.min(1000, leaseMs / 4);
   // Credits promised to claimed rows until their outcome is written, so concurrent sends of one
   // account never overspend it: a success is charged by the transaction that records it.
   const reserved = new Map<string, number>();
@@ -67,8 +76,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     else reserved.delete(d.account_id);
   };
   const work = createSignal();
-  // A claim costs a scan of the due index, so a busy pass claims once a quarter of the slots are
-  // free, when it has nothing in flight, or at once when new work was announced.
+  // A claim costs a scan of the due index, so a busy pass claims once a quarter of the room is
+  // free, when it has nothing claimed, or at once when new work was announced.
   const claimBatch = Math.max(1, Math.ceil(cfg.concurrency / 4));
   let announced = false;
   let cron: Cron | null = null;
@@ -76,13 +85,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   let again = false;
   let stopping = false;
 
-  async function send(d: ClaimedDelivery, keys: Map<string, Uint8Array>): Promise<Finished> {
+  async function send(d: ClaimedDelivery, keys: Map<string, Uint8Array>, attempt: DelivererDeps): Promise<Finished> {
     let key = keys.get(d.route.webhook_secret_enc);
     if (!key) {
       key = webhookKey(deps.box.open(d.route.webhook_secret_enc));
       keys.set(d.route.webhook_secret_enc, key);
     }
-    const result = await attemptDelivery(deliverer, d, chooseTarget(d, d.route), key);
+    const result = await attemptDelivery(attempt, d, chooseTarget(d, d.route), key);
     const outcome: Outcome = result.ok
       ? { ok: true, price: d.price }
       : { ok: false, next: afterFailure(d.attempts + 1, policy, deps.clock.now()) };
@@ -90,17 +99,19 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   /**
-   * One write transaction: records `group` (each success charged in it), then claims up to `limit`
-   * due rows. Recording first lets the next webhook of a payment go out in the same turn, and frees
-   * the group's promised credits, now taken from the balance the claim reads.
+   * One write transaction: records `group` (each success charged in it), drops the leases of
+   * `unsent`, then claims up to `limit` due rows. Recording first lets the next webhook of a payment
+   * go out in the same turn, and the group's promised credits are by then taken from the balance
+   * the claim reads.
    */
-  async function commitAndClaim(group: Finished[], limit: number): Promise<ClaimedDelivery[] | null> {
+  async function commitAndClaim(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null> {
     const nowMs = deps.clock.now();
     try {
       return await deps.db.transaction().execute(async (trx) => {
         if (group.length > 0) await recordOutcomes(trx, group, nowMs);
+        if (unsent.length > 0) await releaseLeases(trx, unsent);
         if (limit === 0) return [];
-        const result = await claimDueDeliveries(trx, { nowMs, leaseMs: cfg.lease_seconds * 1000, limit, priceOf, reserved });
+        const result = await claimDueDeliveries(trx, { nowMs, leaseMs, limit, priceOf, reserved });
         if (result.paused.length > 0) {
           deps.metrics.inc("chainwatch_deliveries_paused_total", {}, result.paused.length);
           deps.log.info("deliveries paused for lack of credits", { count: result.paused.length });
@@ -132,10 +143,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
 
   async function pass(): Promise<void> {
     const keys = new Map<string, Uint8Array>();
-    // Attempts that finished and wait for the next commit; their slots are already free.
+    const attempt: DelivererDeps = { ...deliverer, checkedUrls: new Map() };
+    // Claimed (leased, credits promised) and waiting for a slot, oldest first.
+    const ready: ClaimedDelivery[] = [];
+    // Claimed but not sent after all (stale, or the loop is stopping): leases dropped at the next commit.
+    const unsent: ClaimedDelivery[] = [];
+    // Attempts that finished and wait for the next commit; their slots are already taken again.
     const finished: Finished[] = [];
     let inFlight = 0;
     let canClaim = true;
+    // False once a claim found fewer due rows than it asked for; recording outcomes (which can make
+    // a retry or a payment's next webhook due) or an announcement sets it again.
+    let mayBeDue = true;
     // Results that arrive in the same turn of the event loop join one commit.
     let commitQueued = false;
     const commitSoon = () => {
@@ -146,44 +165,58 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         work.notify();
       });
     };
-    const start = (d: ClaimedDelivery) => {
-      reserve(d, 1);
-      inFlight++;
-      send(d, keys).then(
-        (settlement) => {
-          inFlight--;
-          finished.push(settlement);
+    const fill = () => {
+      while (inFlight < cfg.concurrency && ready.length > 0) {
+        const d = ready.shift() as ClaimedDelivery;
+        if (stopping || deps.clock.now() - ((d.lease_until ?? 0) - leaseMs) > readyForMs) {
+          unsent.push(d);
           commitSoon();
-        },
-        (e) => {
-          inFlight--;
-          reserve(d, -1);
-          deps.log.error("delivery attempt not recorded", { delivery_id: d.id, error: String(e) });
-          commitSoon();
-        },
-      );
+          continue;
+        }
+        inFlight++;
+        send(d, keys, attempt).then(
+          (settlement) => {
+            inFlight--;
+            finished.push(settlement);
+            fill();
+            commitSoon();
+          },
+          (e) => {
+            inFlight--;
+            reserve(d, -1);
+            deps.log.error("delivery attempt not recorded", { delivery_id: d.id, error: String(e) });
+            fill();
+            commitSoon();
+          },
+        );
+      }
     };
 
-    // False once a claim found fewer due rows than it asked for; recording outcomes (which can make
-    // a retry or a payment's next webhook due) or an announcement sets it again.
-    let mayBeDue = true;
     for (;;) {
-      const free = stopping || !canClaim ? 0 : cfg.concurrency - inFlight;
-      const claim = free > 0 && (announced || (mayBeDue && (free >= claimBatch || inFlight === 0)));
-      if (finished.length === 0 && !claim) {
-        if (inFlight === 0) break;
+      if (stopping && ready.length > 0) unsent.push(...ready.splice(0));
+      const claimedNow = inFlight + ready.length;
+      const room = stopping || !canClaim ? 0 : 2 * cfg.concurrency - claimedNow;
+      const claim = room > 0 && (announced || (mayBeDue && (room >= claimBatch || claimedNow === 0)));
+      if (finished.length === 0 && unsent.length === 0 && !claim) {
+        if (claimedNow === 0) break;
         await work.wait();
         continue;
       }
       if (claim) announced = false;
       const group = finished.splice(0);
-      // Promised credits of the group end here: the same transaction charges its successes.
+      const dropped = unsent.splice(0);
+      // Promised credits end here: the commit charges the group's successes and frees the dropped rows.
       for (const s of group) reserve(s.delivery, -1);
-      const claimed = await commitAndClaim(group, claim ? free : 0);
+      for (const d of dropped) reserve(d, -1);
+      const claimed = await commitAndClaim(group, dropped, claim ? room : 0);
       if (claimed === null) canClaim = false;
-      else if (claim) mayBeDue = claimed.length === free;
-      else if (group.length > 0) mayBeDue = true;
-      for (const d of claimed ?? []) start(d);
+      else if (claim) mayBeDue = claimed.length === room;
+      else if (group.length > 0 || dropped.length > 0) mayBeDue = true;
+      if (claimed) {
+        for (const d of claimed) reserve(d, 1);
+        ready.push(...claimed);
+        fill();
+      }
     }
   }
 

@@ -1,5 +1,3 @@
-import { createHmac } from "node:crypto";
-
 const SECRET_PREFIX = "whsec_";
 
 /** The HMAC key of an account's `whsec_<base64>` webhook secret: the bytes after the prefix, base64-decoded. */
@@ -28,8 +26,11 @@ export type SignInput = {
  */
 export function webhookHeaders(input: SignInput): Record<string, string> {
   const ts = String(input.timestampSec);
-  const hex = createHmac("sha256", input.key).update(`${ts}.${input.body}`).digest("hex");
-  const b64 = createHmac("sha256", input.key).update(`${input.id}.${ts}.${input.body}`).digest("base64");
+  // Bun's native HMAC, fed piece by piece (no copies of the body): two run on every attempt, and
+  // this is about half the cost of node:crypto's createHmac over concatenated strings.
+  const hmac = () => new Bun.CryptoHasher("sha256", input.key);
+  const hex = hmac().update(ts).update(".").update(input.body).digest("hex");
+  const b64 = hmac().update(input.id).update(".").update(ts).update(".").update(input.body).digest("base64");
   return {
     "Content-Type": "application/json",
     "User-Agent": input.userAgent,

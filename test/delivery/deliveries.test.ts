@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { claimDueDeliveries, recordOutcomes, retryDelivery, type Settlement } from "../../src/delivery/deliveries.ts";
+import { claimDueDeliveries, recordOutcomes, releaseLeases, retryDelivery, type Settlement } from "../../src/delivery/deliveries.ts";
 import { manualClock } from "../../src/lib/clock.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
@@ -56,6 +56,41 @@ describe("the outbox repository", () => {
     expect(await engine.attempts(id)).toHaveLength(1);
     const a = await engine.ctx.db.selectFrom("accounts").select("credits").where("id", "=", acct.id).executeTakeFirstOrThrow();
     expect(Number(a.credits)).toBe(93);
+  });
+
+  test("queued ids keep the dlv_ shape and sort in the order they were made", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await engine.queue(acct.id));
+    for (const id of ids) expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  test("recording and claiming compose into the caller's transaction: a payment's next webhook is claimable at once", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const first = await engine.queue(acct.id, { kind: "payment", eventType: "payment_order", paymentId: "pay_1", sequence: 1 });
+    const second = await engine.queue(acct.id, { kind: "payment", eventType: "payment_order", paymentId: "pay_1", sequence: 2 });
+    const [d] = (await claim()).claimed;
+    expect(d.id).toBe(first);
+    const next = await engine.ctx.db.transaction().execute(async (trx) => {
+      await recordOutcomes(trx, [{ delivery: d, attempt: ok(), outcome: { ok: true, price: 0 } }], clock.now());
+      return claimDueDeliveries(trx, { nowMs: clock.now(), leaseMs: 60_000, limit: 10, priceOf: () => 0 });
+    });
+    expect(next.claimed.map((c) => c.id)).toEqual([second]);
+    expect((await engine.delivery(first)).status).toBe("succeeded");
+  });
+
+  test("a lease given back makes the row claimable at once, but a lease taken since is left alone", async () => {
+    const acct = await engine.account({ url: "http://r/" });
+    const id = await engine.queue(acct.id);
+    const [d] = (await claim()).claimed;
+    await releaseLeases(engine.ctx.db, [d]);
+    expect((await engine.delivery(id)).lease_until).toBeNull();
+    clock.advance(1);
+    const [again] = (await claim()).claimed;
+    expect(again.id).toBe(id);
+    await releaseLeases(engine.ctx.db, [d]);
+    expect((await engine.delivery(id)).lease_until).toBe(again.lease_until);
   });
 
   test("retry re-queues a failed delivery with a fresh attempt budget", async () => {

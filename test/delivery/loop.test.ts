@@ -173,6 +173,40 @@ describe("the delivery loop against a real receiver (DESIGN §5)", () => {
     expect(peak).toBe(3);
   });
 
+  test("a slow receiver answer holds up only its own slot: the others keep sending", async () => {
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 2, timeout_ms: 2000 } } });
+    const acct = await engine.account({ url: sink.url });
+    let slowDone = -1;
+    sink.respond(async (_req, i) => {
+      if (i === 0) {
+        await Bun.sleep(400);
+        slowDone = sink.received.length;
+      }
+      return new Response("ok");
+    });
+    for (let i = 0; i < 8; i++) await engine.queue(acct.id);
+    await engine.run();
+    expect(sink.received.length).toBe(8);
+    // All seven others arrived through the second slot while the first request was still open.
+    expect(slowDone).toBe(8);
+  });
+
+  test("stop gives back the leases of rows claimed but not yet sent", async () => {
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 1, timeout_ms: 2000 } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(async () => {
+      await Bun.sleep(150);
+      return new Response("ok");
+    });
+    const ids = [await engine.queue(acct.id), await engine.queue(acct.id), await engine.queue(acct.id)];
+    engine.loop.wake();
+    await sink.waitFor(1);
+    await engine.loop.stop();
+    expect(sink.received.length).toBe(1);
+    expect(await engine.delivery(ids[0])).toMatchObject({ status: "succeeded", lease_until: null });
+    for (const id of ids.slice(1)) expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 0, lease_until: null });
+  });
+
   test("a wake-up during a pass is not lost: work queued meanwhile goes out in the same run", async () => {
     engine = await openEngine({ config: fast });
     const acct = await engine.account({ url: sink.url });
