@@ -36,7 +36,7 @@ export type DeliveryLoop = {
   /** Resolves when no pass is running (tests, benchmarks). */
   idle(): Promise<void>;
   /**
-   * Stops the tick and waits (bounded by timeout_ms + 1 s) for sends in flight and their outcomes;
+   * Stops the tick and waits (bounded by delivery.shutdown_grace_ms) for sends in flight and their outcomes;
    * claimed rows not yet sent get their leases back, rows still unfinished at the bound stay leased.
    */
   stop(): Promise<void>;
@@ -265,7 +265,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       if (!running) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const bound = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, cfg.timeout_ms + 1000);
+        timer = setTimeout(resolve, cfg.shutdown_grace_ms);
       });
       await Promise.race([running, bound]);
       clearTimeout(timer);

@@ -253,4 +253,18 @@ describe("the delivery loop against a real receiver (DESIGN §5)", () => {
     await engine.loop.stop();
     expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1, lease_until: null });
   });
+
+  test("stop gives up on a receiver that never answers after shutdown_grace_ms, leaving the row leased", async () => {
+    // timeout_ms is far beyond the test's own timeout: only the grace bound can end stop().
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 120_000, shutdown_grace_ms: 200 } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(() => new Promise<Response>(() => {}));
+    const id = await engine.queue(acct.id);
+    engine.loop.wake();
+    await sink.waitFor(1);
+    await engine.loop.stop();
+    const row = await engine.delivery(id);
+    expect(row).toMatchObject({ status: "pending", attempts: 0 });
+    expect(row?.lease_until).not.toBeNull();
+  });
 });
