@@ -70,6 +70,7 @@ export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): 
 export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: string | null; resolveHost?: Resolver; fetch?: typeof fetch } = {}): Promise<RunningDaemon> {
   const { config } = ctx;
   const metrics = createMetrics();
+  const resolveHost = opts.resolveHost ?? systemResolver;
   const deps: AppDeps = {
     ...ctx,
     metrics,
@@ -83,7 +84,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       deps.wakeDelivery();
       amlWorker.wake();
     }),
-    resolveHost: opts.resolveHost ?? systemResolver,
+    resolveHost,
   };
   // Background workers; each feature adds its own here (delivery loop, retention, expiry, AML).
   const workers: Worker[] = [];
@@ -92,7 +93,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     ...ctx,
     metrics,
     fetch: opts.fetch ?? fetch,
-    resolveHost: opts.resolveHost ?? systemResolver,
+    resolveHost,
     userAgent: `chainwatch/${VERSION}`,
   });
   workers.push(delivery);

@@ -1,3 +1,4 @@
+import type { AttemptLog } from "./deliveries.ts";
 import { type CompiledQuery, createQueryId, RawNode } from "kysely";
 
 // The delivery loop's hot statements, written once in SQLite's dialect. At thousands of deliveries
@@ -81,16 +82,7 @@ updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`,
   );
 }
 
-export type AttemptRowInput = {
-  deliveryId: string;
-  attempt: number;
-  url: string | null;
-  startedAt: number;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  snippet: string | null;
-};
+export type AttemptRowInput = AttemptLog & { deliveryId: string; attempt: number };
 
 /** Rows per INSERT: 8 parameters each, far below SQLite's limit on parameters. */
 export const ATTEMPT_ROWS_PER_INSERT = 256;

@@ -30,7 +30,7 @@ export type AppDeps = {
   /** The chain-hit feed behind POST /ingest/blocks (the CLI builds its own over the same code). */
   ingest: IngestService;
   /** Resolves webhook hostnames for the SSRF check; the daemon passes the system resolver, tests a table. */
-  resolveHost?: Resolver;
+  resolveHost: Resolver;
 };
 
 /** The signature plugin's slice of the app dependencies. */

@@ -2,7 +2,6 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import { Elysia, t } from "elysia";
 import { describeValueError } from "../../lib/value-errors.ts";
-import { systemResolver } from "../../net/target-guard.ts";
 import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
@@ -96,7 +95,7 @@ export function paymentRoutes(deps: AppDeps) {
             {
               db: deps.db,
               clock: deps.clock,
-              resolve: deps.resolveHost ?? systemResolver,
+              resolve: deps.resolveHost,
               allowPrivate: deps.config.delivery.allow_private_targets,
             },
             auth.accountId,

@@ -1,6 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { systemResolver } from "../../net/target-guard.ts";
 import { readWebhookSettings, updateWebhookSettings, type WebhookSettings, WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
@@ -21,7 +20,7 @@ export function webhookRoutes(deps: AppDeps) {
           {
             db: deps.db,
             clock: deps.clock,
-            resolve: deps.resolveHost ?? systemResolver,
+            resolve: deps.resolveHost,
             allowPrivate: deps.config.delivery.allow_private_targets,
             isNetwork: (slug) => Object.hasOwn(deps.config.networks, slug),
           },

@@ -1,20 +1,9 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describeValueError } from "../../lib/value-errors.ts";
-import { cleanResult, type Screener } from "./screening.ts";
+import { cleanResult, type Screener, VerdictFields } from "./screening.ts";
 
-const RiskLevel = T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]);
-
-// risk_level is all we need to decide; the rest is optional and defaults like a clean result.
-// Unknown keys (a provider's name, report URLs) are accepted but never copied into the result.
-const ProviderAnswer = T.Object({
-  risk_level: RiskLevel,
-  score: T.Optional(T.Number()),
-  hacking_event: T.Optional(T.String()),
-  address_label: T.Optional(T.String()),
-  detail_list: T.Optional(T.Array(T.Unknown())),
-  risk_detail: T.Optional(T.Array(T.Unknown())),
-});
+const ProviderAnswer = T.Object(VerdictFields);
 
 // Enough of a body to diagnose a provider failure in last_error without storing a page of HTML.
 const ERROR_SNIPPET = 200;

@@ -2,21 +2,10 @@ import { readFileSync } from "node:fs";
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describeValueError } from "../../lib/value-errors.ts";
-import { cleanResult, riskKey, type Screener, type ScreeningResult } from "./screening.ts";
+import { cleanResult, riskKey, type Screener, type ScreeningResult, VerdictFields } from "./screening.ts";
 
-const RiskLevel = T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]);
-
-// Only address and risk_level are needed to act; the rest defaults like an unlisted address.
 // Extra keys are ignored so lists exported by other tools load as they are.
-const RiskEntry = T.Object({
-  address: T.String({ minLength: 1 }),
-  risk_level: RiskLevel,
-  score: T.Optional(T.Number()),
-  hacking_event: T.Optional(T.String()),
-  address_label: T.Optional(T.String()),
-  detail_list: T.Optional(T.Array(T.Unknown())),
-  risk_detail: T.Optional(T.Array(T.Unknown())),
-});
+const RiskEntry = T.Object({ address: T.String({ minLength: 1 }), ...VerdictFields });
 
 const RiskListSchema = T.Array(RiskEntry);
 

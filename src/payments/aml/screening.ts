@@ -1,4 +1,19 @@
+import { Type as T } from "@sinclair/typebox";
 import type { RiskLevel } from "../lifecycle.ts";
+
+/**
+ * The verdict fields as a provider answer or a risk-list entry may carry them: risk_level is all
+ * that is needed to decide, the rest defaults like a clean result. Unknown keys (a provider's
+ * name, report URLs) are accepted but never copied into a result.
+ */
+export const VerdictFields = {
+  risk_level: T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]),
+  score: T.Optional(T.Number()),
+  hacking_event: T.Optional(T.String()),
+  address_label: T.Optional(T.String()),
+  detail_list: T.Optional(T.Array(T.Unknown())),
+  risk_detail: T.Optional(T.Array(T.Unknown())),
+};
 
 /** What is screened: the sender of the transaction that completed an order. */
 export type ScreeningRequest = {
