@@ -8,6 +8,8 @@ export type Metrics = {
 const HELP: Record<string, string> = {
   chainwatch_http_requests_total: "HTTP requests by route, method and status.",
   chainwatch_auth_rejections_total: "Signed requests refused, by reason.",
+  chainwatch_delivery_attempts_total: "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
+  chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
 };
 
 export function createMetrics(): Metrics {
