@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { CompiledQuery } from "kysely";
 import type { Db } from "../db/database.ts";
+import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Account } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
@@ -94,7 +94,7 @@ where a.id = ?`;
 
 /** The account snapshot for `day` (YYYY-MM-DD, UTC); throws when the account does not exist. */
 export async function accountSnapshot(db: Db, accountId: string, day: string): Promise<AccountSnapshot> {
-  const { rows } = await db.executeQuery<AccountSnapshot>(CompiledQuery.raw(SNAPSHOT_SQL, [day, accountId]));
+  const { rows } = await db.executeQuery(fixedStatement<AccountSnapshot>(SNAPSHOT_SQL, [day, accountId]));
   if (!rows[0]) throw new Error(`no account ${accountId}`);
   return rows[0];
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../db/database.ts";
-import { CompiledQuery, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
+import { fixedStatement } from "../db/fixed-sql.ts";
 import type { DB } from "../db/schema.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
 
@@ -18,7 +19,7 @@ export async function recordUsage(
   add: { credits?: number; deliveries?: number; events?: number },
 ): Promise<void> {
   const params = [accountId, utcDay(nowMs), add.credits ?? 0, add.deliveries ?? 0, add.events ?? 0];
-  await db.executeQuery(CompiledQuery.raw(ADD_USAGE, params));
+  await db.executeQuery(fixedStatement(ADD_USAGE, params));
 }
 
 export type UsagePoint = { date: string; credits: number; deliveries: number; events: number };

@@ -1,21 +1,12 @@
 import type { AttemptLog } from "./deliveries.ts";
-import { type CompiledQuery, createQueryId, RawNode } from "kysely";
+import type { CompiledQuery } from "kysely";
+import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
 
 // The delivery loop's hot statements, written once in SQLite's dialect. At thousands of deliveries
 // a second, building and compiling a Kysely query costs more than SQLite spends running it, and a
 // multi-row query builds a node per value. These run through `executeQuery` (same connection,
 // same transaction) with fixed SQL text, so the driver's statement cache reuses SQLite's compiled
 // statement; lists vary only the number of placeholders.
-
-const list = (n: number) => "?,".repeat(n - 1) + "?";
-
-/**
- * A compiled query over fixed SQL. Not `CompiledQuery.raw`: it freezes the parameter array, and
- * bun:sqlite binds a frozen array about three times slower (a multi-row INSERT has hundreds).
- */
-function statement<R = unknown>(sql: string, parameters: unknown[]): CompiledQuery<R> {
-  return { sql, parameters, query: RawNode.createWithSql(sql), queryId: createQueryId() };
-}
 
 /**
  * Due rows with their account's route and balance, oldest due first. A payment row waits while a

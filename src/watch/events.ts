@@ -1,4 +1,5 @@
-import { CompiledQuery, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
+import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Db } from "../db/database.ts";
 import type { DB, NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
@@ -36,8 +37,7 @@ export async function insertEvents(trx: Executor, rows: readonly NewEvent[]): Pr
     const params: unknown[] = [];
     for (const r of chunk) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at);
     const values = new Array<string>(chunk.length).fill(EVENT_ROW).join(", ");
-    // CompiledQuery.raw would Object.freeze the parameter array, which costs more than the insert.
-    await trx.executeQuery({ ...CompiledQuery.raw(`insert into events (${EVENT_COLUMNS}) values ${values}`), parameters: params });
+    await trx.executeQuery(fixedStatement(`insert into events (${EVENT_COLUMNS}) values ${values}`, params));
   }
 }
 
