@@ -69,6 +69,9 @@ function checkSemantics(c: Config): string | null {
     return "config key `database.url`: only sqlite:// URLs are supported by this build";
   if (c.billing.enabled && !c.billing.rates[c.environment])
     return `config key \`billing.rates.${c.environment}\` is required for environment "${c.environment}"`;
+  // A lease shorter than a send would let a second claim re-send a delivery still in flight.
+  if (c.delivery.lease_seconds * 1000 <= c.delivery.timeout_ms)
+    return "config key `delivery.lease_seconds`: must be longer than delivery.timeout_ms";
   if (c.aml.provider === "http" && !/^https?:\/\//.test(c.aml.http_url))
     return "config key `aml.http_url`: an http(s) URL is required when aml.provider = \"http\"";
   return null;

@@ -115,6 +115,11 @@ describe("a bad config names the key and the reason", () => {
     ["a non-SQLite database", '[database]\nurl = "postgres://db/cw"\n', "config key `database.url`: only sqlite:// URLs are supported by this build"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
+    [
+      "a lease no longer than a send",
+      "[delivery]\nlease_seconds = 5\ntimeout_ms = 5000\n",
+      "config key `delivery.lease_seconds`: must be longer than delivery.timeout_ms",
+    ],
   ])("%s", (_name, toml, message) => {
     expect(errorOf(toml)).toBe(message);
   });

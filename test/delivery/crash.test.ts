@@ -29,7 +29,7 @@ beforeAll(async () => {
     "[delivery]",
     "allow_private_targets = true",
     "interval_seconds = 1",
-    "timeout_ms = 2000",
+    "timeout_ms = 1000",
     "concurrency = 16",
     "lease_seconds = 2",
     "backoff_seconds = [0]",

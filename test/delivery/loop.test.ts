@@ -256,7 +256,7 @@ describe("the delivery loop against a real receiver (DESIGN §5)", () => {
 
   test("stop gives up on a receiver that never answers after shutdown_grace_ms, leaving the row leased", async () => {
     // timeout_ms is far beyond the test's own timeout: only the grace bound can end stop().
-    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 120_000, shutdown_grace_ms: 200 } } });
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 120_000, lease_seconds: 300, shutdown_grace_ms: 200 } } });
     const acct = await engine.account({ url: sink.url });
     sink.respond(() => new Promise<Response>(() => {}));
     const id = await engine.queue(acct.id);
