@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { findNetwork } from "../../src/config/networks.ts";
 import { queueTestDelivery, TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, UsageError } from "../globals.ts";
@@ -26,7 +27,7 @@ export function webhookCommand(g: Globals) {
             const network = String(args.network);
             if (!(TEST_EVENTS as readonly string[]).includes(event))
               throw new UsageError(`--event must be one of ${TEST_EVENTS.join(", ")}`);
-            if (!Object.hasOwn(ctx.config.networks, network)) throw new UsageError(`--network: unknown network ${network}`);
+            if (!findNetwork(ctx.config.networks, network)) throw new UsageError(`--network: unknown network ${network}`);
             const account = await requireAccount(ctx.db, String(args.account));
             const queued = await queueTestDelivery({ db: ctx.db, config: ctx.config, nowMs: ctx.clock.now() }, account, {
               event,

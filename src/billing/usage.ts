@@ -1,10 +1,7 @@
-import type { Db } from "../db/database.ts";
-import type { Transaction } from "kysely";
+import type { Db, Executor } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
-import type { DB } from "../db/schema.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
 
-type Executor = Db | Transaction<DB>;
 
 // Fixed SQL rather than a query built per call: the delivery loop adds usage in every commit.
 const ADD_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events) values (?, ?, ?, ?, ?)

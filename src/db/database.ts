@@ -1,12 +1,15 @@
 import { Database, type Statement } from "bun:sqlite";
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, Migrator, type Transaction } from "kysely";
+import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, Migrator } from "kysely";
-import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { migrations } from "./migrations/index.ts";
 import type { DB } from "./schema.ts";
 
 export type Db = Kysely<DB>;
+
+/** What repositories take: the database, or a transaction a caller composes several writes in. */
+export type Executor = Kysely<DB> | Transaction<DB>;
 
 /**
  * SQLite dialect whose transactions start with BEGIN IMMEDIATE: the CLI and the daemon write the

@@ -1,6 +1,6 @@
 import type { Delivery } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
-import { checkWebhookTarget, type Resolver, type TargetCheck } from "../net/target-guard.ts";
+import { checkWebhookTarget, type Resolver, refusalReasons, type TargetCheck } from "../net/target-guard.ts";
 import type { AccountRoute, AttemptLog } from "./deliveries.ts";
 import { webhookHeaders } from "./signer.ts";
 
@@ -155,9 +155,11 @@ export async function readSnippet(res: Response): Promise<string> {
   return utf8.decode(all);
 }
 
+const REFUSED = refusalReasons();
+
 function refusalClass(reason: string): string {
-  if (reason.includes("private")) return "private target";
-  if (reason.includes("resolved")) return "dns failure";
+  if (reason === REFUSED.privateAddress) return "private target";
+  if (reason === REFUSED.unresolvable) return "dns failure";
   return "invalid target";
 }
 

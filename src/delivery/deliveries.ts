@@ -1,12 +1,11 @@
 import type { Transaction } from "kysely";
 import { recordUsage } from "../billing/usage.ts";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { FailureOutcome } from "./backoff.ts";
 import * as outboxSql from "./outbox-sql.ts";
 
-type Executor = Db | Transaction<DB>;
 
 /** Statuses of an outbox row (DESIGN §5). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused"] as const;

@@ -1,9 +1,6 @@
-import type { Transaction } from "kysely";
-import type { Db } from "../db/database.ts";
-import type { DB } from "../db/schema.ts";
+import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 
-type Executor = Db | Transaction<DB>;
 
 /** What gets delivered: `event` (address watch), `payment` (payment order) or `test`. */
 export type DeliveryKind = "event" | "payment" | "test";

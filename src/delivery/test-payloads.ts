@@ -1,3 +1,4 @@
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
@@ -130,8 +131,8 @@ export async function queueTestDelivery(
 ): Promise<QueueTestResult> {
   if (!(TEST_EVENTS as readonly string[]).includes(input.event))
     return { ok: false, error: `event must be one of ${TEST_EVENTS.join(", ")}` };
-  const net = deps.config.networks[input.network];
-  if (!net) return { ok: false, error: `Unknown network: ${input.network}` };
+  const net = findNetwork(deps.config.networks, input.network);
+  if (!net) return { ok: false, error: unknownNetwork(input.network) };
   const event = input.event as TestEvent;
   // Refuse up front what could never be delivered; the route is still re-read at send time.
   const target = chooseTarget({ kind: "test", event_type: event }, account);

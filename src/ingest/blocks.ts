@@ -1,9 +1,6 @@
-import type { Transaction } from "kysely";
-import type { Db } from "../db/database.ts";
-import type { DB } from "../db/schema.ts";
+import type { Executor } from "../db/database.ts";
 import type { IngestedBlock } from "./ingest-service.ts";
 
-type Executor = Db | Transaction<DB>;
 
 // Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;

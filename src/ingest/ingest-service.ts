@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { DB, NewEvent } from "../db/schema.ts";
@@ -6,8 +7,8 @@ import { enqueueDelivery } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { rfc3339, utcDay } from "../lib/time.ts";
-import { existingDedupeKeys, insertEvents, newEventId, nextEventSeq } from "../watch/events.ts";
 import { SHARED, syncSubscriptions } from "../watch/block-subscriptions.ts";
+import { existingDedupeKeys, insertEvents, newEventId, nextEventSeq } from "../watch/events.ts";
 import { blockDedupeKey, blockEventBody, hitsOf, toIngestedBlock, type WatchRef, walletDedupeKey, walletEventBody } from "../watch/matcher.ts";
 import { parseBatch } from "./batch-schema.ts";
 import { blockKey, insertBlocks, networkTips, storedBlockKeys } from "./blocks.ts";
@@ -52,8 +53,8 @@ export function createIngestService(deps: IngestDeps): IngestService {
     async ingest(raw) {
       const parsed = parseBatch(raw);
       if (!parsed.ok) return parsed;
-      const unknown = parsed.blocks.find((b) => !Object.hasOwn(deps.config.networks, b.network));
-      if (unknown) return { ok: false, error: `Unknown network: ${unknown.network}` };
+      const unknown = parsed.blocks.find((b) => !findNetwork(deps.config.networks, b.network));
+      if (unknown) return { ok: false, error: unknownNetwork(unknown.network) };
       const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, deps.config.networks[b.network].family)));
       // Reads first: the write transaction holds SQLite's single writer lock, keep it short.
       const views = new Map<string, NetworkView>();

@@ -1,12 +1,9 @@
-import type { Transaction } from "kysely";
-import type { Db } from "../db/database.ts";
-import type { DB } from "../db/schema.ts";
+import type { Executor } from "../db/database.ts";
 import { passesFilters } from "../watch/filters.ts";
-import { findWatchesByAddresses } from "../watch/watches.ts";
 import type { WatchRef } from "../watch/matcher.ts";
+import { findWatchesByAddresses } from "../watch/watches.ts";
 import { parseStoredFilters, type WebhookSettings } from "../watch/webhook-settings.ts";
 
-type Executor = Db | Transaction<DB>;
 
 // Longer than any address normalizeAddress accepts, so such a feed address is never watched.
 const MAX_ADDRESS_LENGTH = 128;

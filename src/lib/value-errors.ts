@@ -10,6 +10,16 @@ export function fieldName(pointer: string): string {
     .join("");
 }
 
+const KIND_NAMES: Record<string, string> = {
+  string: "a string",
+  null: "null",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+  array: "an array",
+  object: "an object",
+};
+
 /** One client-facing sentence naming the field and the problem: `transactions[3].hash is required`. */
 export function describeValueError(e: Pick<ValueError, "path" | "type" | "message" | "schema">): string {
   const field = fieldName(e.path) || "body";
@@ -49,8 +59,12 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
     case ValueErrorType.ArrayMinItems:
       return `${field} must have at least ${s.minItems} items`;
     case ValueErrorType.Union: {
-      const literals = (s.anyOf as TSchema[] | undefined)?.map((x) => x.const);
-      if (literals?.every((v) => typeof v === "string")) return `${field} must be one of ${literals.join(", ")}`;
+      const branches = (s.anyOf as TSchema[] | undefined) ?? [];
+      const literals = branches.map((x) => x.const);
+      if (literals.length > 0 && literals.every((v) => typeof v === "string")) return `${field} must be one of ${literals.join(", ")}`;
+      // A union of plain types (`string | null`): name them as a client would read them.
+      const kinds = branches.map((x) => KIND_NAMES[x.type as string]);
+      if (kinds.length > 0 && kinds.every((k) => k !== undefined)) return `${field} must be ${kinds.join(" or ")}`;
       return `${field} is invalid`;
     }
     default:

@@ -13,10 +13,15 @@ export const systemResolver: Resolver = async (hostname) => {
 /** Outcome of checking a webhook URL; `reason` is shown to API clients verbatim. */
 export type TargetCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-const NOT_ABSOLUTE_HTTP = "url must be an absolute http(s) URL";
-const HAS_CREDENTIALS = "url must not contain credentials";
-const PRIVATE_ADDRESS = "url resolves to a private address";
-const UNRESOLVABLE = "url host could not be resolved";
+/** The refusal sentences, naming the field the client sent the URL in (`url` unless told). */
+export function refusalReasons(field = "url") {
+  return {
+    notAbsoluteHttp: `${field} must be an absolute http(s) URL`,
+    hasCredentials: `${field} must not contain credentials`,
+    privateAddress: `${field} resolves to a private address`,
+    unresolvable: `${field} host could not be resolved`,
+  };
+}
 
 /**
  * Checks a webhook URL: absolute http(s), no credentials in it, and (unless allowPrivate) every address its host resolves to is public.
@@ -26,39 +31,40 @@ const UNRESOLVABLE = "url host could not be resolved";
  */
 export async function checkWebhookTarget(
   raw: string,
-  opts: { allowPrivate: boolean; resolve: Resolver },
+  opts: { allowPrivate: boolean; resolve: Resolver; field?: string },
 ): Promise<TargetCheck> {
+  const reason = refusalReasons(opts.field);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse(NOT_ABSOLUTE_HTTP);
+    return refuse(reason.notAbsoluteHttp);
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
-    return refuse(NOT_ABSOLUTE_HTTP);
+    return refuse(reason.notAbsoluteHttp);
   }
   // Credentials would be stored and echoed back in listings, and they are never needed: we sign.
-  if (url.username !== "" || url.password !== "") return refuse(HAS_CREDENTIALS);
+  if (url.username !== "" || url.password !== "") return refuse(reason.hasCredentials);
   if (opts.allowPrivate) return { ok: true, url };
 
   // The WHATWG parser has already canonicalized odd v4 spellings (0x7f.1, 2130706433) to dotted quads.
   const literal = parseIp(url.hostname);
-  if (literal !== null) return isNonPublicIp(literal) ? refuse(PRIVATE_ADDRESS) : { ok: true, url };
+  if (literal !== null) return isNonPublicIp(literal) ? refuse(reason.privateAddress) : { ok: true, url };
   // RFC 6761 reserves localhost and its subdomains for loopback, whatever a resolver says.
   const host = url.hostname.endsWith(".") ? url.hostname.slice(0, -1) : url.hostname;
-  if (host === "localhost" || host.endsWith(".localhost")) return refuse(PRIVATE_ADDRESS);
+  if (host === "localhost" || host.endsWith(".localhost")) return refuse(reason.privateAddress);
 
   let answers: string[];
   try {
     answers = await opts.resolve(url.hostname);
   } catch {
-    return refuse(UNRESOLVABLE);
+    return refuse(reason.unresolvable);
   }
   const addresses = answers.map((answer) => parseIp(answer));
   // No answer, or one we cannot read, gives nothing to vouch for, so it is refused like a failure.
-  if (addresses.length === 0 || addresses.some((ip) => ip === null)) return refuse(UNRESOLVABLE);
+  if (addresses.length === 0 || addresses.some((ip) => ip === null)) return refuse(reason.unresolvable);
   // Every answer must be public: a client may pick any of them, and one private record is enough to pivot.
-  if (addresses.some((ip) => ip !== null && isNonPublicIp(ip))) return refuse(PRIVATE_ADDRESS);
+  if (addresses.some((ip) => ip !== null && isNonPublicIp(ip))) return refuse(reason.privateAddress);
   return { ok: true, url };
 }
 

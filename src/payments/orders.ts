@@ -1,9 +1,9 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import type { Transaction } from "kysely";
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { NetworkConfig } from "../config/schema.ts";
-import type { Db } from "../db/database.ts";
-import type { DB, Payment } from "../db/schema.ts";
-import { formatAmount, MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
+import type { Db, Executor } from "../db/database.ts";
+import type { Payment } from "../db/schema.ts";
+import { MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { parseJson } from "../lib/json.ts";
@@ -11,8 +11,8 @@ import { rfc3339 } from "../lib/time.ts";
 import { normalizeAddress } from "../watch/address.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
+import { type OrderFacts, orderFacts } from "./webhook-body.ts";
 
-type Executor = Db | Transaction<DB>;
 
 /** Every order state, in lifecycle order (for filters and schemas). */
 export const PAYMENT_STATUSES: readonly PaymentStatus[] = ["pending", "seen", "underpaid", "aml_check", "paid", "failed", "expired"];
@@ -43,16 +43,7 @@ export const CreateOrderBody = T.Object(
 export type CreateOrderInput = Static<typeof CreateOrderBody>;
 
 /** An order as the API and the list show it: amounts as decimal strings, times RFC 3339. */
-export type OrderView = {
-  payment_id: string;
-  order_id: string;
-  network: string;
-  address: string;
-  asset: string | null;
-  amount: string;
-  amount_raw: string;
-  amount_received: string;
-  amount_received_raw: string;
+export type OrderView = OrderFacts & {
   status: PaymentStatus;
   tx_hash: string | null;
   expires_at: string;
@@ -63,15 +54,7 @@ export type OrderView = {
 /** The client-facing shape of an order row. */
 export function orderView(p: Payment): OrderView {
   return {
-    payment_id: p.id,
-    order_id: p.order_id,
-    network: p.network,
-    address: p.address,
-    asset: p.asset,
-    amount: formatAmount(BigInt(p.amount_raw), p.decimals),
-    amount_raw: p.amount_raw,
-    amount_received: formatAmount(BigInt(p.received_raw), p.decimals),
-    amount_received_raw: p.received_raw,
+    ...orderFacts(p),
     status: p.status as PaymentStatus,
     tx_hash: p.tx_hash,
     expires_at: rfc3339(Number(p.expires_at)),
@@ -104,8 +87,8 @@ const ASSET_IS_ADDRESS = new Set(["evm", "tron", "solana"]);
 
 /** Checks a schema-valid body against the configured networks; each error names the field. */
 export function validateOrder(networks: Record<string, NetworkConfig>, input: CreateOrderInput): ValidationResult {
-  const net = Object.hasOwn(networks, input.network) ? networks[input.network] : undefined;
-  if (!net) return { ok: false, error: `Unknown network: ${input.network}` };
+  const net = findNetwork(networks, input.network);
+  if (!net) return { ok: false, error: unknownNetwork(input.network) };
   const address = normalizeAddress(net.family, input.address);
   if (address === null) return { ok: false, error: `Invalid address for network ${input.network}` };
 

@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import { Value } from "@sinclair/typebox/value";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { describeValueError } from "../lib/value-errors.ts";
@@ -30,16 +30,12 @@ export async function updatePaymentSettings(
   body: unknown,
 ): Promise<SettingsOutcome> {
   const first = Value.Errors(PaymentSettingsSchema, body).First();
-  if (first) {
-    if (first.path === "/webhook_url" && first.type === ValueErrorType.Union) return fail("webhook_url must be a string or null");
-    return fail(describeValueError(first));
-  }
+  if (first) return fail(describeValueError(first));
   const url = (body as PaymentSettings).webhook_url;
   if (url !== null) {
     if (url.length > MAX_URL_LENGTH) return fail(`webhook_url must be at most ${MAX_URL_LENGTH} characters`);
-    const target = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
-    // The guard's reasons start with "url"; name the field this body actually has.
-    if (!target.ok) return fail(target.reason.replace(/^url\b/, "webhook_url"));
+    const target = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve, field: "webhook_url" });
+    if (!target.ok) return fail(target.reason);
   }
   await deps.db
     .updateTable("accounts")

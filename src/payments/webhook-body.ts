@@ -3,11 +3,8 @@ import { formatAmount } from "../lib/amount.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
 
-/** The flat payment-order webhook body (seed §2 plus amount_received, amount_received_raw, asset). */
-export type PaymentWebhookBody = {
-  product: "payments";
-  type: "payment_order";
-  event: PaymentStatus;
+/** What identifies an order and its amounts, as both the API view and the webhook body show them. */
+export type OrderFacts = {
   payment_id: string;
   order_id: string;
   network: string;
@@ -17,6 +14,25 @@ export type PaymentWebhookBody = {
   amount_raw: string;
   amount_received: string;
   amount_received_raw: string;
+};
+
+/** An order's facts, amounts as decimal strings beside their raw integers. */
+export function orderFacts(p: Payment): OrderFacts {
+  return {
+    payment_id: p.id,
+    order_id: p.order_id,
+    network: p.network,
+    address: p.address,
+    asset: p.asset,
+    amount: formatAmount(BigInt(p.amount_raw), p.decimals),
+    amount_raw: p.amount_raw,
+    amount_received: formatAmount(BigInt(p.received_raw), p.decimals),
+    amount_received_raw: p.received_raw,
+  };
+}
+
+/** The flat payment-order webhook body (seed §2 plus amount_received, amount_received_raw, asset). */
+export type PaymentWebhookBody = { product: "payments"; type: "payment_order"; event: PaymentStatus } & OrderFacts & {
   status: PaymentStatus;
   lifecycle: PaymentStatus;
   tx_hash: string | null;
@@ -32,15 +48,7 @@ export function paymentWebhookBody(order: Payment, state: PaymentStatus, aml: St
     product: "payments",
     type: "payment_order",
     event: state,
-    payment_id: order.id,
-    order_id: order.order_id,
-    network: order.network,
-    address: order.address,
-    asset: order.asset,
-    amount: formatAmount(BigInt(order.amount_raw), order.decimals),
-    amount_raw: order.amount_raw,
-    amount_received: formatAmount(BigInt(order.received_raw), order.decimals),
-    amount_received_raw: order.received_raw,
+    ...orderFacts(order),
     status: state,
     lifecycle: state,
     tx_hash: order.tx_hash,

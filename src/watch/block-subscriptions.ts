@@ -1,8 +1,5 @@
-import type { Transaction } from "kysely";
-import type { Db } from "../db/database.ts";
-import type { DB } from "../db/schema.ts";
+import type { Db, Executor } from "../db/database.ts";
 
-type Executor = Db | Transaction<DB>;
 
 // Accounts per IN (…) list, far below SQLite's bound-parameter cap.
 const CHUNK = 500;

@@ -1,10 +1,8 @@
-import type { Transaction } from "kysely";
+import type { Db, Executor } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
-import type { Db } from "../db/database.ts";
-import type { DB, NewEvent } from "../db/schema.ts";
+import type { NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 
-type Executor = Db | Transaction<DB>;
 
 // Rows per multi-row insert: 500 × 8 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;

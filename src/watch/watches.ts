@@ -1,10 +1,10 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { slotsUsed } from "../accounts/accounts.ts";
+import type { Executor } from "../db/database.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 
-type Executor = Kysely<DB> | Transaction<DB>;
 
 /** The public shape of a watched address (DESIGN §3). */
 export type WatchView = { watch_id: string; network_slug: string; address: string; created_at: string };

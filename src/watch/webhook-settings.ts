@@ -1,13 +1,14 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import { Value, ValueErrorType } from "@sinclair/typebox/value";
-import type { Kysely, Transaction } from "kysely";
+import { Value } from "@sinclair/typebox/value";
+import type { Kysely } from "kysely";
+import { unknownNetwork } from "../config/networks.ts";
+import type { Executor } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
 import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, mergeFilters } from "./filters.ts";
 
-type Executor = Kysely<DB> | Transaction<DB>;
 
 /** An account's address-watch webhook: where, whether, and which events. */
 export type WebhookSettings = { url: string | null; enabled: boolean; events: EventFilters };
@@ -54,11 +55,7 @@ export type ParseOutcome<V> = { ok: true; value: V } | { ok: false; error: strin
  */
 export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => boolean): ParseOutcome<WebhookUpdate> {
   const first = Value.Errors(WebhookUpdateSchema, body).First();
-  if (first) {
-    // TypeBox reports a failed union without the branches; say what is allowed.
-    if (first.path === "/url" && first.type === ValueErrorType.Union) return fail("url must be a string or null");
-    return fail(describeValueError(first));
-  }
+  if (first) return fail(describeValueError(first));
   const input = body as Static<typeof WebhookUpdateSchema>;
   if (input.url !== null && input.url.length > MAX_URL_LENGTH) return fail(`url must be at most ${MAX_URL_LENGTH} characters`);
   if (input.enabled && input.url === null) return fail("url is required when enabled is true");
@@ -83,7 +80,7 @@ export function validateFilterPatch(patch: unknown, isNetwork: (slug: string) =>
       continue;
     }
     const unknown = value.find((slug) => !isNetwork(slug));
-    if (unknown !== undefined) return fail(`Unknown network: ${unknown}`);
+    if (unknown !== undefined) return fail(unknownNetwork(unknown));
     out[key] = [...new Set(value)];
   }
   return { ok: true, value: out as FilterPatch };

@@ -133,6 +133,8 @@ describe("POST /v1/address-watch/webhook/test", () => {
   test.each([
     [{ event: "transfer", network: "eth" }, "event must be one of payment, payout, other, block, payment_order"],
     [{ event: "payment", network: "dogecoin" }, "Unknown network: dogecoin"],
+    // Object.prototype's members are not networks (this once answered 500).
+    [{ event: "payment", network: "constructor" }, "Unknown network: constructor"],
     [{ network: "eth" }, "event is required"],
     [{ event: "payment" }, "network is required"],
     [{ event: 1, network: "eth" }, "event must be a string"],

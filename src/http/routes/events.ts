@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { findNetwork, unknownNetwork } from "../../config/networks.ts";
 import { listEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
@@ -18,14 +19,14 @@ export function parseEventListQuery(
     throw badRequest("limit must be an integer from 1 to 1000");
   }
   if (type !== undefined && !EVENT_TYPES.includes(type)) throw badRequest(`type must be one of ${EVENT_TYPES.join(", ")}`);
-  if (network !== undefined && !isNetwork(network)) throw badRequest(`Unknown network: ${network}`);
+  if (network !== undefined && !isNetwork(network)) throw badRequest(unknownNetwork(network));
   if (after === "") throw badRequest("after must not be empty");
   return { after: after ?? null, limit: limit === undefined ? 100 : Number(limit), type, network, watchId: watch_id || undefined };
 }
 
 /** GET /v1/address-watch/events: the polling backup of the address-watch webhooks. */
 export function eventRoutes(deps: AppDeps) {
-  const isNetwork = (slug: string) => Object.hasOwn(deps.config.networks, slug);
+  const isNetwork = (slug: string) => findNetwork(deps.config.networks, slug) !== undefined;
   return new Elysia().use(signature(signatureDeps(deps))).get(
     "/v1/address-watch/events",
     async ({ auth, query }) => {

@@ -1,11 +1,11 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import { Value } from "@sinclair/typebox/value";
 import { Elysia, t } from "elysia";
 import { describeValueError } from "../../lib/value-errors.ts";
 import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
-import { type AppDeps, signatureDeps } from "../deps.ts";
+import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
@@ -19,8 +19,6 @@ const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema
 function parseCreateBody(body: unknown): Static<typeof CreateOrderBody> {
   const first = Value.Errors(CreateOrderBody, body).First();
   if (!first) return body as Static<typeof CreateOrderBody>;
-  // TypeBox reports a failed union without its branches; say what is allowed.
-  if (first.path === "/asset" && first.type === ValueErrorType.Union) throw badRequest("asset must be a string or null");
   throw badRequest(describeValueError(first));
 }
 
@@ -91,16 +89,7 @@ export function paymentRoutes(deps: AppDeps) {
       .put(
         "/v1/payments/settings",
         async ({ auth, body }) => {
-          const outcome = await updatePaymentSettings(
-            {
-              db: deps.db,
-              clock: deps.clock,
-              resolve: deps.resolveHost,
-              allowPrivate: deps.config.delivery.allow_private_targets,
-            },
-            auth.accountId,
-            body,
-          );
+          const outcome = await updatePaymentSettings(urlSettingsDeps(deps), auth.accountId, body);
           if (!outcome.ok) throw badRequest(outcome.error);
           return outcome.settings;
         },

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
+import { findNetwork, unknownNetwork } from "../../config/networks.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { normalizeAddress } from "../../watch/address.ts";
 import { addWatch, deleteWatch, listWatches, watchView } from "../../watch/watches.ts";
@@ -42,10 +43,8 @@ export function watchRoutes(deps: AppDeps) {
       "/v1/address-watch/addresses",
       async ({ auth, body, set }) => {
         const input = parseBody(AddWatchSchema, body);
-        const network = Object.hasOwn(deps.config.networks, input.network_slug)
-          ? deps.config.networks[input.network_slug]
-          : undefined;
-        if (!network) throw badRequest(`Unknown network: ${input.network_slug}`);
+        const network = findNetwork(deps.config.networks, input.network_slug);
+        if (!network) throw badRequest(unknownNetwork(input.network_slug));
         const address = normalizeAddress(network.family, input.address);
         if (address === null) throw badRequest(`Invalid address for network ${input.network_slug}`);
         const outcome = await addWatch(deps.db, {

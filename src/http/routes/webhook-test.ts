@@ -22,7 +22,8 @@ export function webhookTestRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/webhook/test",
     async ({ auth, body, set }) => {
-      const first = Value.Errors(T.Object({ event: T.String(), network: T.String() }, { additionalProperties: false }), body).First();
+      // The shape only; queueTestDelivery names the allowed events and checks the network.
+      const first = Value.Errors(WebhookTestSchema, body).First();
       if (first) throw badRequest(describeValueError(first));
       const input = body as { event: string; network: string };
       const account = await loadAccount(deps, auth.accountId);

@@ -1,7 +1,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
+import { findNetwork } from "../../config/networks.ts";
 import { readWebhookSettings, updateWebhookSettings, type WebhookSettings, WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
-import { type AppDeps, signatureDeps } from "../deps.ts";
+import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
@@ -17,13 +18,7 @@ export function webhookRoutes(deps: AppDeps) {
       "/v1/address-watch/webhook",
       async ({ auth, body }) => {
         const outcome = await updateWebhookSettings(
-          {
-            db: deps.db,
-            clock: deps.clock,
-            resolve: deps.resolveHost,
-            allowPrivate: deps.config.delivery.allow_private_targets,
-            isNetwork: (slug) => Object.hasOwn(deps.config.networks, slug),
-          },
+          { ...urlSettingsDeps(deps), isNetwork: (slug) => findNetwork(deps.config.networks, slug) !== undefined },
           auth.accountId,
           body,
         );

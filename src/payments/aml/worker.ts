@@ -6,7 +6,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { parseJson } from "../../lib/json.ts";
 import type { Logger } from "../../lib/log.ts";
 import { rfc3339 } from "../../lib/time.ts";
-import { nextStates, type PaymentStatus, type RiskLevel } from "../lifecycle.ts";
+import { nextStates, type RiskLevel } from "../lifecycle.ts";
 import { applyTransitions } from "../transitions.ts";
 import type { Screener, ScreeningResult, StoredAml } from "./screening.ts";
 
