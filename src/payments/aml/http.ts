@@ -1,7 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describeValueError } from "../../lib/value-errors.ts";
-import { cleanResult, type Screener, VerdictFields } from "./screening.ts";
+import { type Screener, VerdictFields, verdictFrom } from "./screening.ts";
 
 const ProviderAnswer = T.Object(VerdictFields);
 
@@ -40,18 +40,6 @@ export function httpScreener(opts: { url: string; timeoutMs: number; fetch?: typ
     }
     const first = Value.Errors(ProviderAnswer, body).First();
     if (first) return { ok: false, error: `bad answer: ${describeValueError(first)}` };
-    const a = body as typeof ProviderAnswer.static;
-    const base = cleanResult();
-    return {
-      ok: true,
-      result: {
-        score: a.score ?? base.score,
-        risk_level: a.risk_level,
-        hacking_event: a.hacking_event ?? base.hacking_event,
-        detail_list: a.detail_list ?? base.detail_list,
-        risk_detail: a.risk_detail ?? base.risk_detail,
-        address_label: a.address_label ?? base.address_label,
-      },
-    };
+    return { ok: true, result: verdictFrom(body as typeof ProviderAnswer.static) };
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describeValueError } from "../../lib/value-errors.ts";
-import { cleanResult, riskKey, type Screener, type ScreeningResult, VerdictFields } from "./screening.ts";
+import { cleanResult, riskKey, type Screener, type ScreeningResult, VerdictFields, verdictFrom } from "./screening.ts";
 
 // Extra keys are ignored so lists exported by other tools load as they are.
 const RiskEntry = T.Object({ address: T.String({ minLength: 1 }), ...VerdictFields });
@@ -26,15 +26,7 @@ export function parseRiskList(text: string): RiskListResult {
   if (first) return { ok: false, error: describeValueError(first) };
   const list = new Map<string, ScreeningResult>();
   for (const e of raw as (typeof RiskEntry.static)[]) {
-    const base = cleanResult();
-    list.set(riskKey(e.address), {
-      score: e.score ?? base.score,
-      risk_level: e.risk_level,
-      hacking_event: e.hacking_event ?? base.hacking_event,
-      detail_list: e.detail_list ?? base.detail_list,
-      risk_detail: e.risk_detail ?? base.risk_detail,
-      address_label: e.address_label ?? base.address_label,
-    });
+    list.set(riskKey(e.address), verdictFrom(e));
   }
   return { ok: true, list };
 }

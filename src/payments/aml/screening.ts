@@ -1,4 +1,4 @@
-import { Type as T } from "@sinclair/typebox";
+import { type Static, type TObject, Type as T } from "@sinclair/typebox";
 import type { RiskLevel } from "../lifecycle.ts";
 
 /**
@@ -45,6 +45,19 @@ export type Screener = (request: ScreeningRequest) => Promise<ScreeningOutcome>;
 /** The verdict for an address no risk source knows: score 0, `low`, empty strings and lists. */
 export function cleanResult(): ScreeningResult {
   return { score: 0, risk_level: "low", hacking_event: "", detail_list: [], risk_detail: [], address_label: "" };
+}
+
+/** A full verdict from the fields a provider or a risk list gave: what is missing reads as clean. */
+export function verdictFrom(v: Static<TObject<typeof VerdictFields>>): ScreeningResult {
+  const base = cleanResult();
+  return {
+    score: v.score ?? base.score,
+    risk_level: v.risk_level,
+    hacking_event: v.hacking_event ?? base.hacking_event,
+    detail_list: v.detail_list ?? base.detail_list,
+    risk_detail: v.risk_detail ?? base.risk_detail,
+    address_label: v.address_label ?? base.address_label,
+  };
 }
 
 /** The key an address is looked up by: hex (EVM-style) addresses compare case-insensitively, others exactly. */
