@@ -74,6 +74,14 @@ function checkSemantics(c: Config): string | null {
     return "config key `delivery.lease_seconds`: must be longer than delivery.timeout_ms";
   if (c.aml.provider === "http" && !/^https?:\/\//.test(c.aml.http_url))
     return "config key `aml.http_url`: an http(s) URL is required when aml.provider = \"http\"";
+  for (const [slug, n] of Object.entries(c.networks)) {
+    const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
+    if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
+    if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
+    if (n.follow && n.family !== "evm") return `config key \`networks.${slug}.follow\`: only evm networks can be followed by this build`;
+    // Token metadata is keyed by contract address as the follower sees it: lower case.
+    n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
+  }
   return null;
 }
 

@@ -18,12 +18,27 @@ const strict = { additionalProperties: false } as const;
 const PositiveInt = (def: number, max = 2 ** 31) => T.Integer({ minimum: 1, maximum: max, default: def });
 const NonNegInt = (def: number) => T.Integer({ minimum: 0, default: def });
 
+/** Optional metadata of a token contract on a followed network (docs/reference.md, "Following a chain"). */
+export const TokenSchema = T.Object(
+  { symbol: T.Optional(T.String({ minLength: 1, maxLength: 32 })), decimals: T.Integer({ minimum: 0, maximum: 36 }) },
+  strict,
+);
+
 export const NetworkSchema = T.Object(
   {
     family: FamilySchema,
     decimals: T.Integer({ minimum: 0, maximum: 36, default: 18 }),
     confirmations: PositiveInt(1, 10_000),
     get_block_cost: NonNegInt(0),
+    // Upstream nodes, tried in order with failover: the follower reads from them, /rpc forwards to them.
+    rpc_urls: T.Array(T.String({ minLength: 1 }), { default: [] }),
+    follow: T.Boolean({ default: false }),
+    start_height: T.Union([T.Literal("latest"), T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { default: "latest" }),
+    poll_interval_ms: PositiveInt(2000, 3_600_000),
+    max_reorg_depth: PositiveInt(64, 10_000),
+    rpc_timeout_ms: PositiveInt(10_000, 120_000),
+    // Keys are contract addresses; normalised to lower case by loadConfig.
+    tokens: T.Record(T.String(), TokenSchema, { default: {} }),
   },
   strict,
 );
@@ -33,14 +48,20 @@ export const RatesSchema = T.Object(
   strict,
 );
 
+/** A network with every follower key at its default. */
+function network(family: Static<typeof FamilySchema>, decimals: number, confirmations: number, get_block_cost: number): Static<typeof NetworkSchema> {
+  const f = { rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} } as const;
+  return { family, decimals, confirmations, get_block_cost, ...f, rpc_urls: [], tokens: {} };
+}
+
 /** Networks shipped when the config names none; a config's [networks.X] tables add to or override these. */
 export const DEFAULT_NETWORKS: Record<string, Static<typeof NetworkSchema>> = {
-  eth: { family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20 },
-  bsc: { family: "evm", decimals: 18, confirmations: 15, get_block_cost: 20 },
-  polygon: { family: "evm", decimals: 18, confirmations: 64, get_block_cost: 20 },
-  btc: { family: "btc", decimals: 8, confirmations: 2, get_block_cost: 50 },
-  tron: { family: "tron", decimals: 6, confirmations: 19, get_block_cost: 20 },
-  sol: { family: "solana", decimals: 9, confirmations: 32, get_block_cost: 30 },
+  eth: network("evm", 18, 12, 20),
+  bsc: network("evm", 18, 15, 20),
+  polygon: network("evm", 18, 64, 20),
+  btc: network("btc", 8, 2, 50),
+  tron: network("tron", 6, 19, 20),
+  sol: network("solana", 9, 32, 30),
 };
 
 /** The whole configuration file; every key optional, defaults filled in by `loadConfig`. */
@@ -112,6 +133,12 @@ export const ConfigSchema = T.Object(
       },
       { ...strict, default: {} },
     ),
+    // JSON-RPC endpoint: credits per method; `default` for methods not listed. Block reads cost the
+    // network's get_block_cost unless listed here.
+    rpc: T.Object(
+      { costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }) },
+      { ...strict, default: {} },
+    ),
     // additionalProperties: a Record only checks keys matching its pattern; refuse the others.
     networks: T.Record(T.String({ pattern: NETWORK_NAME_PATTERN }), NetworkSchema, { default: {}, additionalProperties: false }),
   },
@@ -120,4 +147,5 @@ export const ConfigSchema = T.Object(
 
 export type Config = Static<typeof ConfigSchema>;
 export type NetworkConfig = Static<typeof NetworkSchema>;
+export type TokenConfig = Static<typeof TokenSchema>;
 export type Family = Static<typeof FamilySchema>;

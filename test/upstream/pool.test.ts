@@ -1,0 +1,97 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { manualClock } from "../../src/lib/clock.ts";
+import type { Logger } from "../../src/lib/log.ts";
+import { createMetrics } from "../../src/http/metrics.ts";
+import { createUpstreamPool, upstreamLabel } from "../../src/upstream/pool.ts";
+
+// A real JSON-RPC node stand-in: answers eth_blockNumber with its own marker.
+const node = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(req) {
+    const call = (await req.json()) as { id: number; method: string };
+    if (new URL(req.url).pathname === "/broken") return new Response("<html>bad gateway</html>", { status: 200 });
+    if (new URL(req.url).pathname === "/slow") await Bun.sleep(300);
+    return Response.json({ jsonrpc: "2.0", id: call.id, result: "0x10" });
+  },
+});
+// A port nothing listens on.
+const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+const deadPort = dead.port;
+const deadUrl = `http://127.0.0.1:${deadPort}/key-in-path`;
+dead.stop(true);
+afterAll(() => node.stop(true));
+
+const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] });
+function recordingLog() {
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
+  const log: Logger = { info: at("info"), warn: at("warn"), error: at("error") };
+  return { log, lines };
+}
+
+describe("upstream pool", () => {
+  test("labels drop the path, query and credentials of a provider URL", () => {
+    expect(upstreamLabel("https://user:pw@rpc.example:8443/v3/SECRETKEY?x=1")).toBe("https://rpc.example:8443");
+  });
+
+  test("a dead first upstream fails over to the second, and the answer is the node's bytes", async () => {
+    const { log, lines } = recordingLog();
+    const metrics = createMetrics();
+    const pool = createUpstreamPool({ network: "eth", urls: [deadUrl, node.url.href], timeoutMs: 2000, fetch, clock: manualClock(), log, metrics });
+    const reply = await pool.send(body);
+    expect(reply).toMatchObject({ ok: true, status: 200, upstream: upstreamLabel(node.url.href) });
+    if (reply.ok) expect(JSON.parse(reply.text)).toEqual({ jsonrpc: "2.0", id: 1, result: "0x10" });
+    expect(pool.current()).toBe(upstreamLabel(node.url.href));
+    expect(pool.states()[0]).toMatchObject({ healthy: false, failures: 1, errors: 1 });
+    expect(lines.filter((l) => l.msg === "upstream down")).toHaveLength(1);
+    expect(JSON.stringify(lines)).not.toContain("key-in-path");
+    expect(metrics.render()).toContain(`chainwatch_upstream_errors_total{network="eth",upstream="http://127.0.0.1:${deadPort}"} 1`);
+  });
+
+  test("a backing-off upstream is skipped until its backoff ends, then logged once as recovered", async () => {
+    const clock = manualClock();
+    const { log, lines } = recordingLog();
+    const pool = createUpstreamPool({ network: "eth", urls: [deadUrl, node.url.href], timeoutMs: 2000, fetch, clock, log });
+    await pool.send(body);
+    await pool.send(body);
+    await pool.send(body);
+    // Skipped while backing off: still one failure.
+    expect(pool.states()[0].errors).toBe(1);
+    clock.advance(501);
+    await pool.send(body);
+    expect(pool.states()[0]).toMatchObject({ errors: 2, failures: 2 });
+    expect(lines.filter((l) => l.msg === "upstream down")).toHaveLength(1);
+  });
+
+  test("with every upstream backing off, the one whose backoff ends first is still tried", async () => {
+    const clock = manualClock();
+    const { log } = recordingLog();
+    const pool = createUpstreamPool({ network: "eth", urls: [deadUrl], timeoutMs: 2000, fetch, clock, log });
+    expect(await pool.send(body)).toMatchObject({ ok: false });
+    expect(await pool.send(body)).toMatchObject({ ok: false });
+    expect(pool.states()[0].errors).toBe(2);
+  });
+
+  test("a timeout, and a 2xx body that is not JSON, count as upstream failures", async () => {
+    const { log } = recordingLog();
+    const slow = createUpstreamPool({ network: "eth", urls: [`${node.url.href}slow`], timeoutMs: 50, fetch, clock: manualClock(), log });
+    expect(await slow.send(body)).toEqual({ ok: false, error: "timed out after 50 ms" });
+    const broken = createUpstreamPool({ network: "eth", urls: [`${node.url.href}broken`], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    expect(await broken.send(body)).toEqual({ ok: false, error: "answered with a body that is not JSON" });
+  });
+
+  test("recovery resets the backoff and logs once", async () => {
+    const clock = manualClock();
+    const { log, lines } = recordingLog();
+    let down = true;
+    const flaky: typeof fetch = Object.assign((input: string | URL | Request, init?: RequestInit) => (down ? Promise.reject(new Error("connection refused")) : fetch(input, init)), { preconnect: fetch.preconnect });
+    const pool = createUpstreamPool({ network: "eth", urls: [node.url.href], timeoutMs: 2000, fetch: flaky, clock, log });
+    expect(await pool.send(body)).toEqual({ ok: false, error: "connection refused" });
+    down = false;
+    clock.advance(1000);
+    expect(await pool.send(body)).toMatchObject({ ok: true });
+    expect(pool.states()[0]).toMatchObject({ healthy: true, failures: 0 });
+    expect(lines.map((l) => l.msg)).toEqual(["upstream down", "upstream recovered"]);
+  });
+});
