@@ -117,3 +117,18 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     states: () => nodes.map((n) => ({ ...n.state })),
   };
 }
+
+/**
+ * One pool per network that has `rpc_urls`, built once by the composition root and shared by the
+ * network's follower and the /rpc endpoint, so both see the same upstream health.
+ */
+export function upstreamPools(
+  networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number }>,
+  deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs">,
+): Map<string, UpstreamPool> {
+  const pools = new Map<string, UpstreamPool>();
+  for (const [network, n] of Object.entries(networks)) {
+    if (n.rpc_urls.length > 0) pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms }));
+  }
+  return pools;
+}

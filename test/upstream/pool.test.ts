@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { manualClock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
-import { createUpstreamPool, upstreamLabel } from "../../src/upstream/pool.ts";
+import { createUpstreamPool, upstreamLabel, upstreamPools } from "../../src/upstream/pool.ts";
 
 // A real JSON-RPC node stand-in: answers eth_blockNumber with its own marker.
 const node = Bun.serve({
@@ -93,5 +93,17 @@ describe("upstream pool", () => {
     expect(await pool.send(body)).toMatchObject({ ok: true });
     expect(pool.states()[0]).toMatchObject({ healthy: true, failures: 0 });
     expect(lines.map((l) => l.msg)).toEqual(["upstream down", "upstream recovered"]);
+  });
+});
+
+describe("upstream pools", () => {
+  test("one pool per network with rpc_urls, none for the others", () => {
+    const { log } = recordingLog();
+    const pools = upstreamPools(
+      { eth: { rpc_urls: [node.url.href], rpc_timeout_ms: 1000 }, btc: { rpc_urls: [], rpc_timeout_ms: 1000 } },
+      { fetch, clock: manualClock(), log },
+    );
+    expect([...pools.keys()]).toEqual(["eth"]);
+    expect(pools.get("eth")?.current()).toBe(upstreamLabel(node.url.href));
   });
 });
