@@ -1,5 +1,5 @@
 import type { Executor } from "../db/database.ts";
-import type { IngestedBlock } from "./ingest-service.ts";
+import type { IngestedBlock } from "../chain/block.ts";
 
 
 // Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.

@@ -1,30 +1,21 @@
 import type { Transaction } from "kysely";
+import type { IngestedBlock } from "../chain/block.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
-import type { DB, NewEvent } from "../db/schema.ts";
+import type { DB } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { rfc3339, utcDay } from "../lib/time.ts";
-import { SHARED, syncSubscriptions } from "../watch/block-subscriptions.ts";
-import { existingDedupeKeys, insertEvents, newEventId, nextEventSeq } from "../watch/events.ts";
-import { blockDedupeKey, blockEventBody, hitsOf, toIngestedBlock, type WatchRef, walletDedupeKey, walletEventBody } from "../watch/matcher.ts";
+import { syncSubscriptions } from "../watch/block-subscriptions.ts";
+import { existingDedupeKeys, insertEvents, nextEventSeq } from "../watch/events.ts";
+import { watchersOf, watchesByAddress } from "../watch/watchers.ts";
 import { parseBatch } from "./batch-schema.ts";
+import { toIngestedBlock } from "./block-from-feed.ts";
 import { blockKey, insertBlocks, networkTips, storedBlockKeys } from "./blocks.ts";
-import { isDelivered, type Watcher, watchersOf, watchesByAddress } from "./watchers.ts";
+import { type NetworkView, type PlannedEvent, planEvents } from "./plan-events.ts";
 
-/** One value moved by a transaction. index 0 = the native value (present only when > 0), i+1 = transfers[i]; addresses in matching form. */
-export type Movement = { index: number; asset: string | null; from: string | null; to: string | null; value: bigint; decimals: number | null };
-export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[] };
-export type IngestedBlock = {
-  network: string;
-  height: number;
-  hash: string;
-  parentHash: string | null;
-  timestamp: number | null;
-  transactions: IngestedTx[];
-};
 /** Runs inside the batch's write transaction, after blocks/events/outbox rows are written. `blocks` = only the newly stored ones; `tips` = network → highest stored height after this batch (covers every network in the batch). */
 export type IngestObserver = (trx: Transaction<DB>, batch: { blocks: IngestedBlock[]; tips: Map<string, number>; nowMs: number }) => Promise<void>;
 export type IngestResult = { ok: true; blocks: number; events: number } | { ok: false; error: string };
@@ -32,15 +23,6 @@ export type IngestResult = { ok: true; blocks: number; events: number } | { ok: 
 export type IngestService = { ingest(raw: unknown): Promise<IngestResult> };
 
 export type IngestDeps = { db: Db; clock: Clock; config: Config; observers: IngestObserver[]; onCommitted: () => void; log: Logger };
-
-/** What the matching reads found for one network, gathered before the write transaction. */
-type NetworkView = { decimals: number; watchers: Watcher[]; watches: Map<string, WatchRef[]> };
-
-/**
- * An event about to be written: the accounts it counts for (one for a wallet event, every
- * watcher for a block event) and those whose webhook takes it.
- */
-type PlannedEvent = { row: NewEvent; recipients: string[]; deliverTo: string[] };
 
 /**
  * Validates a batch, then in one write transaction stores the new blocks, their events, the
@@ -123,7 +105,7 @@ async function writeBatch(
   for (const block of fresh) {
     const view = views.get(block.network) as NetworkView;
     if (view.watchers.length === 0) continue;
-    planned.push(planBlockEvent(block, view, createdAt, nowMs), ...planWalletEvents(block, view, createdAt, nowMs));
+    planned.push(...planEvents(block, view, createdAt, nowMs));
   }
 
   // A transaction seen before (in another block, or twice in this batch) gives its events once.
@@ -154,72 +136,6 @@ async function writeBatch(
   const tips = await networkTips(trx, blocks.map((b) => b.network));
   for (const observe of deps.observers) await observe(trx, { blocks: fresh, tips, nowMs });
   return { blocks: fresh.length, events: received };
-}
-
-/** The block's one `block` event, stored once and received by every account watching the network. */
-function planBlockEvent(block: IngestedBlock, view: NetworkView, createdAt: string, nowMs: number): PlannedEvent {
-  const id = newEventId(nowMs);
-  const body = blockEventBody({
-    id,
-    network: block.network,
-    height: block.height,
-    hash: block.hash,
-    transactions: block.transactions.map((tx) => tx.hash),
-    createdAt,
-  });
-  return {
-    row: {
-      id,
-      account_id: SHARED,
-      type: "block",
-      network: block.network,
-      watch_id: null,
-      dedupe_key: blockDedupeKey(block.network, block.hash),
-      body,
-      created_at: nowMs,
-    },
-    recipients: view.watchers.map((w) => w.accountId),
-    deliverTo: view.watchers.filter((w) => isDelivered(w, "block", null, block.network)).map((w) => w.accountId),
-  };
-}
-
-/** One wallet event per hit on a watched address, in transaction and movement order. */
-function planWalletEvents(block: IngestedBlock, view: NetworkView, createdAt: string, nowMs: number): PlannedEvent[] {
-  if (view.watches.size === 0) return [];
-  const watchers = new Map(view.watchers.map((w) => [w.accountId, w]));
-  const lookup = (address: string) => view.watches.get(address);
-  const out: PlannedEvent[] = [];
-  for (const tx of block.transactions) {
-    for (const hit of hitsOf(tx, lookup)) {
-      const id = newEventId(nowMs);
-      const accountId = hit.watch.accountId;
-      const watcher = watchers.get(accountId);
-      out.push({
-        row: {
-          id,
-          account_id: accountId,
-          type: hit.type,
-          network: block.network,
-          watch_id: hit.watch.id,
-          dedupe_key: walletDedupeKey(hit, tx.hash),
-          body: walletEventBody({
-            id,
-            hit,
-            network: block.network,
-            txHash: tx.hash,
-            blockHeight: block.height,
-            blockHash: block.hash,
-            networkDecimals: view.decimals,
-            createdAt,
-          }),
-          created_at: nowMs,
-        },
-        recipients: [accountId],
-        deliverTo: watcher && isDelivered(watcher, hit.type, hit.direction, block.network) ? [accountId] : [],
-      });
-    }
-  }
-  return out;
 }
 
 /**

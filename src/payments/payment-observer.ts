@@ -1,7 +1,8 @@
 import type { Transaction } from "kysely";
+import type { IngestedBlock } from "../chain/block.ts";
 import type { NetworkConfig } from "../config/schema.ts";
 import type { DB, Payment } from "../db/schema.ts";
-import type { IngestedBlock, IngestObserver } from "../ingest/ingest-service.ts";
+import type { IngestObserver } from "../ingest/ingest-service.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { normalizeAsset } from "./orders.ts";
 import { applyTransitions } from "./transitions.ts";

@@ -124,3 +124,17 @@ export function normalizeAddress(family: Family, input: string): string | null {
     return null;
   }
 }
+
+const BECH32_PREFIX = /^(bc1|tb1)/i;
+
+/**
+ * A feed address in the form watches are stored in (normalizeAddress): evm lower-case, btc
+ * bech32 lower-case, everything else as given. No validation: an indexer may send anything, and
+ * an invalid address simply never matches a watch.
+ */
+export function matchAddress(family: Family, address: string | null | undefined): string | null {
+  if (address === null || address === undefined) return null;
+  if (family === "evm") return address.toLowerCase();
+  if (family === "btc" && BECH32_PREFIX.test(address)) return address.toLowerCase();
+  return address;
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "bun:test";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createBase58check } from "@scure/base";
-import { FAMILIES, normalizeAddress, type Family } from "../../src/watch/address";
+import { FAMILIES, matchAddress, normalizeAddress, type Family } from "../../src/watch/address";
 
 // Builds a checksum-correct base58check string, so a rejection can only come from version or length.
 const base58checkWithVersion = (version: number, bodyLength = 20): string =>
@@ -183,5 +183,24 @@ describe("every family", () => {
   it("rejects an unknown family instead of throwing", () => {
     expect(normalizeAddress("cosmos" as Family, "cosmos1abc")).toBeNull();
     expect(normalizeAddress("toString" as Family, "x")).toBeNull();
+  });
+});
+
+describe("matchAddress", () => {
+  it.each([
+    ["evm", "0xAbCdEf0000000000000000000000000000000000", "0xabcdef0000000000000000000000000000000000"],
+    ["btc", "BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
+    ["btc", "tb1qexample", "tb1qexample"],
+    ["btc", "1BoatSLRHtKNngkdXEeobR76b53LETtpy", "1BoatSLRHtKNngkdXEeobR76b53LETtpy"],
+    ["tron", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+    ["solana", "So11111111111111111111111111111111111111112", "So11111111111111111111111111111111111111112"],
+    ["generic", "Any Label", "Any Label"],
+  ] as const)("puts a %s feed address %p in watch form %p", (family, input, expected) => {
+    expect(matchAddress(family, input)).toBe(expected);
+  });
+
+  it("keeps null and absent addresses null", () => {
+    expect(matchAddress("evm", null)).toBeNull();
+    expect(matchAddress("evm", undefined)).toBeNull();
   });
 });

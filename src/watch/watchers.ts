@@ -1,8 +1,8 @@
 import type { Executor } from "../db/database.ts";
-import { passesFilters } from "../watch/filters.ts";
-import type { WatchRef } from "../watch/matcher.ts";
-import { findWatchesByAddresses } from "../watch/watches.ts";
-import { parseStoredFilters, type WebhookSettings } from "../watch/webhook-settings.ts";
+import { passesFilters } from "./filters.ts";
+import type { WatchRef } from "./matcher.ts";
+import { findWatchesByAddresses } from "./watches.ts";
+import { parseStoredFilters, type WebhookSettings } from "./webhook-settings.ts";
 
 
 // Longer than any address normalizeAddress accepts, so such a feed address is never watched.
