@@ -11,6 +11,7 @@ import { createMetrics } from "./http/metrics.ts";
 import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";
+import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
 import { checkMasterKey } from "./secrets/key-check.ts";
@@ -53,9 +54,6 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
 /** A failure that stops start-up with a one-line reason. */
 export class StartupError extends Error {}
 
-/** Background work the daemon starts after listening and stops (waiting for in-flight work) on shutdown. */
-export type Worker = { name: string; start(): void; stop(): Promise<void> };
-
 /**
  * The one ingest service builder, used by `serve` and by `chainwatch ingest`, so a batch fed from
  * the CLI runs the same observers as one posted to the daemon. `onCommitted` wakes delivery.
@@ -71,24 +69,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   const { config } = ctx;
   const metrics = createMetrics();
   const resolveHost = opts.resolveHost ?? systemResolver;
-  const deps: AppDeps = {
-    ...ctx,
-    metrics,
-    keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
-    snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
-    limiter: createSlidingWindowLimiter(),
-    clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
-    wakeDelivery: () => {},
-    // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
-    ingest: ingestServiceFor(ctx, () => {
-      deps.wakeDelivery();
-      amlWorker.wake();
-    }),
-    resolveHost,
-  };
-  // Background workers; each feature adds its own here (delivery loop, retention, expiry, AML).
-  const workers: Worker[] = [];
-  workers.push(retentionWorker({ ...ctx, retentionDays: config.events.retention_days }));
+  // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
     metrics,
@@ -96,8 +77,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
   });
-  workers.push(delivery);
-  deps.wakeDelivery = () => delivery.wake();
+  const wakeDelivery = () => delivery.wake();
   // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
   const screener = createScreener(config.aml, { fetch: opts.fetch });
   if (!screener.ok) throw new StartupError(screener.error);
@@ -108,9 +88,30 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     screener: screener.screener,
     failLevels: config.aml.fail_levels,
     leaseMs: config.aml.http_timeout_ms + 30_000,
-    wakeDelivery: () => deps.wakeDelivery(),
+    wakeDelivery,
   });
-  workers.push(amlWorker, createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery: () => deps.wakeDelivery() }));
+  // Background workers; each feature adds its own here.
+  const workers: Worker[] = [
+    retentionWorker({ ...ctx, retentionDays: config.events.retention_days }),
+    delivery,
+    amlWorker,
+    createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
+  ];
+  const deps: AppDeps = {
+    ...ctx,
+    metrics,
+    keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
+    snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
+    limiter: createSlidingWindowLimiter(),
+    clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
+    wakeDelivery,
+    // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
+    ingest: ingestServiceFor(ctx, () => {
+      wakeDelivery();
+      amlWorker.wake();
+    }),
+    resolveHost,
+  };
   const app = createApp(deps);
   app.listen({
     hostname: config.server.host,

@@ -1,10 +1,10 @@
-import { Cron } from "croner";
 import { deliveryPrice } from "../billing/pricing.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Metrics } from "../http/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
 import type { Resolver } from "../net/target-guard.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { afterFailure } from "./backoff.ts";
@@ -27,20 +27,13 @@ export type DeliveryLoopDeps = {
 /** An attempt that finished, waiting to be recorded. */
 type Finished = Settlement & { delivery: ClaimedDelivery };
 
-/** The delivery worker: a croner tick every `interval_seconds` plus `wake()` when work is queued. */
-export type DeliveryLoop = {
-  name: string;
-  start(): void;
-  /** Runs a pass now; if one is running it also picks up new work, and exactly one more pass follows it. */
-  wake(): void;
-  /** Resolves when no pass is running (tests, benchmarks). */
-  idle(): Promise<void>;
-  /**
-   * Stops the tick and waits (bounded by delivery.shutdown_grace_ms) for sends in flight and their outcomes;
-   * claimed rows not yet sent get their leases back, rows still unfinished at the bound stay leased.
-   */
-  stop(): Promise<void>;
-};
+/**
+ * The delivery worker: a croner tick every `interval_seconds` plus `wake()` when work is queued.
+ * A wake during a pass also makes the pass claim the new work at once. stop() waits (bounded by
+ * delivery.shutdown_grace_ms) for sends in flight and their outcomes; claimed rows not yet sent
+ * get their leases back, rows still unfinished at the bound stay leased.
+ */
+export type DeliveryLoop = Worker;
 
 /**
  * Builds the loop. A pass keeps `concurrency` sends in flight and POSTs outside any transaction:
@@ -80,10 +73,6 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   // free, when it has nothing claimed, or at once when new work was announced.
   const claimBatch = Math.max(1, Math.ceil(cfg.concurrency / 4));
   let announced = false;
-  let cron: Cron | null = null;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopping = false;
 
   async function send(d: ClaimedDelivery, keys: Map<string, Uint8Array>, attempt: DelivererDeps): Promise<Finished> {
     let key = keys.get(d.route.webhook_secret_enc);
@@ -141,7 +130,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (retry > 0) deps.metrics.inc("chainwatch_delivery_attempts_total", { outcome: "retry" }, retry);
   }
 
-  async function pass(): Promise<void> {
+  async function pass(stopping: () => boolean): Promise<void> {
     const keys = new Map<string, Uint8Array>();
     const attempt: DelivererDeps = { ...deliverer, checkedUrls: new Map() };
     // Claimed (leased, credits promised) and waiting for a slot, oldest first.
@@ -168,7 +157,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     const fill = () => {
       while (inFlight < cfg.concurrency && ready.length > 0) {
         const d = ready.shift() as ClaimedDelivery;
-        if (stopping || deps.clock.now() - ((d.lease_until ?? 0) - leaseMs) > readyForMs) {
+        if (stopping() || deps.clock.now() - ((d.lease_until ?? 0) - leaseMs) > readyForMs) {
           unsent.push(d);
           commitSoon();
           continue;
@@ -193,9 +182,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     };
 
     for (;;) {
-      if (stopping && ready.length > 0) unsent.push(...ready.splice(0));
+      if (stopping() && ready.length > 0) unsent.push(...ready.splice(0));
       const claimedNow = inFlight + ready.length;
-      const room = stopping || !canClaim ? 0 : 2 * cfg.concurrency - claimedNow;
+      const room = stopping() || !canClaim ? 0 : 2 * cfg.concurrency - claimedNow;
       const claim = room > 0 && (announced || (mayBeDue && (room >= claimBatch || claimedNow === 0)));
       if (finished.length === 0 && unsent.length === 0 && !claim) {
         if (claimedNow === 0) break;
@@ -220,57 +209,21 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     }
   }
 
-  async function runPasses(): Promise<void> {
-    try {
-      do {
-        again = false;
-        await pass();
-      } while (again && !stopping);
-    } catch (e) {
-      deps.log.error("delivery pass failed", { error: String(e) });
-    } finally {
-      running = null;
-    }
-  }
-
-  function wake(): void {
-    if (stopping) return;
-    if (running) {
-      again = true;
+  return createWorker({
+    name: "delivery",
+    log: deps.log,
+    schedule: "* * * * * *",
+    intervalSeconds: cfg.interval_seconds,
+    runOnStart: true,
+    stopGraceMs: cfg.shutdown_grace_ms,
+    failure: "delivery pass failed",
+    run: pass,
+    nudge() {
       announced = true;
       work.notify();
-      return;
-    }
-    running = runPasses();
-  }
-
-  return {
-    name: "delivery",
-    wake,
-    start() {
-      // croner's `protect` does not cover wake(); `running` is the one guard against overlap.
-      const onError = (e: unknown) => deps.log.error("delivery tick failed", { error: String(e) });
-      cron = new Cron("* * * * * *", { interval: cfg.interval_seconds, protect: true, catch: onError }, () => {
-        if (!running) wake();
-      });
-      wake();
     },
-    async idle() {
-      while (running) await running;
-    },
-    async stop() {
-      stopping = true;
-      cron?.stop();
-      work.notify();
-      if (!running) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const bound = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, cfg.shutdown_grace_ms);
-      });
-      await Promise.race([running, bound]);
-      clearTimeout(timer);
-    },
-  };
+    onStop: () => work.notify(),
+  });
 }
 
 /** A wake-up that is never lost: a notify before anyone waits is kept for the next wait. */

@@ -1,8 +1,7 @@
-import { Cron } from "croner";
 import type { Db } from "../db/database.ts";
-import type { Worker } from "../daemon.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
 import { nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { applyTransitions } from "./transitions.ts";
 
@@ -54,25 +53,17 @@ export async function expireDueOrders(db: Db, nowMs: number): Promise<number> {
 
 /** Runs `expireDueOrders` every second (croner, no overlap) and wakes the delivery loop when it expired any. */
 export function createExpiryWorker(deps: { db: Db; clock: Clock; log: Logger; wakeDelivery: () => void }): Worker {
-  let job: Cron | null = null;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const tick = async () => {
-    const run = expireDueOrders(deps.db, deps.clock.now());
-    inFlight = run.catch(() => {});
-    const n = await run;
-    if (n > 0) {
-      deps.log.info("payment orders expired", { count: n });
-      deps.wakeDelivery();
-    }
-  };
-  return {
+  return createWorker({
     name: "payment-expiry",
-    start() {
-      job = new Cron("* * * * * *", { protect: true, catch: (e) => deps.log.error("payment expiry failed", { error: String(e) }) }, tick);
+    log: deps.log,
+    schedule: "* * * * * *",
+    failure: "payment expiry failed",
+    async run() {
+      const n = await expireDueOrders(deps.db, deps.clock.now());
+      if (n > 0) {
+        deps.log.info("payment orders expired", { count: n });
+        deps.wakeDelivery();
+      }
     },
-    async stop() {
-      job?.stop();
-      await inFlight;
-    },
-  };
+  });
 }

@@ -1,8 +1,7 @@
-import { Cron } from "croner";
-import type { Worker } from "../daemon.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
 import { pruneSubscriptions } from "./block-subscriptions.ts";
 
 const DAY_MS = 86_400_000;
@@ -46,28 +45,14 @@ export async function pruneEvents(db: Db, nowMs: number, days: number): Promise<
 
 /** The hourly retention cron (DESIGN §7) as a daemon worker. */
 export function retentionWorker(deps: { db: Db; clock: Clock; log: Logger; retentionDays: number; pattern?: string }): Worker {
-  let job: Cron | null = null;
-  let inFlight: Promise<void> = Promise.resolve();
-  const run = async () => {
-    const pruned = await pruneEvents(deps.db, deps.clock.now(), deps.retentionDays);
-    if (pruned.events > 0 || pruned.subscriptions > 0) deps.log.info("events pruned", { ...pruned, retention_days: deps.retentionDays });
-  };
-  return {
+  return createWorker({
     name: "retention",
-    start() {
-      job = new Cron(
-        deps.pattern ?? "@hourly",
-        { protect: true, catch: (e) => deps.log.error("event retention failed", { error: String(e) }) },
-        () => {
-          inFlight = run();
-          return inFlight;
-        },
-      );
+    log: deps.log,
+    schedule: deps.pattern ?? "@hourly",
+    failure: "event retention failed",
+    async run() {
+      const pruned = await pruneEvents(deps.db, deps.clock.now(), deps.retentionDays);
+      if (pruned.events > 0 || pruned.subscriptions > 0) deps.log.info("events pruned", { ...pruned, retention_days: deps.retentionDays });
     },
-    async stop() {
-      job?.stop();
-      // The run's own failure was logged by `catch`; stopping only waits for it.
-      await inFlight.catch(() => {});
-    },
-  };
+  });
 }

@@ -1,11 +1,10 @@
-import { Cron } from "croner";
 import { sql } from "kysely";
-import type { Worker } from "../../daemon.ts";
 import type { Db } from "../../db/database.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { parseJson } from "../../lib/json.ts";
 import type { Logger } from "../../lib/log.ts";
 import { rfc3339 } from "../../lib/time.ts";
+import { createWorker, type Worker } from "../../lib/worker.ts";
 import { nextStates, type RiskLevel } from "../lifecycle.ts";
 import { applyTransitions } from "../transitions.ts";
 import type { Screener, ScreeningResult, StoredAml } from "./screening.ts";
@@ -31,9 +30,6 @@ export type AmlWorkerDeps = {
   /** Jobs screened at once per claim. */
   concurrency?: number;
 };
-
-/** The AML worker: a one-second cron plus `wake()`, for the ingest service to call after it queued jobs. */
-export type AmlWorker = Worker & { wake(): void };
 
 type ClaimedJob = { payment_id: string; network: string; address: string; tx_hash: string | null; attempts: number };
 
@@ -89,13 +85,10 @@ export async function completeAmlJob(
 }
 
 /** Creates the worker. Screening (network I/O) always happens outside any transaction. */
-export function createAmlWorker(deps: AmlWorkerDeps): AmlWorker {
+/** The AML worker: a one-second cron plus `wake()`, for the ingest service to call after it queued jobs. */
+export function createAmlWorker(deps: AmlWorkerDeps): Worker {
   const backoff = deps.backoffMs ?? AML_BACKOFF_MS;
   const concurrency = deps.concurrency ?? 8;
-  let job: Cron | null = null;
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
 
   async function screenOne(j: ClaimedJob): Promise<boolean> {
     const outcome = await deps.screener({ network: j.network, address: j.address === "" ? null : j.address, txHash: j.tx_hash });
@@ -111,9 +104,9 @@ export function createAmlWorker(deps: AmlWorkerDeps): AmlWorker {
     return false;
   }
 
-  async function drainOnce(): Promise<void> {
+  async function drain(stopping: () => boolean): Promise<void> {
     // Failed jobs are rescheduled into the future, so this ends once every due job was tried.
-    while (!stopped) {
+    while (!stopping()) {
       const jobs = await claimDueAmlJobs(deps.db, deps.clock.now(), deps.leaseMs, concurrency);
       if (jobs.length === 0) return;
       const moved = await Promise.all(jobs.map(screenOne));
@@ -121,37 +114,5 @@ export function createAmlWorker(deps: AmlWorkerDeps): AmlWorker {
     }
   }
 
-  // croner's protect does not cover trigger(), so overlap between the cron and wake() is kept out here:
-  // a wake during a run asks for one more pass instead of starting a second one.
-  function drain(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await drainOnce();
-      } while (again && !stopped);
-    })().finally(() => {
-      running = null;
-    });
-    return running;
-  }
-
-  const logError = (e: unknown) => deps.log.error("aml worker failed", { error: String(e) });
-  return {
-    name: "aml-screening",
-    start() {
-      job = new Cron("* * * * * *", { protect: true, catch: logError }, () => drain());
-    },
-    wake() {
-      if (!stopped && job) drain().catch(logError);
-    },
-    async stop() {
-      stopped = true;
-      job?.stop();
-      await running?.catch(() => {});
-    },
-  };
+  return createWorker({ name: "aml-screening", log: deps.log, schedule: "* * * * * *", failure: "aml worker failed", run: drain });
 }
