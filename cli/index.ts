@@ -2,6 +2,7 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { VERSION } from "../src/http/app.ts";
 import { accountsCommand } from "./commands/accounts.ts";
+import { cabinetCommand } from "./commands/cabinet.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
@@ -24,6 +25,7 @@ function rootCommand(g: Globals): CommandDef {
       ingest: ingestCommand(g),
       webhook: webhookCommand(g),
       deliveries: deliveriesCommand(g),
+      cabinet: cabinetCommand(g),
     },
   };
 }

@@ -14,7 +14,7 @@ export async function createApiKey(
   deps: { db: Db; clock: Clock; box: SecretBox },
   input: { accountId: string; allowIps: string[]; label?: string | null },
 ): Promise<KeyResult> {
-  const bad = input.allowIps.find((c) => parseCidr(c) === null);
+  const bad = invalidAllowIp(input.allowIps);
   if (bad !== undefined) return { ok: false, error: `--allow-ip ${bad} is not an IP address or CIDR` };
   const key: CreatedKey = {
     api_key: crypto.randomUUID(),
@@ -53,13 +53,42 @@ export async function listApiKeys(db: Db, accountId?: string) {
   }));
 }
 
-/** Revokes a key; false when no such active key exists. */
-export async function revokeApiKey(db: Db, clock: Clock, apiKey: string): Promise<boolean> {
-  const res = await db
+/** Revokes a key; false when no such active key exists (or, given `accountId`, it is another account's). */
+export async function revokeApiKey(db: Db, clock: Clock, apiKey: string, accountId?: string): Promise<boolean> {
+  let q = db
     .updateTable("api_keys")
     .set({ revoked_at: clock.now() })
     .where("api_key", "=", apiKey.toLowerCase())
+    .where("revoked_at", "is", null);
+  if (accountId !== undefined) q = q.where("account_id", "=", accountId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The first entry of an allowlist that is not an IP address or CIDR, if any. */
+export function invalidAllowIp(allowIps: readonly string[]): string | undefined {
+  return allowIps.find((c) => parseCidr(c) === null);
+}
+
+/** The client-facing refusal of an allowlist, or null when every entry is an IP address or CIDR. */
+export function allowIpsError(allowIps: readonly string[]): string | null {
+  const bad = invalidAllowIp(allowIps);
+  return bad === undefined ? null : `${bad} is not an IP address or CIDR`;
+}
+
+export type AllowIpsResult = { ok: true } | { ok: false; code: "invalid" | "not_found"; error: string };
+
+/** Replaces the IP allowlist of an account's active key (empty: any IP); the daemon sees it within a second. */
+export async function setAllowIps(db: Db, accountId: string, apiKey: string, allowIps: string[]): Promise<AllowIpsResult> {
+  const error = allowIpsError(allowIps);
+  if (error !== null) return { ok: false, code: "invalid", error };
+  const res = await db
+    .updateTable("api_keys")
+    .set({ allow_ips: JSON.stringify(allowIps) })
+    .where("api_key", "=", apiKey.toLowerCase())
+    .where("account_id", "=", accountId)
     .where("revoked_at", "is", null)
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  if (Number(res.numUpdatedRows) === 0) return { ok: false, code: "not_found", error: "API key not found." };
+  return { ok: true };
 }

@@ -74,6 +74,8 @@ function checkSemantics(c: Config): string | null {
     return "config key `delivery.lease_seconds`: must be longer than delivery.timeout_ms";
   if (c.aml.provider === "http" && !/^https?:\/\//.test(c.aml.http_url))
     return "config key `aml.http_url`: an http(s) URL is required when aml.provider = \"http\"";
+  if (c.cabinet.public_url !== "" && !/^https?:\/\/[^/]/.test(c.cabinet.public_url))
+    return "config key `cabinet.public_url`: must be an http(s) URL";
   for (const [slug, n] of Object.entries(c.networks)) {
     const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;

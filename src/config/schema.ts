@@ -139,6 +139,12 @@ export const ConfigSchema = T.Object(
       { costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }) },
       { ...strict, default: {} },
     ),
+    // The account holders' web cabinet at /cabinet/ (DESIGN §11). public_url: the address sign-in
+    // links start with when the daemon is reached through a proxy; empty: http://<server.host>:<port>.
+    cabinet: T.Object(
+      { enabled: T.Boolean({ default: true }), public_url: T.String({ default: "" }) },
+      { ...strict, default: {} },
+    ),
     // additionalProperties: a Record only checks keys matching its pattern; refuse the others.
     networks: T.Record(T.String({ pattern: NETWORK_NAME_PATTERN }), NetworkSchema, { default: {}, additionalProperties: false }),
   },

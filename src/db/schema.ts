@@ -178,6 +178,24 @@ export interface AmlJobsTable {
   created_at: number;
 }
 
+/** A one-time cabinet sign-in link (`chainwatch cabinet link`); the token is kept only as its SHA-256. */
+export interface CabinetLinksTable {
+  token_hash: string;
+  account_id: string;
+  expires_at: number;
+  /** Set when the link is redeemed: a link signs in once. */
+  used_at: number | null;
+  created_at: number;
+}
+
+/** A cabinet browser session; the cookie's token is kept only as its SHA-256. */
+export interface CabinetSessionsTable {
+  token_hash: string;
+  account_id: string;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -192,6 +210,8 @@ export interface DB {
   payments: PaymentsTable;
   payment_transfers: PaymentTransfersTable;
   aml_jobs: AmlJobsTable;
+  cabinet_links: CabinetLinksTable;
+  cabinet_sessions: CabinetSessionsTable;
 }
 
 export type Plan = Selectable<PlansTable>;

@@ -1,5 +1,6 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
+import { cabinetRoutes } from "../cabinet/routes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
@@ -72,7 +73,8 @@ export function createApp(deps: AppDeps) {
     .use(paymentRoutes(deps))
     .use(watchRoutes(deps))
     .use(webhookRoutes(deps))
-    .use(webhookTestRoutes(deps));
+    .use(webhookTestRoutes(deps))
+    .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }));
 }
 
 export type App = ReturnType<typeof createApp>;

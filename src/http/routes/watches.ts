@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { findNetwork, unknownNetwork } from "../../config/networks.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { normalizeAddress } from "../../watch/address.ts";
-import { addWatch, deleteWatch, listWatches, watchView } from "../../watch/watches.ts";
+import { addWatch, deleteWatch, listWatches, type WatchView, watchView } from "../../watch/watches.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { ApiError, badRequest, notFound } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
@@ -35,6 +35,30 @@ function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
 
 const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema } } });
 
+/**
+ * Adds a watch from a POST /v1/address-watch/addresses body: the one place its rules and messages
+ * live, used by the signed API and the cabinet alike. Throws the API's ApiError.
+ */
+export async function addWatchRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ created: boolean; watch: WatchView }> {
+  const input = parseBody(AddWatchSchema, body);
+  const network = findNetwork(deps.config.networks, input.network_slug);
+  if (!network) throw badRequest(unknownNetwork(input.network_slug));
+  const address = normalizeAddress(network.family, input.address);
+  if (address === null) throw badRequest(`Invalid address for network ${input.network_slug}`);
+  const outcome = await addWatch(deps.db, { accountId, network: input.network_slug, address, now: deps.clock.now() });
+  if (!outcome.ok) throw new ApiError(403, "Address slot limit reached.");
+  if (outcome.created) deps.snapshots.invalidate(accountId);
+  return { created: outcome.created, watch: watchView(outcome.watch) };
+}
+
+/** Deletes a watch from a DELETE /v1/address-watch/addresses body (API and cabinet); another account's watch is not found. */
+export async function deleteWatchRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ watch_id: string; deleted: true }> {
+  const input = parseBody(DeleteWatchSchema, body);
+  if (!(await deleteWatch(deps.db, accountId, input.watch_id))) throw notFound("Watch not found.");
+  deps.snapshots.invalidate(accountId);
+  return { watch_id: input.watch_id, deleted: true };
+}
+
 /** POST, GET and DELETE /v1/address-watch/addresses. */
 export function watchRoutes(deps: AppDeps) {
   return new Elysia()
@@ -42,21 +66,9 @@ export function watchRoutes(deps: AppDeps) {
     .post(
       "/v1/address-watch/addresses",
       async ({ auth, body, set }) => {
-        const input = parseBody(AddWatchSchema, body);
-        const network = findNetwork(deps.config.networks, input.network_slug);
-        if (!network) throw badRequest(unknownNetwork(input.network_slug));
-        const address = normalizeAddress(network.family, input.address);
-        if (address === null) throw badRequest(`Invalid address for network ${input.network_slug}`);
-        const outcome = await addWatch(deps.db, {
-          accountId: auth.accountId,
-          network: input.network_slug,
-          address,
-          now: deps.clock.now(),
-        });
-        if (!outcome.ok) throw new ApiError(403, "Address slot limit reached.");
-        if (outcome.created) deps.snapshots.invalidate(auth.accountId);
+        const outcome = await addWatchRequest(deps, auth.accountId, body);
         set.status = outcome.created ? 201 : 200;
-        return watchView(outcome.watch);
+        return outcome.watch;
       },
       {
         detail: {
@@ -73,12 +85,7 @@ export function watchRoutes(deps: AppDeps) {
     )
     .delete(
       "/v1/address-watch/addresses",
-      async ({ auth, body }) => {
-        const input = parseBody(DeleteWatchSchema, body);
-        if (!(await deleteWatch(deps.db, auth.accountId, input.watch_id))) throw notFound("Watch not found.");
-        deps.snapshots.invalidate(auth.accountId);
-        return { watch_id: input.watch_id, deleted: true };
-      },
+      async ({ auth, body }) => deleteWatchRequest(deps, auth.accountId, body),
       {
         detail: { summary: "Stop watching an address, freeing its slot", tags: ["address-watch"], requestBody: jsonBody(DeleteWatchSchema) },
       },

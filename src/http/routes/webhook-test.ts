@@ -17,21 +17,27 @@ export const WebhookTestSchema = T.Object(
   { additionalProperties: false },
 );
 
+/** Queues a test delivery from a POST /v1/address-watch/webhook/test body (API and cabinet) and wakes the loop. */
+export async function queueTestRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ queued: true; delivery_id: string }> {
+  // The shape only; queueTestDelivery names the allowed events and checks the network.
+  const first = Value.Errors(WebhookTestSchema, body).First();
+  if (first) throw badRequest(describeValueError(first));
+  const input = body as { event: string; network: string };
+  const account = await loadAccount(deps, accountId);
+  const queued = await queueTestDelivery({ db: deps.db, config: deps.config, nowMs: deps.clock.now() }, account, input);
+  if (!queued.ok) throw badRequest(queued.error);
+  deps.wakeDelivery();
+  return { queued: true, delivery_id: queued.deliveryId };
+}
+
 /** POST /v1/address-watch/webhook/test: queues a signed, never-billed test delivery and answers at once. */
 export function webhookTestRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/webhook/test",
     async ({ auth, body, set }) => {
-      // The shape only; queueTestDelivery names the allowed events and checks the network.
-      const first = Value.Errors(WebhookTestSchema, body).First();
-      if (first) throw badRequest(describeValueError(first));
-      const input = body as { event: string; network: string };
-      const account = await loadAccount(deps, auth.accountId);
-      const queued = await queueTestDelivery({ db: deps.db, config: deps.config, nowMs: deps.clock.now() }, account, input);
-      if (!queued.ok) throw badRequest(queued.error);
-      deps.wakeDelivery();
+      const queued = await queueTestRequest(deps, auth.accountId, body);
       set.status = 202;
-      return { queued: true, delivery_id: queued.deliveryId };
+      return queued;
     },
     {
       detail: {

@@ -6,9 +6,25 @@ import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { badRequest } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
+/** The webhook as GET /v1/address-watch/webhook shows it: the settings plus the daemon's egress IPs. */
+export function webhookView(deps: AppDeps, s: WebhookSettings) {
+  return { ...s, egress_ips: deps.config.delivery.egress_ips };
+}
+
+/** Applies a PUT /v1/address-watch/webhook body (API and cabinet): one set of rules, incl. the SSRF URL guard. */
+export async function updateWebhookRequest(deps: AppDeps, accountId: string, body: unknown) {
+  const outcome = await updateWebhookSettings(
+    { ...urlSettingsDeps(deps), isNetwork: (slug) => findNetwork(deps.config.networks, slug) !== undefined },
+    accountId,
+    body,
+  );
+  if (!outcome.ok) throw badRequest(outcome.error);
+  return webhookView(deps, outcome.value);
+}
+
 /** GET and PUT /v1/address-watch/webhook (the test trigger lives with delivery). */
 export function webhookRoutes(deps: AppDeps) {
-  const view = (s: WebhookSettings) => ({ ...s, egress_ips: deps.config.delivery.egress_ips });
+  const view = (s: WebhookSettings) => webhookView(deps, s);
   return new Elysia()
     .use(signature(signatureDeps(deps)))
     .get("/v1/address-watch/webhook", async ({ auth }) => view(await readWebhookSettings(deps.db, auth.accountId)), {
@@ -16,15 +32,7 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .put(
       "/v1/address-watch/webhook",
-      async ({ auth, body }) => {
-        const outcome = await updateWebhookSettings(
-          { ...urlSettingsDeps(deps), isNetwork: (slug) => findNetwork(deps.config.networks, slug) !== undefined },
-          auth.accountId,
-          body,
-        );
-        if (!outcome.ok) throw badRequest(outcome.error);
-        return view(outcome.value);
-      },
+      async ({ auth, body }) => updateWebhookRequest(deps, auth.accountId, body),
       {
         detail: {
           summary: "Set the webhook; `events` keys given replace, keys left out keep their value",

@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+
+// The cabinet's only stylesheet and script, inlined in every page: no asset routes, no CDN, and
+// the compiled binary carries them as string constants. The Content-Security-Policy allows exactly
+// these two by hash, so no other script or style (injected or not) can run.
+
+/** Mobile first: one column at 360 px, tables scroll inside their own box, focus always visible. */
+export const CSS = `*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,sans-serif;color:#1b1f24;background:#f6f7f9}
+a{color:#0b5cad}
+header{background:#14324f;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header strong{font-size:1.05rem}header span{opacity:.85}
+header form{margin-left:auto}
+nav{background:#fff;border-bottom:1px solid #d8dde3;overflow-x:auto}
+nav ul{list-style:none;margin:0;padding:0 .5rem;display:flex;gap:.25rem}
+nav a{display:block;padding:.6rem .6rem;text-decoration:none;white-space:nowrap}
+nav a[aria-current=page]{font-weight:600;border-bottom:3px solid #0b5cad}
+main{max-width:60rem;margin:0 auto;padding:1rem}
+h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+section,.card{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:1rem;margin:0 0 1rem}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem}
+.stats div{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:.75rem}
+.stats dt{font-size:.85rem;color:#555}.stats dd{margin:0;font-size:1.3rem;font-weight:600}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:.92rem}
+th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e5e8ec;vertical-align:top}
+td code,.mono{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
+label{display:block;font-weight:600;margin:.6rem 0 .2rem}
+label.inline{display:inline-flex;gap:.4rem;align-items:center;font-weight:400;margin:.2rem 1rem .2rem 0}
+input,select,textarea,button{font:inherit}
+input[type=text],input[type=url],input[type=number],select,textarea{width:100%;max-width:32rem;padding:.45rem;border:1px solid #9aa4ae;border-radius:4px;background:#fff}
+button{padding:.45rem .9rem;border:1px solid #0b5cad;border-radius:4px;background:#0b5cad;color:#fff;cursor:pointer;margin-top:.6rem}
+button.secondary{background:#fff;color:#0b5cad}button.danger{background:#fff;color:#a4161a;border-color:#a4161a}
+td button{margin:0}
+:focus-visible{outline:3px solid #f0a000;outline-offset:2px}
+.alert{padding:.75rem 1rem;border-radius:6px;margin:0 0 1rem;border:1px solid}
+.alert.err{background:#fdecea;border-color:#e0a0a0}.alert.ok{background:#e8f5e9;border-color:#a5d6a7}
+output{display:block;margin-top:.5rem;font-weight:600}output.err{color:#a4161a}
+.secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.secret code{background:#fff8d6;padding:.3rem .5rem;word-break:break-all}
+.muted{color:#5a6470;font-size:.9rem}
+fieldset{border:1px solid #d8dde3;border-radius:4px;margin:.6rem 0;padding:.5rem .75rem}legend{font-weight:600}
+ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid #0b5cad}
+ol.timeline li{position:relative;padding:.2rem 0 .8rem 1rem}
+ol.timeline li::before{content:"";position:absolute;left:-.5rem;top:.55rem;width:.7rem;height:.7rem;border-radius:50%;background:#0b5cad}
+svg.chart{width:100%;height:auto;max-height:14rem}
+.pager{display:flex;gap:1rem;margin-top:.75rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;
+
+/**
+ * Progressive enhancement only; every form works without it. Copy buttons copy (or select) their
+ * target; forms marked data-inline post in the background and show the answer in their <output>
+ * (the webhook Test); data-confirm asks first; a page rendered by a POST swaps its URL for the GET
+ * one (body[data-url]) so a reload neither re-posts nor shows a once-only secret again; the
+ * sign-in page submits itself.
+ */
+export const JS = `document.addEventListener("click",e=>{const b=e.target.closest("[data-copy]");if(!b)return;const t=document.getElementById(b.dataset.copy);const sel=()=>{const r=document.createRange();r.selectNodeContents(t);getSelection().removeAllRanges();getSelection().addRange(r)};(navigator.clipboard?navigator.clipboard.writeText(t.textContent):Promise.reject()).then(()=>{b.textContent="Copied"},sel)});
+document.addEventListener("submit",async e=>{const f=e.target;if(f.dataset.confirm&&!confirm(f.dataset.confirm)){e.preventDefault();return}if(!f.hasAttribute("data-inline"))return;e.preventDefault();const o=f.querySelector("output");o.className="";o.textContent="Sending…";try{const r=await fetch(f.action,{method:"POST",body:new URLSearchParams(new FormData(f)),headers:{accept:"application/json"}});const j=await r.json();o.textContent=j.message||j.error;o.className=r.ok?"ok":"err"}catch(x){o.textContent=String(x);o.className="err"}});
+if(document.body.dataset.url)history.replaceState(null,"",document.body.dataset.url);
+const a=document.querySelector("form[data-autosubmit]");if(a)a.requestSubmit();`;
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+/** Nothing may load or run but this page's own stylesheet and script; forms post only here. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `style-src ${sha256(CSS)}`,
+  `script-src ${sha256(JS)}`,
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");

@@ -1,0 +1,31 @@
+import { usageSeries } from "../../billing/usage.ts";
+import { usageChart } from "../chart.ts";
+import { html } from "../html.ts";
+import { cabinetPage, type PageContext } from "../view.ts";
+
+/** Plan, credits, spent today, slots, and the 30-day usage chart: what GET /v1/account and /usage show. */
+export async function overviewPage(ctx: PageContext): Promise<Response> {
+  const { deps, viewer } = ctx;
+  const a = await deps.snapshots.get(viewer.accountId);
+  const series = await usageSeries(deps.db, viewer.accountId, deps.clock.now(), 30);
+  const totals = series.reduce((t, p) => ({ credits: t.credits + p.credits, deliveries: t.deliveries + p.deliveries, events: t.events + p.events }), {
+    credits: 0,
+    deliveries: 0,
+    events: 0,
+  });
+  return cabinetPage(
+    ctx,
+    "overview",
+    "Overview",
+    html`<dl class="stats">
+<div><dt>Plan</dt><dd>${a.plan}</dd></div>
+<div><dt>Credits</dt><dd id="credits">${Number(a.credits)}</dd></div>
+<div><dt>Spent today</dt><dd id="spent-today">${Number(a.spent_today)}</dd></div>
+<div><dt>Address slots</dt><dd>${Number(a.slots_used)} / ${a.address_slots}</dd></div>
+</dl>
+<section aria-labelledby="usage-h"><h2 id="usage-h">Usage, last 30 days</h2>
+${usageChart(series)}
+<p class="muted">${totals.credits} credits, ${totals.deliveries} deliveries and ${totals.events} events in 30 days. Environment: ${deps.config.environment}; ${a.monthly_credits} monthly credits on this plan.</p>
+</section>`,
+  );
+}

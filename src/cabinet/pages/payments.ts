@@ -1,0 +1,64 @@
+import { notFound } from "../../http/errors.ts";
+import type { PaymentStatus } from "../../payments/lifecycle.ts";
+import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { orderTimeline } from "../../payments/timeline.ts";
+import { badRequest } from "../../http/errors.ts";
+import { html } from "../html.ts";
+import { cabinetPage, options, type PageContext, when } from "../view.ts";
+
+/** Orders listed, newest first. */
+export const ORDERS_SHOWN = 100;
+
+/** Payment orders, newest first, filtered by status. */
+export async function paymentsPage(ctx: PageContext): Promise<Response> {
+  const { deps, viewer, query } = ctx;
+  const status = query.get("status") || undefined;
+  if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status))
+    throw badRequest(`status must be one of ${PAYMENT_STATUSES.join(", ")}`);
+  const orders = (await listOrders(deps.db, viewer.accountId, { status: status as PaymentStatus | undefined, limit: ORDERS_SHOWN })).map(orderView);
+  const rows = orders.map(
+    (o) => html`<tr><td><a href="/cabinet/payments/${o.payment_id}">${o.order_id}</a></td><td>${o.status}</td><td>${o.network}</td>
+<td>${o.amount_received} / ${o.amount}${o.asset ? html` <code>${o.asset}</code>` : ""}</td><td>${when(o.created_at)}</td><td>${when(o.expires_at)}</td></tr>`,
+  );
+  return cabinetPage(
+    ctx,
+    "payments",
+    "Payment orders",
+    html`<form method="get" action="/cabinet/payments"><label for="f-status">Status</label>
+<select id="f-status" name="status">${options([["", "any"], ...PAYMENT_STATUSES.map((s) => [s, s] as const)], status ?? "")}</select>
+<button type="submit" class="secondary">Filter</button></form>
+${
+  orders.length === 0
+    ? html`<p>No payment orders${status ? ` with status ${status}` : ""}. Orders are created through the API (POST /v1/payments).</p>`
+    : html`<div class="scroll"><table><thead><tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Network</th><th scope="col">Received / amount</th><th scope="col">Created</th><th scope="col">Expires</th></tr></thead><tbody>${rows}</tbody></table></div>`
+}`,
+  );
+}
+
+/** One order and its lifecycle as a timeline; another account's order is not found. */
+export async function paymentPage(ctx: PageContext, paymentId: string): Promise<Response> {
+  const { deps, viewer } = ctx;
+  const row = await getOrder(deps.db, viewer.accountId, paymentId);
+  if (!row) throw notFound("Payment not found.");
+  const o = orderView(row);
+  const steps = await orderTimeline(deps.db, viewer.accountId, paymentId);
+  return cabinetPage(
+    ctx,
+    "payments",
+    `Order ${o.order_id}`,
+    html`<dl class="stats">
+<div><dt>Status</dt><dd>${o.status}</dd></div>
+<div><dt>Amount</dt><dd>${o.amount}</dd></div>
+<div><dt>Received</dt><dd>${o.amount_received}</dd></div>
+<div><dt>Network</dt><dd>${o.network}</dd></div>
+</dl>
+<section><p>Payment id <code>${o.payment_id}</code>; pay to <code>${o.address}</code>${o.asset ? html` in token <code>${o.asset}</code>` : " in the native coin"}; expires ${when(o.expires_at)}.</p>
+${o.aml ? html`<p>AML: risk <strong>${o.aml.risk_level}</strong>, score ${o.aml.score}${o.aml.address_label ? html`, ${o.aml.address_label}` : ""}.</p>` : ""}</section>
+<section aria-labelledby="tl-h"><h2 id="tl-h">Lifecycle</h2><ol class="timeline">
+<li><strong>pending</strong> · created ${when(o.created_at)}</li>
+${steps.map(
+  (s) => html`<li><strong>${s.state}</strong> · ${when(s.at)}${s.tx_hash ? html` · tx <code>${s.tx_hash}</code>` : ""}<br><span class="muted">webhook <a href="/cabinet/deliveries#${s.delivery.id}">${s.delivery.id}</a>: ${s.delivery.status}, ${s.delivery.attempts} attempt(s)</span></li>`,
+)}</ol></section>
+<p><a href="/cabinet/payments">All orders</a></p>`,
+  );
+}

@@ -1,0 +1,246 @@
+import { Elysia } from "elysia";
+import { allowIpsError, createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
+import { getDelivery, retryDelivery } from "../delivery/deliveries.ts";
+import type { AppDeps } from "../http/deps.ts";
+import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
+import { updateWebhookRequest } from "../http/routes/webhook.ts";
+import { queueTestRequest } from "../http/routes/webhook-test.ts";
+import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
+import { addressesPage } from "./pages/addresses.ts";
+import { deliveriesPage } from "./pages/deliveries.ts";
+import { eventsPage } from "./pages/events.ts";
+import { keysPage, parseAllowIps } from "./pages/keys.ts";
+import { overviewPage } from "./pages/overview.ts";
+import { paymentPage, paymentsPage } from "./pages/payments.ts";
+import { linkRefusedPage, notFoundPage, signedOutPage, signInPage } from "./pages/session.ts";
+import { webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
+import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
+import type { Flash, PageContext, PageRenderer } from "./view.ts";
+
+/** The session cookie: scoped to /cabinet, never readable by script, never sent cross-site. */
+export const SESSION_COOKIE = "chainwatch_session";
+
+type Ctx = { request: Request; body: unknown; params: Record<string, string> };
+
+/** The session token from the Cookie header, if any. */
+export function sessionToken(request: Request): string | null {
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === SESSION_COOKIE) return value.join("=") || null;
+  }
+  return null;
+}
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/cabinet; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
+}
+
+/** Form posts arrive as URLSearchParams (the parser below); anything else is an empty form. */
+function formOf(body: unknown): URLSearchParams {
+  return body instanceof URLSearchParams ? body : new URLSearchParams();
+}
+
+const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").includes("application/json");
+
+function json(status: number, doc: unknown): Response {
+  return new Response(JSON.stringify(doc), { status, headers: { "content-type": "application/json; charset=utf-8", ...SECURITY_HEADERS } });
+}
+
+/** What a successful form post reports, and page data it produced (a new key's secret). */
+type ActionResult = { notice: string; extra?: unknown };
+type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, string>) => Promise<ActionResult>;
+
+const CSRF_REFUSED = "Missing or invalid CSRF token. Reload the page and try again.";
+
+const detail = (summary: string) => ({ detail: { summary, tags: ["cabinet"], security: [] } });
+
+/**
+ * The account holders' cabinet (DESIGN §11): server-rendered pages over the same services as the
+ * signed API, a cookie session opened by a one-time link, and a CSRF token on every form post.
+ * Every account-owned id in a URL is looked up within the session's account, so another
+ * account's id is simply not found (404).
+ */
+export function cabinetRoutes(deps: AppDeps) {
+  const sessionDeps = { db: deps.db, clock: deps.clock };
+  const secureCookies = deps.config.cabinet.public_url.startsWith("https:");
+
+  /** Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403). */
+  const signedIn =
+    (fn: (viewer: Viewer, c: Ctx) => Promise<Response>) =>
+    async (c: Ctx): Promise<Response> => {
+      const token = sessionToken(c.request);
+      const session = token ? await findSession(sessionDeps, token) : null;
+      if (!token || !session) return wantsJson(c.request) ? json(401, { error: "Not signed in." }) : signedOutPage();
+      const viewer: Viewer = { ...session, csrf: csrfTokenFor(token) };
+      if (c.request.method !== "GET" && !csrfMatches(token, formOf(c.body).get("csrf") ?? c.request.headers.get("x-csrf-token"))) {
+        return wantsJson(c.request) ? json(403, { error: CSRF_REFUSED }) : page({ title: "Refused", viewer, status: 403, error: CSRF_REFUSED, body: "" });
+      }
+      try {
+        return await fn(viewer, c);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return page({ title: error.status === 404 ? "Not found" : "Refused", viewer, status: error.status, error: error.message, body: "" });
+      }
+    };
+
+  const ctxFor = (viewer: Viewer, request: Request, flash: Flash = {}): PageContext => ({
+    deps,
+    viewer,
+    query: new URL(request.url).searchParams,
+    flash,
+  });
+
+  /** A GET page. */
+  const view = (render: PageRenderer) => signedIn((viewer, c) => render(ctxFor(viewer, c.request)));
+
+  /**
+   * A form post: runs the action through the shared service, then renders `render`'s page with
+   * the notice, or with the API's error and status (the form keeps what was typed). The browser
+   * is shown the page's GET address, so a reload never posts again.
+   */
+  const mutation = (render: PageRenderer, canonicalUrl: string, action: Action) =>
+    signedIn(async (viewer, c) => {
+      const form = formOf(c.body);
+      try {
+        const { notice, extra } = await action(viewer, form, c.params);
+        if (wantsJson(c.request)) return json(200, { message: notice });
+        return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { notice, extra, canonicalUrl } });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (wantsJson(c.request)) return json(error.status, { error: error.message });
+        return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { error: error.message, status: error.status, form, canonicalUrl } });
+      }
+    });
+
+  return (
+    new Elysia({ name: "cabinet" })
+      // Forms post urlencoded; keep every value (a repeated key is a list of ticked networks).
+      .onParse(async ({ request, contentType }) => {
+        if (contentType === "application/x-www-form-urlencoded") return new URLSearchParams(await request.text());
+      })
+      .get("/cabinet/login", async ({ request }) => {
+        const token = new URL(request.url).searchParams.get("token") ?? "";
+        const link = token ? await peekSignInLink(sessionDeps, token) : null;
+        return link ? signInPage(token, link.accountName) : linkRefusedPage();
+      }, detail("Sign-in page of a one-time link (?token=); its button redeems the link"))
+      .post(
+        "/cabinet/login",
+        async ({ request, body }) => {
+          // A sign-in is a same-origin form post; refusing cross-site ones stops another site from
+          // signing a visitor in to an account of its choosing.
+          if (request.headers.get("sec-fetch-site") === "cross-site") return linkRefusedPage();
+          const redeemed = await redeemSignInLink(sessionDeps, formOf(body).get("token") ?? "");
+          if (!redeemed.ok) return linkRefusedPage();
+          const secure = secureCookies || new URL(request.url).protocol === "https:";
+          return new Response(null, {
+            status: 303,
+            headers: { location: "/cabinet/", "set-cookie": sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secure), ...SECURITY_HEADERS },
+          });
+        },
+        detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview"),
+      )
+      .post(
+        "/cabinet/logout",
+        signedIn(async (_viewer, c) => {
+          await endSession(deps.db, sessionToken(c.request) as string);
+          const res = signedOutPage(200, "You are signed out.");
+          res.headers.set("set-cookie", sessionCookie("", 0, secureCookies));
+          return res;
+        }),
+        detail("End the session"),
+      )
+      // Elysia matches /cabinet and /cabinet/ alike.
+      .get("/cabinet/", view(overviewPage), detail("Overview: plan, credits, spent today, 30-day usage chart"))
+      .get("/cabinet/keys", view(keysPage), detail("API keys"))
+      .post(
+        "/cabinet/keys",
+        mutation(keysPage, "/cabinet/keys", async (viewer, form) => {
+          const label = (form.get("label") ?? "").trim();
+          if (label.length > 100) throw badRequest("label must be at most 100 characters");
+          const allowIps = parseAllowIps(form.get("allow_ips"));
+          const refused = allowIpsError(allowIps);
+          if (refused) throw badRequest(refused);
+          const created = await createApiKey(deps, { accountId: viewer.accountId, allowIps, label: label || null });
+          if (!created.ok) throw badRequest(created.error);
+          return { notice: `Created API key ${created.key.api_key}.`, extra: created.key };
+        }),
+        detail("Create an API key; the page shows its secret this once"),
+      )
+      .post(
+        "/cabinet/keys/:key/revoke",
+        mutation(keysPage, "/cabinet/keys", async (viewer, _form, params) => {
+          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw notFound("API key not found.");
+          return { notice: `Revoked API key ${params.key}.` };
+        }),
+        detail("Revoke an API key of the session's account"),
+      )
+      .post(
+        "/cabinet/keys/:key/allow-ips",
+        mutation(keysPage, "/cabinet/keys", async (viewer, form, params) => {
+          const outcome = await setAllowIps(deps.db, viewer.accountId, params.key, parseAllowIps(form.get("allow_ips")));
+          if (!outcome.ok) throw new ApiError(outcome.code === "not_found" ? 404 : 400, outcome.error);
+          return { notice: `Saved the IP allowlist of ${params.key}.` };
+        }),
+        detail("Replace an API key's IP allowlist (empty: any IP)"),
+      )
+      .get("/cabinet/addresses", view(addressesPage), detail("Watched addresses and slots"))
+      .post(
+        "/cabinet/addresses",
+        mutation(addressesPage, "/cabinet/addresses", async (viewer, form) => {
+          const { created, watch } = await addWatchRequest(deps, viewer.accountId, {
+            network_slug: form.get("network_slug") ?? "",
+            address: form.get("address") ?? "",
+          });
+          return { notice: created ? `Watching ${watch.address} on ${watch.network_slug}.` : `Already watching ${watch.address} on ${watch.network_slug}.` };
+        }),
+        detail("Watch an address (same rules as POST /v1/address-watch/addresses)"),
+      )
+      .post(
+        "/cabinet/addresses/:watch_id/delete",
+        mutation(addressesPage, "/cabinet/addresses", async (viewer, _form, params) => {
+          await deleteWatchRequest(deps, viewer.accountId, { watch_id: params.watch_id });
+          return { notice: "Address deleted; its slot is free." };
+        }),
+        detail("Stop watching an address"),
+      )
+      .get("/cabinet/webhook", view(webhookPage), detail("Webhook settings, egress IPs and the Test button"))
+      .post(
+        "/cabinet/webhook",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
+          await updateWebhookRequest(deps, viewer.accountId, webhookBodyFromForm(form));
+          return { notice: "Webhook saved." };
+        }),
+        detail("Save the webhook (same rules as PUT /v1/address-watch/webhook, incl. the private-target guard)"),
+      )
+      .post(
+        "/cabinet/webhook/test",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
+          const queued = await queueTestRequest(deps, viewer.accountId, { event: form.get("event") ?? "", network: form.get("network") ?? "" });
+          return { notice: `queued ${queued.delivery_id}` };
+        }),
+        detail("Queue a test delivery (event × network); answers at once"),
+      )
+      .get("/cabinet/deliveries", view(deliveriesPage), detail("Delivery log with attempts"))
+      .post(
+        "/cabinet/deliveries/:id/resend",
+        mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, _form, params) => {
+          const d = await getDelivery(deps.db, params.id);
+          if (!d || d.account_id !== viewer.accountId) throw notFound("Delivery not found.");
+          const retried = await retryDelivery(deps.db, d.id, deps.clock.now());
+          if (!retried.ok) throw badRequest(retried.error);
+          deps.wakeDelivery();
+          return { notice: `Re-queued ${d.id}.` };
+        }),
+        detail("Re-queue a delivery that has not succeeded"),
+      )
+      .get("/cabinet/events", view(eventsPage), detail("Events, a page at a time"))
+      .get("/cabinet/payments", view(paymentsPage), detail("Payment orders"))
+      .get(
+        "/cabinet/payments/:payment_id",
+        signedIn((viewer, c) => paymentPage(ctxFor(viewer, c.request), c.params.payment_id)),
+        detail("One payment order and its lifecycle timeline"),
+      )
+      .all("/cabinet/*", () => notFoundPage(), { detail: { hide: true } })
+  );
+}

@@ -1,0 +1,37 @@
+import type { Executor } from "../db/database.ts";
+import { parseJson } from "../lib/json.ts";
+import { rfc3339 } from "../lib/time.ts";
+import type { PaymentStatus } from "./lifecycle.ts";
+
+/** One step of an order's lifecycle: the state it entered, when, and how its webhook fared. */
+export type TimelineStep = {
+  state: PaymentStatus;
+  at: string;
+  tx_hash: string | null;
+  delivery: { id: string; status: string; attempts: number };
+};
+
+/**
+ * An order's lifecycle after `pending`, oldest first. Every state an order enters is announced by
+ * exactly one outbox row written in the same transaction (payments/transitions.ts), numbered by
+ * `sequence`, so the outbox is the order's history and nothing else needs to record it.
+ */
+export async function orderTimeline(db: Executor, accountId: string, paymentId: string): Promise<TimelineStep[]> {
+  const rows = await db
+    .selectFrom("deliveries")
+    .select(["id", "body", "status", "attempts", "created_at"])
+    .where("payment_id", "=", paymentId)
+    .where("account_id", "=", accountId)
+    .where("kind", "=", "payment")
+    .orderBy("sequence")
+    .execute();
+  return rows.map((r) => {
+    const body = parseJson<{ event?: PaymentStatus; tx_hash?: string | null }>(r.body, {});
+    return {
+      state: body.event ?? "pending",
+      at: rfc3339(r.created_at),
+      tx_hash: body.tx_hash ?? null,
+      delivery: { id: r.id, status: r.status, attempts: r.attempts },
+    };
+  });
+}
