@@ -11,20 +11,21 @@ a{color:#0b5cad}
 header{background:#14324f;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 header strong{font-size:1.05rem}header span{opacity:.85}
 header form{margin-left:auto}
-nav{background:#fff;border-bottom:1px solid #d8dde3;overflow-x:auto}
-nav ul{list-style:none;margin:0;padding:0 .5rem;display:flex;gap:.25rem}
+nav{background:#fff;border-bottom:1px solid #d8dde3}
+nav ul{list-style:none;margin:0;padding:0 .5rem;display:flex;flex-wrap:wrap;gap:0 .25rem}
 nav a{display:block;padding:.6rem .6rem;text-decoration:none;white-space:nowrap}
 nav a[aria-current=page]{font-weight:600;border-bottom:3px solid #0b5cad}
 main{max-width:60rem;margin:0 auto;padding:1rem}
 h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 section,.card{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:1rem;margin:0 0 1rem}
+section>:first-child{margin-top:0}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem}
 .stats div{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:.75rem}
 .stats dt{font-size:.85rem;color:#555}.stats dd{margin:0;font-size:1.3rem;font-weight:600}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;position:relative}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #e5e8ec;vertical-align:top}
-td code,.mono{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
+code{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
 label{display:block;font-weight:600;margin:.6rem 0 .2rem}
 label.inline{display:inline-flex;gap:.4rem;align-items:center;font-weight:400;margin:.2rem 1rem .2rem 0}
 input,select,textarea,button{font:inherit}

@@ -1,9 +1,10 @@
 import type { UsagePoint } from "../billing/usage.ts";
 import { type Html, html } from "./html.ts";
 
-const W = 600;
+// A narrow viewBox keeps the axis labels legible when the chart is 330 px wide on a phone.
+const W = 400;
 const H = 180;
-const PAD_LEFT = 44;
+const PAD_LEFT = 48;
 const PAD_BOTTOM = 22;
 const PAD_TOP = 8;
 
@@ -40,10 +41,10 @@ export function usageChart(series: UsagePoint[]): Html {
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary}" xmlns="http://www.w3.org/2000/svg">
 <line x1="${PAD_LEFT}" y1="${baseY}" x2="${W}" y2="${baseY}" stroke="#9aa4ae"/>
 <line x1="${PAD_LEFT}" y1="${PAD_TOP}" x2="${W}" y2="${PAD_TOP}" stroke="#e5e8ec"/>
-<text x="${PAD_LEFT - 6}" y="${PAD_TOP + 10}" text-anchor="end" font-size="11" fill="#5a6470">${max}</text>
-<text x="${PAD_LEFT - 6}" y="${baseY}" text-anchor="end" font-size="11" fill="#5a6470">0</text>
+<text x="${PAD_LEFT - 6}" y="${PAD_TOP + 10}" text-anchor="end" font-size="13" fill="#5a6470">${max}</text>
+<text x="${PAD_LEFT - 6}" y="${baseY}" text-anchor="end" font-size="13" fill="#5a6470">0</text>
 ${bars}
-<text x="${PAD_LEFT}" y="${H - 5}" font-size="11" fill="#5a6470">${first}</text>
-<text x="${W}" y="${H - 5}" text-anchor="end" font-size="11" fill="#5a6470">${last}</text>
+<text x="${PAD_LEFT}" y="${H - 5}" font-size="13" fill="#5a6470">${first}</text>
+<text x="${W}" y="${H - 5}" text-anchor="end" font-size="13" fill="#5a6470">${last}</text>
 </svg>`;
 }

@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { recordUsage } from "../../src/billing/usage.ts";
+import { runCli, until } from "../delivery/fixtures.ts";
+import { blockMaker, createOrder, freshTxHash, ingestOk } from "../payments/support.ts";
+import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+
+// End to end in a real browser: Debian's chromium driven by playwright-core (never Playwright's
+// own browser download), against a real daemon and real webhook receivers on 127.0.0.1.
+// Screenshots go to $CABINET_SCREENSHOTS (docs/ when refreshing the README's), else a temp dir.
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const WATCHED = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+// Chromium on a shared 2-core machine: a page step can take seconds; each test gets room.
+const SLOW = 90_000;
+const SHOTS = process.env.CABINET_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), "cabinet-shots-"));
+
+let td: TestDaemon;
+let sink: WebhookSink;
+let failing: WebhookSink;
+let browser: Browser;
+let shop: TestClient;
+let ctxA: BrowserContext;
+let a: Page;
+let configPath: string;
+
+async function screenshot(p: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true });
+  // The top of the page, at most 1400 px of it: enough to show it, small enough to commit.
+  const height = Math.min(1400, (await p.evaluate("document.documentElement.scrollHeight")) as number);
+  await p.screenshot({ path: join(SHOTS, `cabinet-${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: 360, height } });
+}
+
+/** Every visible control has a label (or an aria-label), and nothing is wider than the 360 px viewport. */
+async function checkPage(p: Page) {
+  // In-page code is a string: this project's TypeScript has no DOM library.
+  const unlabeled = await p.evaluate(`[...document.querySelectorAll("input:not([type=hidden]),select,textarea,button")]
+    .filter((e) => !(e.labels && e.labels.length > 0) && !e.getAttribute("aria-label") && !(e.tagName === "BUTTON" && e.textContent.trim()))
+    .map((e) => e.outerHTML)`);
+  expect(unlabeled).toEqual([]);
+  expect(await p.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+}
+
+/** A sign-in link printed by the real CLI, as an admin would run it. */
+async function linkFor(account: string): Promise<string> {
+  const out = await runCli(["cabinet", "link", "--account", account, "--ttl", "5m", "--json", "--config", configPath]);
+  expect(out.stderr).toBe("");
+  return (JSON.parse(out.stdout) as { url: string }).url;
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
+  sink = startWebhookSink();
+  failing = startWebhookSink();
+  failing.respond(() => new Response("receiver unavailable", { status: 500 }));
+  td = await startTestDaemon({
+    config: { delivery: { backoff_seconds: [3600], max_attempts: 1, timeout_ms: 1000 }, networks: { eth: { family: "evm", confirmations: 2 } } },
+  });
+  configPath = join(td.dir, "cli.toml");
+  writeFileSync(
+    configPath,
+    [
+      "[database]",
+      `url = "${td.config.database.url}"`,
+      "[secrets]",
+      `master_key_file = "${td.config.secrets.master_key_file}"`,
+      "[cabinet]",
+      `public_url = "${td.url}"`,
+      "",
+    ].join("\n"),
+  );
+  shop = await td.client({ name: "shop", slots: 3, credits: 100_000 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  ctxA = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  a = await ctxA.newPage();
+  // Revoke and Delete ask first; the user says yes.
+  a.on("dialog", (d) => void d.accept());
+}, SLOW);
+
+afterAll(async () => {
+  await browser?.close();
+  await td?.stop();
+  await sink?.stop();
+  await failing?.stop();
+});
+
+describe("the cabinet in a browser", () => {
+  test("the link signs in once and never again", async () => {
+    const url = await linkFor("shop");
+    await a.goto(url);
+    await a.waitForURL(`${td.url}/cabinet/`);
+    expect(await a.textContent("h1")).toBe("Overview");
+    expect(await a.textContent("header")).toContain("shop");
+    await checkPage(a);
+
+    const stranger = await browser.newContext();
+    const s = await stranger.newPage();
+    const res = await s.goto(url);
+    expect(res?.status()).toBe(410);
+    expect(await s.textContent("[role=alert]")).toBe("This sign-in link is invalid, already used or expired.");
+    expect((await s.goto(`${td.url}/cabinet/`))?.status()).toBe(401);
+    await stranger.close();
+  }, SLOW);
+
+  test("a created key's secret is shown once, with a copy button, and is gone after a reload", async () => {
+    await a.goto(`${td.url}/cabinet/keys`);
+    await a.fill("#key-label", "checkout server");
+    await a.click("text=Create key");
+    const secret = (await a.textContent("#new-secret")) as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(await a.isVisible("button[data-copy=new-secret]")).toBe(true);
+    expect(a.url()).toBe(`${td.url}/cabinet/keys`);
+    await a.reload();
+    expect(await a.$("#new-secret")).toBeNull();
+    expect(await a.content()).not.toContain(secret);
+    expect(await a.textContent("table")).toContain("checkout server");
+    await checkPage(a);
+    await screenshot(a, "keys");
+  }, SLOW);
+
+  test("adding and deleting an address updates the slot counter; the form works from the keyboard", async () => {
+    await a.goto(`${td.url}/cabinet/addresses`);
+    expect(await a.textContent("#slots")).toBe("0 of 3 address slots used.");
+    await a.focus("#add-network");
+    await a.keyboard.press("Tab");
+    expect(await a.evaluate("document.activeElement.id")).toBe("add-address");
+    await a.keyboard.type("0x1234");
+    await a.keyboard.press("Enter");
+    await a.waitForSelector("[role=alert]");
+    expect(await a.textContent("[role=alert]")).toBe("Invalid address for network eth");
+    await a.fill("#add-address", WATCHED);
+    await a.keyboard.press("Enter");
+    await a.waitForSelector("[role=status]");
+    expect(await a.textContent("#slots")).toBe("1 of 3 address slots used.");
+    await a.fill("#add-address", "0x52908400098527886e0f7030069857d2e4169ee7");
+    await a.click("text=Add address");
+    await a.waitForFunction(`document.querySelector("#slots").textContent === "2 of 3 address slots used."`);
+    await a.click("button[aria-label='Delete 0x52908400098527886e0f7030069857d2e4169ee7 on eth']");
+    await a.waitForFunction(`document.querySelector("#slots").textContent === "1 of 3 address slots used."`);
+    expect(await a.textContent("[role=status]")).toBe("Address deleted; its slot is free.");
+    await checkPage(a);
+    await screenshot(a, "addresses");
+  }, SLOW);
+
+  test("Test on the webhook page queues at once and the receiver gets X-Webhook-Test: true", async () => {
+    await a.goto(`${td.url}/cabinet/webhook`);
+    await a.fill("#wh-url", sink.url);
+    await a.check("input[name=enabled]");
+    await a.click("text=Save webhook");
+    expect(await a.textContent("[role=status]")).toBe("Webhook saved.");
+    await a.selectOption("#test-event", "payment");
+    await a.selectOption("#test-network", "eth");
+    await a.click("button:text-is('Test')");
+    await a.waitForFunction(`/^queued dlv_/.test(document.querySelector("#test-result").textContent)`);
+    const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
+    expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
+    // The Test ran in the background: the page did not navigate.
+    expect(a.url()).toBe(`${td.url}/cabinet/webhook`);
+    await sink.waitFor(1);
+    const got = sink.received.find((r) => r.headers["x-webhook-id"] === id);
+    expect(got?.method).toBe("POST");
+    expect(got?.headers["x-webhook-test"]).toBe("true");
+    await checkPage(a);
+    await screenshot(a, "webhook");
+  }, SLOW);
+
+  test("a failing receiver's delivery shows its attempts, and Resend queues it again", async () => {
+    await a.goto(`${td.url}/cabinet/webhook`);
+    await a.fill("#wh-url", failing.url);
+    await a.click("text=Save webhook");
+    await a.selectOption("#test-event", "block");
+    await a.selectOption("#test-network", "btc");
+    await a.click("button:text-is('Test')");
+    await a.waitForFunction(`/^queued dlv_/.test(document.querySelector("#test-result").textContent)`);
+    const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
+    const row = () => td.ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    await until(row, (d) => d.status === "failed");
+
+    await a.goto(`${td.url}/cabinet/deliveries`);
+    const card = a.locator(`section#${id}`);
+    expect(await card.locator(".status").textContent()).toBe("failed");
+    expect(await card.locator("tbody tr").count()).toBe(1);
+    expect(await card.locator("td.result").textContent()).toBe("HTTP 500");
+    expect(await card.locator("tbody").textContent()).toMatch(/\d+ ms/);
+    expect(await card.locator("tbody").textContent()).toContain("receiver unavailable");
+    await screenshot(a, "deliveries");
+
+    await card.locator("button", { hasText: "Resend" }).click();
+    expect(await a.textContent("[role=status]")).toBe(`Re-queued ${id}.`);
+    await failing.waitFor(2);
+    await until(row, (d) => d.status === "failed" && d.attempts === 1 && d.completed_at !== null);
+    await a.goto(`${td.url}/cabinet/deliveries`);
+    expect(await a.locator(`section#${id} tbody tr`).count()).toBe(2);
+    await checkPage(a);
+  }, SLOW);
+
+  test("events are listed a page at a time; an order's lifecycle reads as a timeline", async () => {
+    await a.goto(`${td.url}/cabinet/webhook`);
+    await a.fill("#wh-url", sink.url);
+    await a.click("text=Save webhook");
+    const block = blockMaker("eth", 2_000);
+    const watched = WATCHED.toLowerCase();
+    const payTo = "0x00000000000000000000000000000000000000c1";
+    const order = await createOrder(shop, { order_id: "order-1001", network: "eth", address: payTo, amount: "0.25" });
+    const txs = Array.from({ length: 30 }, (_, i) => ({ hash: freshTxHash(), from: "0x1111111111111111111111111111111111111111", to: watched, value: String((i + 1) * 10 ** 15) }));
+    txs.push({ hash: freshTxHash(), from: "0x2222222222222222222222222222222222222222", to: payTo, value: "250000000000000000" });
+    await ingestOk(td, block(txs));
+    await ingestOk(td, block([]));
+    const paid = await until(
+      () => td.ctx.db.selectFrom("payments").select("status").where("id", "=", order.payment_id).executeTakeFirstOrThrow(),
+      (o) => o.status === "paid",
+    );
+    expect(paid.status).toBe("paid");
+
+    await a.goto(`${td.url}/cabinet/events`);
+    expect(await a.locator("tbody tr").count()).toBe(25);
+    await checkPage(a);
+    await screenshot(a, "events");
+    await a.click("text=Next page");
+    // 30 payments and 2 block events: 7 on the second page, and no further page.
+    expect(await a.locator("tbody tr").count()).toBe(7);
+    expect(await a.locator("text=Next page").count()).toBe(0);
+    await a.click("text=First page");
+    expect(await a.locator("tbody tr").count()).toBe(25);
+
+    await a.goto(`${td.url}/cabinet/payments`);
+    expect(await a.textContent("tbody")).toContain("order-1001");
+    await checkPage(a);
+    await a.click("text=order-1001");
+    expect(await a.textContent("h1")).toBe("Order order-1001");
+    const steps = await a.locator("ol.timeline > li > strong").allTextContents();
+    expect(steps).toEqual(["pending", "seen", "aml_check", "paid"]);
+    await checkPage(a);
+    await screenshot(a, "payment");
+  }, SLOW);
+
+  test("the overview shows plan, credits and the usage chart; its weight and first byte are measured", async () => {
+    // Some history: the chart draws every one of the 30 days, oldest first.
+    const now = td.ctx.clock.now();
+    for (const [daysAgo, credits] of [[29, 400], [20, 1200], [12, 650], [5, 2000], [1, 900]])
+      await recordUsage(td.ctx.db, shop.accountId, now - daysAgo * 86_400_000, { credits, deliveries: credits / 50, events: credits / 50 });
+    await a.goto(`${td.url}/cabinet/`);
+    expect(await a.textContent("#credits")).toMatch(/^\d+$/);
+    expect(await a.locator("svg.chart rect").count()).toBe(30);
+    expect(await a.locator("svg.chart rect >> nth=0").locator("title").textContent()).toMatch(/: 400 credits, 8 deliveries, 8 events$/);
+    expect(await a.locator("svg.chart rect >> nth=24").locator("title").textContent()).toMatch(/: 2000 credits, 40 deliveries, 40 events$/);
+    const timing = (await a.evaluate(`(() => {
+      const n = performance.getEntriesByType("navigation")[0];
+      return { ttfbMs: n.responseStart - n.requestStart, bytes: n.encodedBodySize };
+    })()`)) as { ttfbMs: number; bytes: number };
+    console.log(`cabinet overview: ${timing.bytes} bytes, time to first byte ${timing.ttfbMs.toFixed(1)} ms`);
+    expect(timing.bytes).toBeLessThan(30_000);
+    await checkPage(a);
+    await screenshot(a, "overview");
+  }, SLOW);
+
+  test("a form post without the CSRF token is refused; with it, the same post works", async () => {
+    const form = { network_slug: "btc", address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq" };
+    const refused = await a.request.post(`${td.url}/cabinet/addresses`, { form });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain("Missing or invalid CSRF token.");
+    await a.goto(`${td.url}/cabinet/addresses`);
+    const csrf = (await a.getAttribute("input[name=csrf]", "value")) as string;
+    const accepted = await a.request.post(`${td.url}/cabinet/addresses`, { form: { ...form, csrf } });
+    expect(accepted.status()).toBe(200);
+  }, SLOW);
+
+  test("another account's session cannot read this account's pages", async () => {
+    await td.client({ name: "other", slots: 1 });
+    const ctxB = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const b = await ctxB.newPage();
+    await b.goto(await linkFor("other"));
+    await b.waitForURL(`${td.url}/cabinet/`);
+    expect(await b.textContent("header")).toContain("other");
+    const order = await td.ctx.db.selectFrom("payments").select("id").where("order_id", "=", "order-1001").executeTakeFirstOrThrow();
+    const res = await b.goto(`${td.url}/cabinet/payments/${order.id}`);
+    expect(res?.status()).toBe(404);
+    expect(await b.textContent("[role=alert]")).toBe("Payment not found.");
+    for (const path of ["/cabinet/addresses", "/cabinet/payments", "/cabinet/events", "/cabinet/deliveries", "/cabinet/keys"]) {
+      await b.goto(`${td.url}${path}`);
+      const text = await b.content();
+      expect([path, text.includes(WATCHED.toLowerCase()) || text.includes("order-1001") || text.includes(shop.apiKey)]).toEqual([path, false]);
+    }
+    await ctxB.close();
+  });
+});
