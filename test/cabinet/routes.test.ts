@@ -157,7 +157,8 @@ describe("the API's rules and messages", () => {
     expect(res.status).toBe(200);
     expect(noticeOf(await res.text())).toBe("Webhook saved.");
     const api = await (await c.request("GET", "/v1/address-watch/webhook")).json();
-    expect(api).toEqual({
+    // toMatchObject: filters may gain keys (min_confirmations) that this form then also sends.
+    expect(api).toMatchObject({
       url: sink.url,
       enabled: true,
       events: { payment: false, payment_networks: [], payout: true, payout_networks: [], block: true, block_networks: ["eth", "btc"] },
