@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { until } from "../delivery/fixtures.ts";
+import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { alertOf, type CabinetUser, noticeOf, signIn, signInLink } from "./support.ts";
@@ -303,6 +303,19 @@ describe("configuration", () => {
     } finally {
       await off.stop();
     }
+  });
+
+  test("cabinet link: a usage error for a bad --ttl, a refusal while the cabinet is disabled", async () => {
+    const enabled = writeToml(td.dir, []);
+    expect(await runCli(["accounts", "create", "cli-shop", "--config", enabled])).toMatchObject({ code: 0 });
+    const badTtl = await runCli(["cabinet", "link", "--account", "cli-shop", "--ttl", "8d", "--config", enabled]);
+    expect(badTtl).toEqual({ code: 2, stdout: "", stderr: "chainwatch: --ttl must be a duration such as 30s, 15m, 2h or 7d, at most 7d (see --help)\n" });
+    const ok = await runCli(["cabinet", "link", "--account", "cli-shop", "--config", enabled]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^http:\/\/127\.0\.0\.1:0\/cabinet\/login\?token=[A-Za-z0-9_-]{43}\n\nOne sign-in, valid until \S+\.\n$/);
+    const disabled = writeToml(td.dir, ["[cabinet]", "enabled = false"]);
+    const off = await runCli(["cabinet", "link", "--account", "cli-shop", "--config", disabled]);
+    expect(off).toEqual({ code: 1, stdout: "", stderr: "chainwatch: the cabinet is disabled ([cabinet] enabled = false)\n" });
   });
 
   test("a private webhook target is refused with the API's message when private targets are not allowed", async () => {
