@@ -240,6 +240,7 @@ describe("the cabinet in a browser", () => {
     await a.goto(`${td.url}/cabinet/payments`);
     expect(await a.textContent("tbody")).toContain("order-1001");
     await checkPage(a);
+    await screenshot(a, "payments");
     await a.click("text=order-1001");
     expect(await a.textContent("h1")).toBe("Order order-1001");
     const steps = await a.locator("ol.timeline > li > strong").allTextContents();
