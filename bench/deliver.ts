@@ -14,7 +14,7 @@ import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
-import { enqueueDelivery } from "../src/delivery/outbox.ts";
+import { enqueueDelivery } from "../src/delivery/enqueue.ts";
 import { addWatch } from "../src/watch/watches.ts";
 
 const TOTAL = 20_000;

@@ -6,7 +6,7 @@ import {
   deliveryView,
   listDeliveries,
   retryDelivery,
-} from "../../src/delivery/deliveries.ts";
+} from "../../src/delivery/admin.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";

@@ -7,13 +7,16 @@ export function retryDelaySeconds(backoff: readonly number[], attempt: number): 
   return backoff[Math.min(Math.max(attempt, 1), backoff.length) - 1];
 }
 
+/** How often a delivery is tried and how long it waits between tries ([delivery] config). */
+export type RetryPolicy = { maxAttempts: number; backoffSeconds: readonly number[] };
+
 /**
  * After `attempts` failed attempts in all: `failed` once they reach `maxAttempts`, else pending
  * again after the backoff. A failed row keeps its last schedule time; only `retry` moves it.
  */
 export function afterFailure(
   attempts: number,
-  policy: { maxAttempts: number; backoffSeconds: readonly number[] },
+  policy: RetryPolicy,
   nowMs: number,
 ): FailureOutcome {
   if (attempts >= policy.maxAttempts) return { status: "failed", nextAttemptAt: nowMs };

@@ -5,8 +5,8 @@ import type { Account } from "../db/schema.ts";
 import { formatAmount } from "../lib/amount.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { chooseTarget } from "./deliverer.ts";
-import { enqueueDelivery } from "./outbox.ts";
+import { chooseTarget } from "./send.ts";
+import { enqueueDelivery } from "./enqueue.ts";
 
 /** The subscriptions a test can imitate (DESIGN §1, §3). */
 export const TEST_EVENTS = ["payment", "payout", "other", "block", "payment_order"] as const;

@@ -4,7 +4,7 @@ import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
-import { enqueueDelivery } from "../delivery/outbox.ts";
+import { enqueueDelivery } from "../delivery/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { rfc3339, utcDay } from "../lib/time.ts";

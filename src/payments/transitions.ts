@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { DB, Payment } from "../db/schema.ts";
-import { enqueueDelivery } from "../delivery/outbox.ts";
+import { enqueueDelivery } from "../delivery/enqueue.ts";
 import { parseJson } from "../lib/json.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";

@@ -1,6 +1,8 @@
 import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 
+// Step 1 of a delivery: the row, written in the transaction of what it announces. Then the loop
+// claims it (claim.ts), sends it (send.ts) and records the outcome (settle.ts).
 
 /** What gets delivered: `event` (address watch), `payment` (payment order) or `test`. */
 export type DeliveryKind = "event" | "payment" | "test";

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { claimDueDeliveries, recordOutcomes, releaseLeases, retryDelivery, type Settlement } from "../../src/delivery/deliveries.ts";
+import { retryDelivery } from "../../src/delivery/admin.ts";
+import { claimDueDeliveries, releaseLeases } from "../../src/delivery/claim.ts";
+import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { manualClock } from "../../src/lib/clock.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
@@ -17,7 +19,7 @@ const claim = (limit = 10, price = 0) =>
   claimDueDeliveries(engine.ctx.db, { nowMs: clock.now(), leaseMs: 60_000, limit, priceOf: () => price });
 const ok = (attempt = {}): Settlement["attempt"] => ({ url: "http://r/", startedAt: clock.now(), durationMs: 3, statusCode: 200, error: null, snippet: "ok", ...attempt });
 
-describe("the outbox repository", () => {
+describe("claiming, settling and retrying deliveries", () => {
   test("a claimed row is leased and not claimed again until the lease runs out", async () => {
     const acct = await engine.account({ url: "http://r/" });
     const id = await engine.queue(acct.id);

@@ -1,11 +1,23 @@
 import type { Delivery } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { checkWebhookTarget, type Resolver, refusalReasons, type TargetCheck } from "../net/target-guard.ts";
-import type { AccountRoute, AttemptLog } from "./deliveries.ts";
+import type { AccountRoute } from "./claim.ts";
 import { webhookHeaders } from "./signer.ts";
+
+// Step 3 of a delivery: one signed POST to the target chosen from the account as it is now.
 
 /** How much of a receiver's answer is kept in the attempt log. */
 export const SNIPPET_BYTES = 1024;
+
+/** One attempt as it is logged (DESIGN §5: status, duration, error, first 1 KiB of the response). */
+export type AttemptLog = {
+  url: string | null;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  snippet: string | null;
+};
 
 export type TargetChoice = { ok: true; url: string } | { ok: false; error: string };
 
@@ -31,7 +43,7 @@ export function chooseTarget(
   return { ok: true, url: a.webhook_url };
 }
 
-export type DelivererDeps = {
+export type SendDeps = {
   fetch: typeof fetch;
   resolveHost: Resolver;
   clock: Clock;
@@ -56,7 +68,7 @@ export type AttemptResult = AttemptLog & { ok: boolean };
  * `timeoutMs`. Every failure comes back as a value with a short error class.
  */
 export async function attemptDelivery(
-  deps: DelivererDeps,
+  deps: SendDeps,
   d: Pick<Delivery, "id" | "kind" | "body">,
   target: TargetChoice,
   key: Uint8Array,

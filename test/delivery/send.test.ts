@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { attemptDelivery, chooseTarget, type DelivererDeps } from "../../src/delivery/deliverer.ts";
+import { attemptDelivery, chooseTarget, type SendDeps } from "../../src/delivery/send.ts";
 import { webhookKey } from "../../src/delivery/signer.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -37,7 +37,7 @@ describe("where a delivery goes, read from the account at send time", () => {
 
 describe("one delivery attempt against a real receiver", () => {
   let sink: WebhookSink;
-  const deps = (o: Partial<DelivererDeps> = {}): DelivererDeps => ({
+  const deps = (o: Partial<SendDeps> = {}): SendDeps => ({
     fetch,
     resolveHost: async () => ["127.0.0.1"],
     clock: systemClock,

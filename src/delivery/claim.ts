@@ -1,0 +1,127 @@
+import type { Transaction } from "kysely";
+import type { Executor } from "../db/database.ts";
+import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
+import type { DB, Delivery } from "../db/schema.ts";
+
+// Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
+// statements are fixed SQLite text (see db/fixed-sql.ts): the loop runs them thousands of times a second.
+
+/** The account columns that decide where and how a delivery is sent, read when it is claimed. */
+export type AccountRoute = {
+  webhook_url: string | null;
+  webhook_enabled: number;
+  payments_webhook_url: string | null;
+  webhook_secret_enc: string;
+};
+
+/** A claimed row with its account's current route; it stays leased until its outcome is recorded. */
+export type ClaimedDelivery = Delivery & { route: AccountRoute; price: number };
+
+export type ClaimOptions = {
+  nowMs: number;
+  leaseMs: number;
+  limit: number;
+  /** Credits a successful send of this row will cost (0 for tests or with billing off). */
+  priceOf: (d: Pick<Delivery, "kind" | "event_type" | "network">) => number;
+  /** Credits already promised to sends in flight, per account; claiming never promises more than the balance. */
+  reserved?: ReadonlyMap<string, number>;
+};
+
+export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[] };
+
+type ClaimRow = Delivery & {
+  account_credits: number | string;
+  webhook_url: string | null;
+  webhook_enabled: number;
+  payments_webhook_url: string | null;
+  webhook_secret_enc: string;
+};
+
+/**
+ * Due rows with their account's route and balance, oldest due first. A payment row waits while a
+ * lower sequence of its payment is still pending or paused. `next_attempt_at` is the only sort key:
+ * the due index yields rows in that order (ties by insertion) and the scan stops at the limit.
+ */
+const SELECT_DUE = `select d.*, a.credits as account_credits, a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
+from deliveries as d inner join accounts as a on a.id = d.account_id
+where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+  and (d.payment_id is null or not exists (
+    select 1 from deliveries as p
+    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
+order by d.next_attempt_at
+limit ?`;
+
+/** Runs `fn` in the caller's transaction, or in a write transaction of its own when given the database. */
+export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db as Transaction<DB>) : db.transaction().execute(fn);
+}
+
+/**
+ * Claims up to `limit` due rows in one short write transaction (or the caller's) and leases them for
+ * `leaseMs`, so a row whose sender dies becomes claimable again when the lease runs out (at least
+ * once). A payment row waits until every lower sequence of its payment has succeeded or finally
+ * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
+ * added; one that only clashes with credits promised to sends in flight is left pending for a later claim.
+ */
+export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
+  const { nowMs } = opts;
+  return inTransaction(db, async (trx) => {
+    const { rows } = await trx.executeQuery<ClaimRow>(statement(SELECT_DUE, [nowMs, nowMs, opts.limit]));
+    const promised = new Map(opts.reserved ?? []);
+    const routes = new Map<string, AccountRoute>();
+    const claimed: ClaimedDelivery[] = [];
+    const paused: string[] = [];
+    for (const r of rows) {
+      const price = opts.priceOf(r);
+      if (price > 0) {
+        const credits = Number(r.account_credits);
+        if (credits < price) {
+          paused.push(r.id);
+          continue;
+        }
+        const held = promised.get(r.account_id) ?? 0;
+        if (credits - held < price) continue;
+        promised.set(r.account_id, held + price);
+      }
+      let route = routes.get(r.account_id);
+      if (!route) {
+        const { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc } = r;
+        routes.set(r.account_id, (route = { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc }));
+      }
+      // The row itself becomes the claimed delivery (the account columns stay on it, unused):
+      // copying every column of every row showed up in profiles.
+      const d = r as ClaimRow & ClaimedDelivery;
+      d.route = route;
+      d.price = price;
+      claimed.push(d);
+    }
+    if (claimed.length > 0) {
+      const leaseUntil = nowMs + opts.leaseMs;
+      const ids = claimed.map((d) => d.id);
+      await trx.executeQuery(statement(`update deliveries set lease_until = ? where id in (${list(ids.length)})`, [leaseUntil, ...ids]));
+      for (const d of claimed) d.lease_until = leaseUntil;
+    }
+    if (paused.length > 0) {
+      await trx.executeQuery(
+        statement(`update deliveries set status = 'paused', lease_until = null, updated_at = ? where id in (${list(paused.length)})`, [
+          nowMs,
+          ...paused,
+        ]),
+      );
+    }
+    return { claimed, paused };
+  });
+}
+
+/**
+ * Gives back the leases of claimed rows that were not sent after all, so the next claim can take
+ * them at once; a lease that is no longer the one the claim took is left alone.
+ */
+export async function releaseLeases(db: Executor, rows: readonly Pick<Delivery, "id" | "lease_until">[]): Promise<void> {
+  for (const d of rows) {
+    if (d.lease_until === null) continue;
+    await db.executeQuery(
+      statement("update deliveries set lease_until = null where id = ? and lease_until = ? and +status = 'pending'", [d.id, d.lease_until]),
+    );
+  }
+}
