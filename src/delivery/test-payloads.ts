@@ -1,44 +1,54 @@
+import type { IngestedBlock } from "../chain/block.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
-import type { Account } from "../db/schema.ts";
-import { formatAmount } from "../lib/amount.ts";
+import type { Account, Payment } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { chooseTarget } from "./send.ts";
+import { paymentWebhookBody } from "../payments/webhook-body.ts";
+import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
+import { newEventId } from "../watch/events.ts";
+import { hitsOf, type WatchRef } from "../watch/matcher.ts";
 import { enqueueDelivery } from "./enqueue.ts";
+import { chooseTarget } from "./send.ts";
 
 /** The subscriptions a test can imitate (DESIGN §1, §3). */
 export const TEST_EVENTS = ["payment", "payout", "other", "block", "payment_order"] as const;
 export type TestEvent = (typeof TEST_EVENTS)[number];
 
 
-type Sample = { address: string; txHash: (i: number) => string; blockHash: string };
+type Sample = { address: string; counterparty: string; txHash: (i: number) => string; blockHash: string };
 
 // Well-formed per family, so a receiver that validates addresses or hashes accepts a test.
+// Addresses are in matching form (matchAddress), as the block model carries them.
 const SAMPLES: Record<Family, Sample> = {
   evm: {
     address: "0x52908400098527886e0f7030069857d2e4169ee7",
+    counterparty: "0xde709f2102306220921060314715629080e2fb77",
     txHash: (i) => `0x${hex(i, 64)}`,
     blockHash: `0x${hex(99, 64)}`,
   },
   btc: {
     address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+    counterparty: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
     txHash: (i) => hex(i, 64),
     blockHash: `00000000000000000002${hex(99, 44)}`,
   },
   tron: {
     address: "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7",
+    counterparty: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
     txHash: (i) => hex(i, 64),
     blockHash: `0000000003b2c1d0${hex(99, 48)}`,
   },
   solana: {
     address: "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T",
+    counterparty: "So11111111111111111111111111111111111111112",
     txHash: (i) => `5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQU${i % 10}`,
     blockHash: "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N",
   },
   generic: {
     address: "sample-watched-address",
+    counterparty: "sample-counterparty",
     txHash: (i) => `sample-tx-${i}`,
     blockHash: "sample-block-hash",
   },
@@ -52,70 +62,94 @@ function hex(seed: number, length: number): string {
 
 const SAMPLE_HEIGHT = 19_000_000;
 
+/** 1.5 in the network's native unit. */
+const sampleValue = (decimals: number) => (15n * 10n ** BigInt(decimals)) / 10n;
+
 /**
- * A realistic body of one kind on one network, shaped exactly like the real thing: the flat
- * address-watch event of DESIGN §4 (with id and created_at) or a `paid` payment-order body with a
- * sample AML object (DESIGN §6).
+ * A block in which the sample address receives 1.5 (a payment), sends 1.5 (a payout) and is
+ * named by a call that moves nothing (other), in model form as ingest builds it.
  */
-export function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): Record<string, unknown> {
+function sampleBlock(network: string, family: Family, decimals: number): IngestedBlock {
   const s = SAMPLES[family];
-  const created = rfc3339(nowMs);
-  if (event === "block") {
-    const transactions = [s.txHash(1), s.txHash(2), s.txHash(3)];
-    return {
-      id: newId("evt"),
-      type: "block",
-      network,
-      block_height: SAMPLE_HEIGHT,
-      block_hash: s.blockHash,
-      tx_count: transactions.length,
-      transactions,
-      created_at: created,
-    };
-  }
-  const raw = event === "other" ? 0n : 15n * 10n ** BigInt(decimals) / 10n;
-  if (event === "payment_order") {
-    return {
-      product: "payments",
-      type: "payment_order",
-      event: "paid",
-      payment_id: newId("pay"),
-      order_id: "test-order-1",
-      network,
-      address: s.address,
-      asset: null,
-      amount: formatAmount(raw, decimals),
-      amount_raw: raw.toString(),
-      amount_received: formatAmount(raw, decimals),
-      amount_received_raw: raw.toString(),
-      status: "paid",
-      lifecycle: "paid",
-      tx_hash: s.txHash(4),
-      aml: {
-        score: 12,
-        risk_level: "low",
-        hacking_event: "",
-        detail_list: ["Exchange"],
-        risk_detail: [],
-        address_label: "Sample exchange wallet",
-        checked_at: created,
-      },
-    };
-  }
+  const value = sampleValue(decimals);
+  const move = (from: string, to: string) => [{ index: 0, asset: null, from, to, value, decimals: null }];
   return {
-    id: newId("evt"),
-    type: event,
-    direction: event === "payout" ? "out" : "in",
-    watch_id: newId("aw"),
+    network,
+    height: SAMPLE_HEIGHT,
+    hash: s.blockHash,
+    parentHash: null,
+    timestamp: null,
+    transactions: [
+      { hash: s.txHash(1), from: s.counterparty, to: s.address, movements: move(s.counterparty, s.address) },
+      { hash: s.txHash(2), from: s.address, to: s.counterparty, movements: move(s.address, s.counterparty) },
+      { hash: s.txHash(3), from: s.counterparty, to: s.address, movements: [] },
+    ],
+  };
+}
+
+/**
+ * A realistic body of one kind on one network, built by the same builders as the real thing from
+ * a sample block (sampleBlock) and a sample watch: the flat address-watch event of DESIGN §4, or a
+ * `paid` payment-order body with a sample AML object (DESIGN §6).
+ */
+function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): string {
+  const createdAt = rfc3339(nowMs);
+  const block = sampleBlock(network, family, decimals);
+  if (event === "block") {
+    const transactions = block.transactions.map((tx) => tx.hash);
+    return blockEventBody({ id: newEventId(nowMs), network, height: block.height, hash: block.hash, transactions, createdAt });
+  }
+  const s = SAMPLES[family];
+  if (event === "payment_order") return JSON.stringify(samplePaidOrder(network, s, decimals, createdAt, nowMs));
+  const watch: WatchRef = { id: newId("aw"), accountId: "sample", address: s.address };
+  for (const tx of block.transactions) {
+    const hit = hitsOf(tx, (address) => (address === watch.address ? [watch] : undefined)).find((h) => h.type === event);
+    if (!hit) continue;
+    return walletEventBody({
+      id: newEventId(nowMs),
+      hit,
+      network,
+      txHash: tx.hash,
+      blockHeight: block.height,
+      blockHash: block.hash,
+      networkDecimals: decimals,
+      createdAt,
+    });
+  }
+  throw new Error(`the sample block has no ${event} hit`);
+}
+
+/** The `paid` body of a sample order paid in full by one transfer, screened clean. */
+function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt: string, nowMs: number) {
+  const amount = sampleValue(decimals).toString();
+  const order: Payment = {
+    id: newId("pay"),
+    account_id: "sample",
+    order_id: "test-order-1",
     network,
     address: s.address,
-    tx_hash: s.txHash(5),
-    block_height: SAMPLE_HEIGHT,
     asset: null,
-    amount: formatAmount(raw, decimals),
-    amount_raw: raw.toString(),
-    created_at: created,
+    decimals,
+    amount_raw: amount,
+    received_raw: amount,
+    confirmed_raw: amount,
+    status: "paid",
+    tx_hash: s.txHash(4),
+    expires_at: nowMs,
+    aml: null,
+    created_at: nowMs,
+    updated_at: nowMs,
   };
+  const aml = {
+    score: 12,
+    risk_level: "low" as const,
+    hacking_event: "",
+    detail_list: ["Exchange"],
+    risk_detail: [],
+    address_label: "Sample exchange wallet",
+    checked_at: createdAt,
+  };
+  return paymentWebhookBody(order, "paid", aml);
 }
 
 export type QueueTestResult = { ok: true; deliveryId: string } | { ok: false; error: string };
@@ -141,7 +175,7 @@ export async function queueTestDelivery(
       ok: false,
       error: target.error === "webhook disabled" ? "Webhook is disabled and no payments webhook_url is set." : "No webhook URL configured.",
     };
-  const body = JSON.stringify(testPayload(event, input.network, net.family, net.decimals, deps.nowMs));
+  const body = testPayload(event, input.network, net.family, net.decimals, deps.nowMs);
   const deliveryId = await enqueueDelivery(deps.db, {
     accountId: account.id,
     kind: "test",

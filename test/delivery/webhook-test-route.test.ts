@@ -5,6 +5,7 @@ import { expectedXSignature, until, verifyStandardWebhook } from "./fixtures.ts"
 
 let td: TestDaemon;
 let sink: WebhookSink;
+let ingested = 0;
 
 beforeAll(async () => {
   sink = startWebhookSink();
@@ -116,11 +117,37 @@ describe("POST /v1/address-watch/webhook/test", () => {
       expect(Object.keys(body.aml)).toEqual(["score", "risk_level", "hacking_event", "detail_list", "risk_detail", "address_label", "checked_at"]);
       expect(body.aml.checked_at).toMatch(rfc3339);
     } else {
-      expect(Object.keys(body)).toEqual(["id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "asset", "amount", "amount_raw", "created_at"]);
+      expect(Object.keys(body)).toEqual([
+        "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at",
+      ]);
       expect(body).toMatchObject({ type: event, direction: event === "payout" ? "out" : "in", network, asset: null });
       expect(body.watch_id).toMatch(/^aw_/);
       expect(body.amount).toBe(event === "other" ? "0" : "1.5");
     }
+  });
+
+  test.each(["payment", "payout", "other", "block"])("a test %s body has exactly the keys of the real event from an ingested block", async (event) => {
+    const c = await clientWithWebhook();
+    sink.respond(() => new Response("ok"));
+    const watched = "0x52908400098527886e0f7030069857d2e4169ee7";
+    const other = "0xde709f2102306220921060314715629080e2fb77";
+    expect((await c.request("POST", "/v1/address-watch/addresses", { network_slug: "eth", address: watched })).status).toBe(201);
+    const transactions = [
+      { hash: `0x${"a1".repeat(32)}`, from: other, to: watched, value: "1500000000000000000" },
+      { hash: `0x${"a2".repeat(32)}`, from: watched, to: other, value: "1500000000000000000" },
+      { hash: `0x${"a3".repeat(32)}`, from: other, to: watched, value: "0" },
+    ];
+    const height = 7_000_000 + ++ingested;
+    expect((await td.ingest({ network: "eth", height, hash: `0x${height.toString(16).padStart(64, "0")}`, transactions })).status).toBe(202);
+    const listing = await c.request("GET", `/v1/address-watch/events?type=${event}`);
+    const [real] = ((await listing.json()) as { events: Record<string, unknown>[] }).events;
+    expect(real).toBeDefined();
+
+    const res = await trigger(c, { event, network: "eth" });
+    expect(res.status).toBe(202);
+    const id = res.body.delivery_id as string;
+    await until(async () => receivedFor(id).length, (n) => n === 1);
+    expect(Object.keys(JSON.parse(receivedFor(id)[0].body))).toEqual(Object.keys(real));
   });
 
   test("a test of an address-watch kind goes to the webhook URL even while the webhook is disabled", async () => {
