@@ -7,7 +7,7 @@ import { type Db, migrate, openDatabase } from "./db/database.ts";
 import { createApp, VERSION } from "./http/app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
-import { createMetrics } from "./http/metrics.ts";
+import { createMetrics } from "./lib/metrics.ts";
 import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";

@@ -21,10 +21,3 @@ export function constantTimeEqual(a: string, b: string): boolean {
   const bb = Buffer.from(b);
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
-
-/** Signs a request the way clients must: returns the three headers. */
-export function signRequest(opts: { apiKey: string; secret: string; method: string; path: string; body?: string; timestamp: number }) {
-  const ts = String(opts.timestamp);
-  const canonical = canonicalString(ts, opts.method, opts.path, sha256Hex(opts.body ?? ""));
-  return { "X-Api-Key": opts.apiKey, "X-Timestamp": ts, "X-Signature": hmacSha256Hex(opts.secret, canonical) };
-}

@@ -4,19 +4,33 @@ import { lastUtcDays, utcDay } from "../lib/time.ts";
 
 
 // Fixed SQL rather than a query built per call: the delivery loop adds usage in every commit.
-const ADD_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events) values (?, ?, ?, ?, ?)
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
+const ADD_USAGE_ROW = "(?, ?, ?, ?, ?)";
+const ADD_USAGE_CONFLICT = `on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
   deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`;
 
+// Rows per statement: 500 × 5 parameters stays far below SQLite's bound-parameter cap.
+const CHUNK = 500;
+
+export type UsageAdd = { credits?: number; deliveries?: number; events?: number };
+
 /** Adds to today's usage row of an account (created on first use). */
-export async function recordUsage(
-  db: Executor,
-  accountId: string,
-  nowMs: number,
-  add: { credits?: number; deliveries?: number; events?: number },
-): Promise<void> {
-  const params = [accountId, utcDay(nowMs), add.credits ?? 0, add.deliveries ?? 0, add.events ?? 0];
-  await db.executeQuery(fixedStatement(ADD_USAGE, params));
+export function recordUsage(db: Executor, accountId: string, nowMs: number, add: UsageAdd): Promise<void> {
+  return addUsage(db, nowMs, new Map([[accountId, add]]));
+}
+
+/** Adds to today's usage rows of many accounts, one multi-row upsert per 500 accounts. */
+export async function addUsage(db: Executor, nowMs: number, adds: ReadonlyMap<string, UsageAdd>): Promise<void> {
+  const day = utcDay(nowMs);
+  const rows = [...adds];
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = rows.slice(i, i + CHUNK);
+    const params: unknown[] = [];
+    for (const [accountId, add] of chunk) params.push(accountId, day, add.credits ?? 0, add.deliveries ?? 0, add.events ?? 0);
+    const values = new Array<string>(chunk.length).fill(ADD_USAGE_ROW).join(", ");
+    await db.executeQuery(
+      fixedStatement(`insert into usage_daily (account_id, day, credits, deliveries, events) values ${values} ${ADD_USAGE_CONFLICT}`, params),
+    );
+  }
 }
 
 export type UsagePoint = { date: string; credits: number; deliveries: number; events: number };

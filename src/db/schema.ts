@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { Generated, Insertable, Selectable } from "kysely";
 
 // Times are integer milliseconds since the epoch; amounts in the smallest unit are TEXT (bigint in
 // code) because bun:sqlite returns integers as JS numbers. JSON columns are TEXT.
@@ -216,11 +216,7 @@ export interface DB {
 
 export type Plan = Selectable<PlansTable>;
 export type Account = Selectable<AccountsTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type Watch = Selectable<WatchesTable>;
-export type EventRow = Selectable<EventsTable>;
 export type NewEvent = Insertable<EventsTable>;
 export type Delivery = Selectable<DeliveriesTable>;
-export type NewDelivery = Insertable<DeliveriesTable>;
-export type DeliveryUpdate = Updateable<DeliveriesTable>;
 export type Payment = Selectable<PaymentsTable>;

@@ -1,7 +1,7 @@
 import { deliveryPrice } from "../billing/pricing.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
-import type { Metrics } from "../http/metrics.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";

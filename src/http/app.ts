@@ -77,4 +77,3 @@ export function createApp(deps: AppDeps) {
     .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }));
 }
 
-export type App = ReturnType<typeof createApp>;

@@ -9,7 +9,7 @@ import type { Logger } from "../lib/log.ts";
 import type { Resolver } from "../net/target-guard.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { ClientIpResolver } from "./client-ip.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { SignatureDeps } from "./plugins/signature.ts";
 
 /** Everything the HTTP edge needs, built once by the composition root (src/daemon.ts). */

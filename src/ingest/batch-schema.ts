@@ -45,7 +45,6 @@ export const BatchSchema = T.Union([BlockSchema, T.Array(BlockSchema)]);
 
 export type BlockInput = Static<typeof BlockSchema>;
 export type TransactionInput = Static<typeof TransactionSchema>;
-export type TransferInput = Static<typeof TransferSchema>;
 
 export type ParsedBatch = { ok: true; blocks: BlockInput[] } | { ok: false; error: string };
 

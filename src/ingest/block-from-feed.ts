@@ -1,6 +1,7 @@
 import type { IngestedBlock, Movement } from "../chain/block.ts";
+import type { Family } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
-import { type Family, matchAddress } from "../watch/address.ts";
+import { matchAddress } from "../watch/address.ts";
 import type { BlockInput, TransactionInput } from "./batch-schema.ts";
 
 // The first step after validation: a feed block (DESIGN §4 shape) becomes the block model.

@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import { addUsage } from "../billing/usage.ts";
 import type { IngestedBlock } from "../chain/block.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config } from "../config/schema.ts";
@@ -7,7 +8,7 @@ import type { DB } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import { rfc3339, utcDay } from "../lib/time.ts";
+import { rfc3339 } from "../lib/time.ts";
 import { syncSubscriptions } from "../watch/block-subscriptions.ts";
 import { existingDedupeKeys, insertEvents, nextEventSeq } from "../watch/events.ts";
 import { watchersOf, watchesByAddress } from "../watch/watchers.ts";
@@ -138,27 +139,18 @@ async function writeBatch(
   return { blocks: fresh.length, events: received };
 }
 
-/**
- * Adds the events each account received to its usage row of the day (recordUsage's effect, as
- * one multi-row upsert: a block event reaches every watching account). Returns the total.
- */
+/** Adds the events each account received to its usage of the day (a block event reaches every watching account); returns the total. */
 async function addEventUsage(trx: Transaction<DB>, events: PlannedEvent[], nowMs: number): Promise<number> {
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { events: number }>();
   let total = 0;
   for (const p of events) {
-    for (const accountId of p.recipients) counts.set(accountId, (counts.get(accountId) ?? 0) + 1);
+    for (const accountId of p.recipients) {
+      const c = counts.get(accountId);
+      if (c) c.events++;
+      else counts.set(accountId, { events: 1 });
+    }
     total += p.recipients.length;
   }
-  const day = utcDay(nowMs);
-  const rows = [...counts].map(([account_id, n]) => ({ account_id, day, credits: 0, deliveries: 0, events: n }));
-  for (let i = 0; i < rows.length; i += 500) {
-    await trx
-      .insertInto("usage_daily")
-      .values(rows.slice(i, i + 500))
-      .onConflict((oc) =>
-        oc.columns(["account_id", "day"]).doUpdateSet((eb) => ({ events: eb("usage_daily.events", "+", eb.ref("excluded.events")) })),
-      )
-      .execute();
-  }
+  await addUsage(trx, nowMs, counts);
   return total;
 }

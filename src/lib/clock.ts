@@ -3,9 +3,3 @@ export type Clock = { now(): number };
 
 /** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
-
-/** A clock tests move by hand. */
-export function manualClock(start = Date.UTC(2026, 10, 21, 12, 0, 0)): Clock & { advance(ms: number): void; set(ms: number): void } {
-  let t = start;
-  return { now: () => t, advance: (ms) => void (t += ms), set: (ms) => void (t = ms) };
-}

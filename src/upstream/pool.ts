@@ -1,4 +1,4 @@
-import type { Metrics } from "../http/metrics.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 

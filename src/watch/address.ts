@@ -2,11 +2,9 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { base58, bech32, bech32m, createBase58check } from "@scure/base";
+import type { Family } from "../config/schema.ts";
 
-/** Chain families whose addresses chainwatch knows how to validate. */
-export type Family = "evm" | "btc" | "tron" | "solana" | "generic";
-
-/** Every supported family, in a stable order (for schemas and CLI help). */
+/** Every family of config/schema.ts FamilySchema, each with a normalizer below. */
 export const FAMILIES: readonly Family[] = Object.freeze(["evm", "btc", "tron", "solana", "generic"]);
 
 // Longer than any real address; checked before decoding so a huge input costs nothing.

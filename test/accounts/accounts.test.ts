@@ -7,7 +7,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-
 import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 
 const clock = manualClock();
 let dir: string;

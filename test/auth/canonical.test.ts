@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { canonicalString, constantTimeEqual, hmacSha256Hex, sha256Hex, signRequest } from "../../src/auth/canonical.ts";
+import { canonicalString, constantTimeEqual, hmacSha256Hex, sha256Hex } from "../../src/auth/canonical.ts";
+import { signedHeaders } from "../support/harness.ts";
 
 describe("canonical string and signature (seed §5)", () => {
   test("the SHA-256 of an empty body is the hash of the empty string", () => {
@@ -23,12 +24,10 @@ describe("canonical string and signature (seed §5)", () => {
     expect(hmacSha256Hex(secret, "m")).not.toBe(createHmac("sha256", Buffer.from(secret, "hex")).update("m").digest("hex"));
   });
 
-  test("signRequest produces the three headers a client sends", () => {
-    const headers = signRequest({ apiKey: "k", secret: "s", method: "GET", path: "/v1/account", timestamp: 1763726400 });
-    const expected = createHmac("sha256", "s")
-      .update(`1763726400\nGET\n/v1/account\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855`)
-      .digest("hex");
-    expect(headers).toEqual({ "X-Api-Key": "k", "X-Timestamp": "1763726400", "X-Signature": expected });
+  test("canonical string, body hash and HMAC together give the signature an independent client sends", () => {
+    const canonical = canonicalString("1763726400", "get", "/v1/account", sha256Hex(""));
+    const client = signedHeaders({ apiKey: "k", secret: "s" }, "GET", "/v1/account", "", 1763726400);
+    expect(hmacSha256Hex("s", canonical)).toBe(client["X-Signature"]);
   });
 
   test.each([

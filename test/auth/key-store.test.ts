@@ -7,7 +7,7 @@ import { createApiKey, revokeApiKey } from "../../src/accounts/api-keys.ts";
 import { createKeyStore, type KeyStore } from "../../src/auth/key-store.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { parseCidr } from "../../src/net/ip.ts";
 
 let dir: string;

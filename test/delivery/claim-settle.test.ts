@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { retryDelivery } from "../../src/delivery/admin.ts";
 import { claimDueDeliveries, releaseLeases } from "../../src/delivery/claim.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
 const clock = manualClock();

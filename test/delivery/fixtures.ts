@@ -10,7 +10,7 @@ import type { Delivery } from "../../src/db/schema.ts";
 import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
 import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/enqueue.ts";
 import { VERSION } from "../../src/http/app.ts";
-import { createMetrics, type Metrics } from "../../src/http/metrics.ts";
+import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";

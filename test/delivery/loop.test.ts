@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, expectedXSignature, openEngine, verifyStandardWebhook } from "./fixtures.ts";
 

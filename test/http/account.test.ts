@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addCredits } from "../../src/accounts/accounts.ts";
 import { recordUsage } from "../../src/billing/usage.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 // 2026-11-21 23:59:59.999 UTC: the last instant of a day, so "today" is easy to get wrong.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApiKey } from "../../src/accounts/api-keys.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 // A manual clock holds "now" still, so every request of a burst falls in the same 1000 ms window

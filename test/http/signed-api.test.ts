@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokeApiKey } from "../../src/accounts/api-keys.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { type Credentials, signedHeaders, startTestDaemon, type TestDaemon } from "../support/harness.ts";
 
 // The daemon's clock is moved by hand: timestamps are exact and the 1 s key cache can be waited out.

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { createApp } from "../../src/http/app.ts";
 import { type AppDeps, signatureDeps } from "../../src/http/deps.ts";
 import { signature } from "../../src/http/plugins/signature.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { type Credentials, signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 // A POST route shaped like every signed route module (`new Elysia().use(signature(...))`), mounted

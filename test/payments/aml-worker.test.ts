@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import type { Payment } from "../../src/db/schema.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { claimDueAmlJobs, completeAmlJob } from "../../src/payments/aml/worker.ts";
 import type { ScreeningResult, StoredAml } from "../../src/payments/aml/screening.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
-import { createMetrics } from "../../src/http/metrics.ts";
+import { createMetrics } from "../../src/lib/metrics.ts";
 import { createUpstreamPool, upstreamLabel, upstreamPools } from "../../src/upstream/pool.ts";
 
 // A real JSON-RPC node stand-in: answers eth_blockNumber with its own marker.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "bun:test";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createBase58check } from "@scure/base";
-import { FAMILIES, matchAddress, normalizeAddress, type Family } from "../../src/watch/address";
+import type { Family } from "../../src/config/schema.ts";
+import { FAMILIES, matchAddress, normalizeAddress } from "../../src/watch/address.ts";
 
 // Builds a checksum-correct base58check string, so a rejection can only come from version or length.
 const base58checkWithVersion = (version: number, bodyLength = 20): string =>

@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { type Context, ingestServiceFor, openContext } from "../../src/daemon.ts";
 import type { IngestService } from "../../src/ingest/ingest-service.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { countEvents } from "../../src/watch/events.ts";
 import { pruneEvents } from "../../src/watch/retention.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { setAccountPlan } from "../../src/accounts/accounts.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 

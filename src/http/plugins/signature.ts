@@ -6,7 +6,7 @@ import { verifySignedRequest } from "../../auth/verify.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { ClientIpResolver } from "../client-ip.ts";
 import { ApiError, AUTH_ERRORS } from "../errors.ts";
-import type { Metrics } from "../metrics.ts";
+import type { Metrics } from "../../lib/metrics.ts";
 import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";
 
 export type SignatureDeps = {
