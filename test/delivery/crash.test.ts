@@ -11,6 +11,11 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnServe, until, writeToml } from "./fixtures.ts";
 
 const TOTAL = 1000;
+const CONCURRENCY = 16;
+// The first daemon's first ANSWERED requests are answered; every later one is held open (until its
+// timeout_ms, then retried and held again), so from then on every slot is taken by a send that never
+// completes: the kill lands mid-flight by construction, not by timing.
+const ANSWERED = 100;
 let dir: string;
 let config: string;
 let ctx: Context;
@@ -20,17 +25,12 @@ const daemons: Subprocess[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-crash-"));
   sink = startWebhookSink();
-  // A slow receiver keeps deliveries in flight when the daemon is killed.
-  sink.respond(async () => {
-    await Bun.sleep(50);
-    return new Response("ok");
-  });
   config = writeToml(dir, [
     "[delivery]",
     "allow_private_targets = true",
     "interval_seconds = 1",
     "timeout_ms = 1000",
-    "concurrency = 16",
+    `concurrency = ${CONCURRENCY}`,
     "lease_seconds = 2",
     "backoff_seconds = [0]",
     "[billing]",
@@ -58,6 +58,10 @@ test(
     const accountId = made.account.id;
     await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", accountId).execute();
 
+    const held: (() => void)[] = [];
+    sink.respond((_req, i) =>
+      i < ANSWERED ? new Response("ok") : new Promise<Response>((resolve) => held.push(() => resolve(new Response("ok")))),
+    );
     const first = await spawnServe(config);
     daemons.push(first);
     const ids = await ctx.db.transaction().execute(async (trx) => {
@@ -67,10 +71,13 @@ test(
       return out;
     });
 
-    await sink.waitFor(100, 15_000);
+    // Every slot is taken by a held request: the pass can send nothing more until one answers.
+    await sink.waitFor(ANSWERED + CONCURRENCY, 30_000);
     first.kill("SIGKILL");
     await first.exited;
     expect(first.signalCode).toBe("SIGKILL");
+    sink.respond(() => new Response("ok"));
+    for (const release of held) release();
 
     // The kill landed mid-flight: rows are leased with no outcome, and many were never sent.
     const leased = await ctx.db
@@ -81,6 +88,7 @@ test(
       .executeTakeFirstOrThrow();
     expect(Number(leased.n)).toBeGreaterThan(0);
     const arrivedBeforeKill = new Set(sink.received.map((r) => r.headers["x-webhook-id"])).size;
+    expect(arrivedBeforeKill).toBeGreaterThanOrEqual(ANSWERED + CONCURRENCY);
     expect(arrivedBeforeKill).toBeLessThan(TOTAL);
 
     const second = await spawnServe(config);

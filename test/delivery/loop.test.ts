@@ -15,6 +15,30 @@ afterEach(async () => {
   await sink.stop();
 });
 
+/** Holds every answer of the sink open until the test releases it; tracks the most open at once. */
+function holdAnswers() {
+  const waiting: (() => void)[] = [];
+  let open = 0;
+  let peak = 0;
+  let released = false;
+  sink.respond(async () => {
+    peak = Math.max(peak, ++open);
+    if (!released) await new Promise<void>((resolve) => waiting.push(resolve));
+    open--;
+    return new Response("ok");
+  });
+  return {
+    get peak() {
+      return peak;
+    },
+    releaseOne: () => waiting.shift()?.(),
+    releaseAll: () => {
+      released = true;
+      for (const release of waiting.splice(0)) release();
+    },
+  };
+}
+
 const fast = { delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 300 }, billing: { enabled: false } };
 
 describe("the delivery loop against a real receiver (DESIGN §5)", () => {
@@ -157,51 +181,56 @@ describe("the delivery loop against a real receiver (DESIGN §5)", () => {
   });
 
   test("keeps at most `concurrency` requests in flight", async () => {
-    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 3 } } });
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 3, timeout_ms: 10_000 } } });
     const acct = await engine.account({ url: sink.url });
-    let open = 0;
-    let peak = 0;
-    sink.respond(async () => {
-      peak = Math.max(peak, ++open);
-      await Bun.sleep(20);
-      open--;
-      return new Response("ok");
-    });
+    const held = holdAnswers();
     for (let i = 0; i < 12; i++) await engine.queue(acct.id);
-    await engine.run();
+    engine.loop.wake();
+    // Three arrive and stay open; from then on each answer lets exactly one more in.
+    await sink.waitFor(3);
+    for (let n = 4; n <= 12; n++) {
+      held.releaseOne();
+      await sink.waitFor(n);
+    }
+    held.releaseAll();
+    await engine.loop.idle();
     expect(sink.received.length).toBe(12);
-    expect(peak).toBe(3);
+    expect(held.peak).toBe(3);
   });
 
   test("a slow receiver answer holds up only its own slot: the others keep sending", async () => {
     engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 2, timeout_ms: 2000 } } });
     const acct = await engine.account({ url: sink.url });
-    let slowDone = -1;
+    let releaseSlow = () => {};
+    const slow = new Promise<void>((resolve) => {
+      releaseSlow = resolve;
+    });
     sink.respond(async (_req, i) => {
-      if (i === 0) {
-        await Bun.sleep(400);
-        slowDone = sink.received.length;
-      }
+      if (i === 0) await slow;
       return new Response("ok");
     });
-    for (let i = 0; i < 8; i++) await engine.queue(acct.id);
-    await engine.run();
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await engine.queue(acct.id));
+    engine.loop.wake();
+    // All seven others arrive through the second slot while the first request is still open.
+    await sink.waitFor(8);
+    releaseSlow();
+    await engine.loop.idle();
     expect(sink.received.length).toBe(8);
-    // All seven others arrived through the second slot while the first request was still open.
-    expect(slowDone).toBe(8);
+    for (const id of ids) expect((await engine.delivery(id)).status).toBe("succeeded");
   });
 
   test("stop gives back the leases of rows claimed but not yet sent", async () => {
-    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 1, timeout_ms: 2000 } } });
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 1, timeout_ms: 10_000 } } });
     const acct = await engine.account({ url: sink.url });
-    sink.respond(async () => {
-      await Bun.sleep(150);
-      return new Response("ok");
-    });
+    const held = holdAnswers();
     const ids = [await engine.queue(acct.id), await engine.queue(acct.id), await engine.queue(acct.id)];
     engine.loop.wake();
     await sink.waitFor(1);
-    await engine.loop.stop();
+    // The first send is held open until stop() has begun, so the other two are claimed but unsent.
+    const stopped = engine.loop.stop();
+    held.releaseAll();
+    await stopped;
     expect(sink.received.length).toBe(1);
     expect(await engine.delivery(ids[0])).toMatchObject({ status: "succeeded", lease_until: null });
     for (const id of ids.slice(1)) expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 0, lease_until: null });
@@ -241,16 +270,16 @@ describe("the delivery loop against a real receiver (DESIGN §5)", () => {
   });
 
   test("stop lets the delivery in flight finish and record its outcome", async () => {
-    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 2000 } } });
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, timeout_ms: 10_000, shutdown_grace_ms: 10_000 } } });
     const acct = await engine.account({ url: sink.url });
-    sink.respond(async () => {
-      await Bun.sleep(150);
-      return new Response("ok");
-    });
+    const held = holdAnswers();
     const id = await engine.queue(acct.id);
     engine.loop.wake();
     await sink.waitFor(1);
-    await engine.loop.stop();
+    // Answered only once stop() has begun: stop() must wait for it.
+    const stopped = engine.loop.stop();
+    held.releaseAll();
+    await stopped;
     expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1, lease_until: null });
   });
 
