@@ -6,7 +6,7 @@ import { newEventId } from "../watch/events.ts";
 import { blockDedupeKey, hitsOf, type WatchRef, walletDedupeKey } from "../watch/matcher.ts";
 import { isDelivered, type Watcher } from "../watch/watchers.ts";
 
-// The middle of the ingest walk, pure: a block and what the reads found → the events to write
+// The middle of the ingest walk, no I/O: a block and what the reads found → the events to write
 // and the accounts whose webhook takes each. The service then writes rows and outbox entries.
 
 /** What the matching reads found for one network, gathered before the write transaction. */
