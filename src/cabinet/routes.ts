@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { allowIpsError, createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
-import { getDelivery, retryDelivery } from "../delivery/deliveries.ts";
+import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { ApiError, badRequest, notFound } from "../http/errors.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";

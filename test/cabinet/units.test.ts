@@ -20,7 +20,7 @@ import {
   signInUrl,
 } from "../../src/cabinet/sessions.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { testConfig } from "../support/harness.ts";
 
 describe("html", () => {

@@ -1,4 +1,4 @@
-import { attemptsOf, DELIVERY_STATUSES, deliveryView, listDeliveries } from "../../delivery/deliveries.ts";
+import { attemptsOf, DELIVERY_STATUSES, deliveryView, listDeliveries } from "../../delivery/admin.ts";
 import { badRequest } from "../../http/errors.ts";
 import { html } from "../html.ts";
 import { csrfField } from "../layout.ts";
