@@ -7,7 +7,7 @@ import { type Db, migrate, openDatabase } from "./db/database.ts";
 import { createApp, VERSION } from "./http/app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
-import { createMetrics } from "./lib/metrics.ts";
+import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";
@@ -58,8 +58,8 @@ export class StartupError extends Error {}
  * The one ingest service builder, used by `serve` and by `chainwatch ingest`, so a batch fed from
  * the CLI runs the same observers as one posted to the daemon. `onCommitted` wakes delivery.
  */
-export function ingestServiceFor(ctx: Context, onCommitted: () => void = () => {}): IngestService {
-  return createIngestService({ db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, observers: [createPaymentObserver({ networks: ctx.config.networks })], onCommitted });
+export function ingestServiceFor(ctx: Context, onCommitted: () => void = () => {}, metrics?: Metrics): IngestService {
+  return createIngestService({ db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, observers: [createPaymentObserver({ networks: ctx.config.networks })], onCommitted, metrics });
 }
 
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
@@ -106,10 +106,14 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery,
     // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
-    ingest: ingestServiceFor(ctx, () => {
-      wakeDelivery();
-      amlWorker.wake();
-    }),
+    ingest: ingestServiceFor(
+      ctx,
+      () => {
+        wakeDelivery();
+        amlWorker.wake();
+      },
+      metrics,
+    ),
     resolveHost,
   };
   const app = createApp(deps);

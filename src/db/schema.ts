@@ -65,7 +65,11 @@ export interface BlocksTable {
   timestamp: number | null;
   tx_count: number;
   created_at: number;
+  /** `canonical`, `orphaned` (replaced by a reorg) or `rewound` (set aside by `follow rewind`). */
+  status: Generated<BlockStatus>;
 }
+
+export type BlockStatus = "canonical" | "orphaned" | "rewound";
 
 export interface EventsTable {
   seq: Generated<number>;
@@ -80,6 +84,9 @@ export interface EventsTable {
   /** The flat JSON body, exactly as listed and delivered. */
   body: string;
   created_at: number;
+  /** The block the event belongs to (null only for rows older than reorg support with no block in the body). */
+  block_height: number | null;
+  block_hash: string | null;
 }
 
 /**
@@ -117,6 +124,8 @@ export interface DeliveriesTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** While `held`: the canonical height the tip must reach before the row becomes `pending`. */
+  hold_until_height: number | null;
 }
 
 export interface DeliveryAttemptsTable {

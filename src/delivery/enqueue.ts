@@ -22,11 +22,13 @@ export type EnqueueInput = {
   nowMs: number;
   /** Defaults to a fresh time-ordered `dlv_…`; tests and payloads that embed the id pass it in. */
   id?: string;
+  /** Writes the row `held` until the network's tip reaches this height (min_confirmations, watch/confirmations.ts). */
+  holdUntilHeight?: number | null;
 };
 
 /**
- * Writes one outbox row, due now. Call it in the same transaction as the event or state change
- * it announces: that is what makes delivery at-least-once across a crash.
+ * Writes one outbox row, due now (or held for confirmations). Call it in the same transaction as
+ * the event or state change it announces: that is what makes delivery at-least-once across a crash.
  */
 export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
   const id = input.id ?? newTimeOrderedId("dlv");
@@ -42,7 +44,8 @@ export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promis
       payment_id: input.paymentId ?? null,
       sequence: input.sequence ?? null,
       body: input.body,
-      status: "pending",
+      status: input.holdUntilHeight == null ? "pending" : "held",
+      hold_until_height: input.holdUntilHeight ?? null,
       attempts: 0,
       next_attempt_at: input.nowMs,
       lease_until: null,

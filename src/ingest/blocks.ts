@@ -1,5 +1,6 @@
 import type { Executor } from "../db/database.ts";
 import type { IngestedBlock } from "../chain/block.ts";
+import { isCanonical } from "./canonical-chain.ts";
 
 
 // Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.
@@ -52,8 +53,8 @@ export async function insertBlocks(trx: Executor, blocks: readonly IngestedBlock
 }
 
 /**
- * The tip (highest stored height) of each network that has a stored block; confirmations of a
- * block = tip − height + 1. One indexed max() per network.
+ * The tip (highest canonical stored height) of each network that has one; confirmations of a
+ * block = tip − height + 1. One indexed max() per network (the partial canonical index).
  */
 export async function networkTips(db: Executor, networks: Iterable<string>): Promise<Map<string, number>> {
   const tips = new Map<string, number>();
@@ -62,6 +63,7 @@ export async function networkTips(db: Executor, networks: Iterable<string>): Pro
       .selectFrom("blocks")
       .select((eb) => eb.fn.max("height").as("tip"))
       .where("network", "=", network)
+      .where(isCanonical)
       .executeTakeFirst();
     if (row?.tip !== null && row?.tip !== undefined) tips.set(network, Number(row.tip));
   }

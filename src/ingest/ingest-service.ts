@@ -10,20 +10,43 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { syncSubscriptions } from "../watch/block-subscriptions.ts";
+import { holdUntilHeight, releaseHeldDeliveries } from "../watch/confirmations.ts";
 import { existingDedupeKeys, insertEvents, nextEventSeq } from "../watch/events.ts";
 import { watchersOf, watchesByAddress } from "../watch/watchers.ts";
 import { parseBatch } from "./batch-schema.ts";
 import { toIngestedBlock } from "./block-from-feed.ts";
-import { blockKey, insertBlocks, networkTips, storedBlockKeys } from "./blocks.ts";
+import { blockKey, networkTips } from "./blocks.ts";
 import { type NetworkView, type PlannedEvent, planEvents } from "./plan-events.ts";
+import { applyChain, type BlockRef, type ChainRefusal, ChainRefused, type Reorg } from "./reorg.ts";
+import { retractOrphaned } from "./retraction.ts";
 
-/** Runs inside the batch's write transaction, after blocks/events/outbox rows are written. `blocks` = only the newly stored ones; `tips` = network → highest stored height after this batch (covers every network in the batch). */
-export type IngestObserver = (trx: Transaction<DB>, batch: { blocks: IngestedBlock[]; tips: Map<string, number>; nowMs: number }) => Promise<void>;
-export type IngestResult = { ok: true; blocks: number; events: number } | { ok: false; error: string };
+/**
+ * Runs inside the batch's write transaction, after blocks/events/outbox rows are written. `blocks` = only those that became
+ * canonical with new events (ingest/reorg.ts); `orphaned` = stored blocks this batch orphaned; `tips` = network → highest
+ * canonical height after this batch (covers every network in the batch).
+ */
+export type IngestObserver = (
+  trx: Transaction<DB>,
+  batch: { blocks: IngestedBlock[]; orphaned: BlockRef[]; tips: Map<string, number>; nowMs: number },
+) => Promise<void>;
+/** `reorgs` lists the reorgs the batch applied; a refusal carries a code (`invalid_batch`, or a ChainRefusal's) the follower can act on. */
+export type IngestResult =
+  | { ok: true; blocks: number; events: number; reorgs: Reorg[] }
+  | { ok: false; code: "invalid_batch"; error: string }
+  | ({ ok: false } & ChainRefusal);
 /** Feeds a block batch (POST /ingest/blocks, `chainwatch ingest`) into blocks, events, webhooks and observers. */
 export type IngestService = { ingest(raw: unknown): Promise<IngestResult> };
 
-export type IngestDeps = { db: Db; clock: Clock; config: Config; observers: IngestObserver[]; onCommitted: () => void; log: Logger };
+export type IngestDeps = {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  observers: IngestObserver[];
+  onCommitted: () => void;
+  log: Logger;
+  /** Counts reorgs (chainwatch_reorgs_total, chainwatch_deep_reorgs_total) when given. */
+  metrics?: { inc(name: string, labels?: Record<string, string | number>): void };
+};
 
 /**
  * Validates a batch, then in one write transaction stores the new blocks, their events, the
@@ -35,20 +58,41 @@ export function createIngestService(deps: IngestDeps): IngestService {
   return {
     async ingest(raw) {
       const parsed = parseBatch(raw);
-      if (!parsed.ok) return parsed;
+      if (!parsed.ok) return { ok: false, code: "invalid_batch", error: parsed.error };
       const unknown = parsed.blocks.find((b) => !findNetwork(deps.config.networks, b.network));
-      if (unknown) return { ok: false, error: unknownNetwork(unknown.network) };
+      if (unknown) return { ok: false, code: "invalid_batch", error: unknownNetwork(unknown.network) };
       const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, deps.config.networks[b.network].family)));
       // Reads first: the write transaction holds SQLite's single writer lock, keep it short.
       const views = new Map<string, NetworkView>();
       for (const network of new Set(blocks.map((b) => b.network))) views.set(network, await readNetwork(deps, network, blocks));
       const nowMs = deps.clock.now();
-      const result = await deps.db.transaction().execute((trx) => writeBatch(trx, deps, blocks, views, nowMs));
-      if (result.blocks > 0) deps.onCommitted();
-      return { ok: true, ...result };
+      let result: BatchWritten;
+      try {
+        result = await deps.db.transaction().execute((trx) => writeBatch(trx, deps, blocks, views, nowMs));
+      } catch (e) {
+        if (!(e instanceof ChainRefused)) throw e;
+        return refused(deps, e.refusal);
+      }
+      if (result.changed) deps.onCommitted();
+      for (const r of result.reorgs) {
+        deps.metrics?.inc("chainwatch_reorgs_total", { network: r.network });
+        deps.log.warn("reorg", { network: r.network, depth: r.depth, from_height: r.fromHeight });
+      }
+      return { ok: true, blocks: result.blocks, events: result.events, reorgs: result.reorgs };
     },
   };
 }
+
+/** A refused batch (rolled back): a too-deep reorg is an error worth an operator's attention, and counted. */
+function refused(deps: IngestDeps, refusal: ChainRefusal): IngestResult {
+  if (refusal.code === "reorg_too_deep") {
+    deps.metrics?.inc("chainwatch_deep_reorgs_total", { network: refusal.network });
+    deps.log.error("reorg deeper than max_reorg_depth refused", { network: refusal.network, depth: refusal.depth, max_reorg_depth: refusal.maxDepth });
+  }
+  return { ok: false, ...refusal };
+}
+
+type BatchWritten = { blocks: number; events: number; reorgs: Reorg[]; changed: boolean };
 
 /** Keeps the first of blocks sent twice in one batch. */
 function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] {
@@ -88,12 +132,14 @@ async function writeBatch(
   blocks: IngestedBlock[],
   views: Map<string, NetworkView>,
   nowMs: number,
-): Promise<{ blocks: number; events: number }> {
-  // Checked inside the transaction, so two concurrent batches never store one block twice.
-  const stored = await storedBlockKeys(trx, blocks);
-  const fresh = blocks.filter((b) => !stored.has(blockKey(b.network, b.hash)));
-  if (fresh.length === 0) return { blocks: 0, events: 0 };
-  await insertBlocks(trx, fresh, nowMs);
+): Promise<BatchWritten> {
+  // Inside the transaction, so two concurrent batches never store one block twice; reorgs orphan here.
+  const chain = await applyChain(trx, blocks, { maxReorgDepth: (n) => deps.config.networks[n].max_reorg_depth, nowMs });
+  const { fresh, orphaned, reorgs } = chain;
+  const blocksChanged = fresh.length + chain.reattached;
+  if (blocksChanged === 0 && orphaned.length === 0) return { blocks: 0, events: 0, reorgs, changed: false };
+  await retractOrphaned(trx, orphaned, nowMs);
+  const tips = await networkTips(trx, blocks.map((b) => b.network));
 
   // The batch's block events go to the accounts watching now; they all get seq >= firstSeq.
   const firstSeq = await nextEventSeq(trx);
@@ -120,6 +166,7 @@ async function writeBatch(
   await insertEvents(trx, events.map((p) => p.row));
 
   for (const p of events) {
+    const minConfirmations = minConfirmationsOf(views.get(p.row.network) as NetworkView);
     for (const accountId of p.deliverTo) {
       await enqueueDelivery(trx, {
         accountId,
@@ -129,14 +176,21 @@ async function writeBatch(
         eventId: p.row.id,
         body: p.row.body,
         nowMs,
+        holdUntilHeight: holdUntilHeight(minConfirmations.get(accountId) ?? 0, p.row.block_height as number, tips.get(p.row.network) as number),
       });
     }
   }
+  // Rows held by earlier batches whose blocks the new tips confirm enough.
+  await releaseHeldDeliveries(trx, tips, nowMs);
   const received = await addEventUsage(trx, events, nowMs);
 
-  const tips = await networkTips(trx, blocks.map((b) => b.network));
-  for (const observe of deps.observers) await observe(trx, { blocks: fresh, tips, nowMs });
-  return { blocks: fresh.length, events: received };
+  for (const observe of deps.observers) await observe(trx, { blocks: fresh, orphaned, tips, nowMs });
+  return { blocks: blocksChanged, events: received, reorgs, changed: true };
+}
+
+/** Each watching account's min_confirmations on the network. */
+function minConfirmationsOf(view: NetworkView): Map<string, number> {
+  return new Map(view.watchers.map((w) => [w.accountId, w.webhook.events.min_confirmations]));
 }
 
 /** Adds the events each account received to its usage of the day (a block event reaches every watching account); returns the total. */

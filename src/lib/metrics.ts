@@ -10,6 +10,8 @@ const HELP: Record<string, string> = {
   chainwatch_auth_rejections_total: "Signed requests refused, by reason.",
   chainwatch_delivery_attempts_total: "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
   chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
+  chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
+  chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused, by network.",
 };
 
 export function createMetrics(): Metrics {

@@ -5,6 +5,7 @@ import type { DB, Payment } from "../db/schema.ts";
 import type { IngestObserver } from "../ingest/ingest-service.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { normalizeAsset } from "./orders.ts";
+import { forgetOrphanedTransfers } from "./orphaned-transfers.ts";
 import { applyTransitions } from "./transitions.ts";
 
 // Keeps each IN (…) list well under SQLite's bound-parameter limit.
@@ -12,12 +13,14 @@ const CHUNK = 500;
 
 /**
  * The payments side of ingest, run inside the ingest transaction: records incoming movements to
- * order addresses, confirms transfers the new tips made deep enough, and moves orders along the
+ * order addresses (after forgetting those of blocks a reorg orphaned), confirms transfers the new
+ * canonical tips made deep enough, and moves orders along the
  * lifecycle. Webhooks and AML jobs are written in the same transaction; the AML worker and the
  * delivery loop are woken after commit by the ingest service's onCommitted chain.
  */
 export function createPaymentObserver(deps: { networks: Record<string, NetworkConfig> }): IngestObserver {
   return async (trx, batch) => {
+    await forgetOrphanedTransfers(trx, batch.orphaned, batch.nowMs);
     await recordMovements(trx, deps.networks, batch.blocks, batch.nowMs);
     for (const [network, tip] of batch.tips) {
       const net = deps.networks[network];

@@ -39,6 +39,8 @@ export function walletEventBody(e: {
     amount: formatAmount(hit.value, decimalsOf(hit, e.networkDecimals)),
     amount_raw: hit.value.toString(),
     created_at: e.createdAt,
+    // True once a reorg orphans the block (the removed flag of Ethereum logs); see ingest/retraction.ts.
+    removed: false,
   });
 }
 
@@ -53,5 +55,6 @@ export function blockEventBody(e: { id: string; network: string; height: number;
     tx_count: e.transactions.length,
     transactions: e.transactions,
     created_at: e.createdAt,
+    removed: false,
   });
 }

@@ -4,7 +4,7 @@ import type { NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 
 
-// Rows per multi-row insert: 500 × 8 columns stays far below SQLite's bound-parameter cap.
+// Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
 
 /**
@@ -22,8 +22,8 @@ export async function nextEventSeq(db: Executor): Promise<number> {
   return (row?.seq ?? 0) + 1;
 }
 
-const EVENT_COLUMNS = "id, account_id, type, network, watch_id, dedupe_key, body, created_at";
-const EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)";
+const EVENT_COLUMNS = "id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash";
+const EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**
  * Inserts events in the given order (their `seq`, and so the listing order, follows it). Plain SQL
@@ -33,7 +33,7 @@ export async function insertEvents(trx: Executor, rows: readonly NewEvent[]): Pr
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     const params: unknown[] = [];
-    for (const r of chunk) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at);
+    for (const r of chunk) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
     const values = new Array<string>(chunk.length).fill(EVENT_ROW).join(", ");
     await trx.executeQuery(fixedStatement(`insert into events (${EVENT_COLUMNS}) values ${values}`, params));
   }

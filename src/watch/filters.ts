@@ -6,11 +6,16 @@ export type EventFilters = {
   payout_networks: string[];
   block: boolean;
   block_networks: string[];
+  /** Wallet and block events go out once their block has this many confirmations; 0 = at once (watch/confirmations.ts). */
+  min_confirmations: number;
 };
 
-export const FILTER_KEYS = ["payment", "payment_networks", "payout", "payout_networks", "block", "block_networks"] as const;
+export const FILTER_KEYS = ["payment", "payment_networks", "payout", "payout_networks", "block", "block_networks", "min_confirmations"] as const;
 
-/** All three kinds on, all networks. */
+/** The largest min_confirmations a filter accepts. */
+export const MAX_MIN_CONFIRMATIONS = 1000;
+
+/** All three kinds on, all networks, delivered at once. */
 export const DEFAULT_FILTERS: EventFilters = {
   payment: true,
   payment_networks: [],
@@ -18,6 +23,7 @@ export const DEFAULT_FILTERS: EventFilters = {
   payout_networks: [],
   block: true,
   block_networks: [],
+  min_confirmations: 0,
 };
 
 export type FilterPatch = Partial<EventFilters>;

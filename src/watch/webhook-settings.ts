@@ -7,7 +7,7 @@ import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
-import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, mergeFilters } from "./filters.ts";
+import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, MAX_MIN_CONFIRMATIONS, mergeFilters } from "./filters.ts";
 
 
 /** An account's address-watch webhook: where, whether, and which events. */
@@ -28,6 +28,7 @@ export const FilterPatchSchema = T.Object(
     payout_networks: T.Optional(NetworkList),
     block: T.Optional(T.Boolean()),
     block_networks: T.Optional(NetworkList),
+    min_confirmations: T.Optional(T.Integer({ minimum: 0, maximum: MAX_MIN_CONFIRMATIONS })),
   },
   { additionalProperties: false },
 );
@@ -66,14 +67,15 @@ export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => b
 }
 
 /**
- * Checks an `events` patch: known keys only, booleans and string lists, configured networks.
+ * Checks an `events` patch: known keys only, booleans, string lists of configured networks, and
+ * min_confirmations an integer 0..1000.
  * Lists come back without duplicates, in the order given.
  */
 export function validateFilterPatch(patch: unknown, isNetwork: (slug: string) => boolean): ParseOutcome<FilterPatch> {
   const first = Value.Errors(FilterPatchSchema, patch).First();
   // Paths are reported relative to the body, as the client wrote them.
   if (first) return fail(describeValueError({ ...first, path: `/events${first.path}` }));
-  const out: Record<string, boolean | string[]> = {};
+  const out: Record<string, boolean | string[] | number> = {};
   for (const [key, value] of Object.entries(patch as FilterPatch)) {
     if (!Array.isArray(value)) {
       out[key] = value;

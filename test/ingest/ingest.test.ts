@@ -148,6 +148,7 @@ describe("ingest and matching", () => {
       amount,
       amount_raw,
       created_at,
+      removed: false,
     });
     expect(listed.map(({ id, ...rest }) => rest)).toEqual([
       {
@@ -158,6 +159,7 @@ describe("ingest and matching", () => {
         tx_count: 9,
         transactions: ["0xt1", "0xt2", "0xt3", "0xt4", "0xt5", "0xt6", "0xt7", "0xt8", "0xt9"],
         created_at,
+        removed: false,
       },
       wallet("payment", "in", "0xt1", null, "1.5", "1500000000000000000"),
       wallet("payout", "out", "0xt2", null, "0.25", "250000000000000000"),
@@ -168,7 +170,7 @@ describe("ingest and matching", () => {
       wallet("other", "out", "0xt6", USDT, "0", "0"),
     ]);
     // Keys in contract order, ids unique.
-    expect(Object.keys(listed[1])).toEqual(["id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at"]);
+    expect(Object.keys(listed[1])).toEqual(["id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at", "removed"]);
     expect(new Set(listed.map((e) => e.id)).size).toBe(listed.length);
 
     const listedB = (await events(b)).body.events as Json[];
@@ -233,9 +235,9 @@ describe("ingest and matching", () => {
     expect(await res.json()).toEqual({ blocks: 1, events: 3 });
   });
 
-  it("gives a transaction seen again in another block (a reorg) no second wallet event", async () => {
-    const reorged = { network: "eth", height: height + 1, hash: "0xb2-reorg", transactions: [{ hash: "0xu1", from: X, to: W, value: "1" }] };
-    const res = await d.ingest(reorged);
+  it("gives a transaction seen again in another canonical block no second wallet event", async () => {
+    const again = { network: "eth", height: height + 2, hash: "0xb3-again", transactions: [{ hash: "0xu1", from: X, to: W, value: "1" }] };
+    const res = await d.ingest(again);
     // The new block is stored and announced; the payment to W was already reported.
     expect(await res.json()).toEqual({ blocks: 1, events: 2 });
   });
@@ -249,7 +251,7 @@ describe("ingest and matching", () => {
     await d.ingest({ network: "eth", height: height - 5, hash: "0xold", transactions: [] });
     expect(await networkTips(d.ctx.db, ["eth", "btc", "sol"])).toEqual(
       new Map([
-        ["eth", height + 1],
+        ["eth", height + 2],
         ["btc", 900_000],
       ]),
     );

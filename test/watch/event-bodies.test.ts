@@ -22,7 +22,7 @@ describe("event bodies", () => {
     expect(body).toBe(
       '{"id":"evt_1","type":"payment","direction":"in","watch_id":"aw_w","network":"eth","address":"0x1111111111111111111111111111111111111111",' +
         '"tx_hash":"0xt","block_height":7,"block_hash":"0xb","asset":null,"amount":"1.5","amount_raw":"1500000000000000000",' +
-        '"created_at":"2026-11-21T19:08:00.000+00:00"}',
+        '"created_at":"2026-11-21T19:08:00.000+00:00","removed":false}',
     );
   });
 
@@ -37,7 +37,7 @@ describe("event bodies", () => {
 
   it("writes a block event with its transactions between tx_count and created_at", () => {
     expect(blockEventBody({ id: "evt_b", network: "eth", height: 9, hash: "0xb", transactions: ["0x1", "0x2"], createdAt })).toBe(
-      '{"id":"evt_b","type":"block","network":"eth","block_height":9,"block_hash":"0xb","tx_count":2,"transactions":["0x1","0x2"],"created_at":"2026-11-21T19:08:00.000+00:00"}',
+      '{"id":"evt_b","type":"block","network":"eth","block_height":9,"block_hash":"0xb","tx_count":2,"transactions":["0x1","0x2"],"created_at":"2026-11-21T19:08:00.000+00:00","removed":false}',
     );
   });
 });

@@ -12,6 +12,7 @@ const CUSTOM: EventFilters = {
   payout_networks: ["btc", "tron"],
   block: false,
   block_networks: [],
+  min_confirmations: 6,
 };
 
 describe("mergeFilters", () => {

@@ -146,6 +146,7 @@ describe("event filters through PUT and GET", () => {
       payout_networks: ["tron"],
       block: true,
       block_networks: ["sol"],
+      min_confirmations: 0,
     };
     expect(after).toEqual({ status: 200, body: { ...base, events: expected, egress_ips: EGRESS } });
     expect((await get(client)).events).toEqual(expected);

@@ -35,13 +35,14 @@ export function ingestRoutes(deps: AppDeps) {
           guard(request);
           requireJson(body);
           const result = await deps.ingest.ingest(body);
-          if (!result.ok) throw badRequest(result.error);
+          // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect) conflicts with it: 409.
+          if (!result.ok) throw result.code === "invalid_batch" ? badRequest(result.error) : new ApiError(409, result.error);
           set.status = 202;
           return { blocks: result.blocks, events: result.events };
         },
         {
           detail: {
-            summary: "Feed a block batch (one block or an array); 202 with new blocks and events written",
+            summary: "Feed a block batch (one block or an array); 202 with new blocks and events written; 409 for a reorg deeper than max_reorg_depth or a block that does not connect",
             description: "Authenticated by `Authorization: Bearer <ingest.token>`, not by API keys; disabled (404) when no token is configured.",
             tags: ["ingest"],
             security: [],
