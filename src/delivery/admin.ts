@@ -4,8 +4,8 @@ import { rfc3339 } from "../lib/time.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
-/** Statuses of a delivery row (DESIGN §5). */
-export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused"] as const;
+/** Statuses of a delivery row (DESIGN §5), plus `held` for min_confirmations (DESIGN §8). */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "held"] as const;
 
 export type ListFilter = { accountId?: string; status?: string; limit: number };
 
@@ -46,6 +46,8 @@ export async function retryDelivery(db: Db, id: string, nowMs: number): Promise<
     const d = await getDelivery(trx, id);
     if (!d) return { ok: false, error: `no such delivery: ${id}` };
     if (d.status === "succeeded") return { ok: false, error: `delivery ${id} already succeeded` };
+    // Sending it now would skip the account's min_confirmations; the tip releases it.
+    if (d.status === "held") return { ok: false, error: `delivery ${id} is held until ${d.network} reaches height ${d.hold_until_height}` };
     await trx
       .updateTable("deliveries")
       .set({ status: "pending", attempts: 0, next_attempt_at: nowMs, lease_until: null, completed_at: null, updated_at: nowMs })

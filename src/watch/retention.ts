@@ -9,13 +9,13 @@ const DAY_MS = 86_400_000;
 // Rows per DELETE: each statement is its own short write, so the API and ingest never wait long.
 const CHUNK = 5000;
 
-/** Deliveries in these states still owe the receiver the event. */
-const UNDELIVERED = ["pending", "paused"];
+/** Deliveries in these states still owe the receiver the event (held ones once their block is confirmed). */
+const UNDELIVERED = ["pending", "paused", "held"];
 
 export type PruneResult = { events: number; subscriptions: number };
 
 /**
- * Deletes events older than `days`, except those whose delivery is still pending or paused, then
+ * Deletes events older than `days`, except those whose delivery is still pending, paused or held, then
  * the closed block subscriptions no remaining block event falls in. Deliveries are never touched:
  * each carries its own body, and the delivery history outlives the polling backup.
  */
