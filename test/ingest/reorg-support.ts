@@ -72,18 +72,22 @@ export async function listed(c: TestClient): Promise<Listed[]> {
   return ((await res.json()) as { events: Listed[] }).events;
 }
 
-/** Waits until the receiver got every delivery let out so far and all of them succeeded; returns the bodies as received. */
-export async function settled(rig: Rig): Promise<string[]> {
+/**
+ * Waits until every delivery let out so far (not held) succeeded and `sink` (the rig's own unless
+ * given) got them all; returns the bodies it received, in arrival order. Once this holds nothing
+ * else is queued, so a webhook that is absent now is never sent.
+ */
+export async function settled(rig: Rig, sink: WebhookSink = rig.sink, kind: "event" | "payment" = "event"): Promise<string[]> {
   const db = rig.td.ctx.db;
-  const outstanding = async () =>
-    (await db.selectFrom("deliveries").select("status").where("kind", "=", "event").execute()).filter((d) => d.status !== "held");
+  const outstanding = async () => (await db.selectFrom("deliveries").select("status").where("kind", "=", kind).execute()).filter((d) => d.status !== "held");
   for (;;) {
+    await sink.waitFor((await outstanding()).length);
     const rows = await outstanding();
-    await rig.sink.waitFor(rows.length);
-    if ((await outstanding()).every((d) => d.status === "succeeded") && (await outstanding()).length === rig.sink.received.length) break;
+    if (rows.every((d) => d.status === "succeeded") && rows.length === sink.received.length) break;
+    // The receiver has answered; the loop records the outcome right after.
     await Bun.sleep(5);
   }
-  return rig.sink.received.map((r) => r.body);
+  return sink.received.map((r) => r.body);
 }
 
 /** `body` as JSON with `"removed": true`, keys in place: what a retraction must send. */
