@@ -119,6 +119,10 @@ describe("setting the webhook", () => {
     ["a string for an events boolean", { url: null, enabled: false, events: { payout: "false" } }, "events.payout must be a boolean"],
     ["a string for an events list", { url: null, enabled: false, events: { payout_networks: "eth" } }, "events.payout_networks must be an array"],
     ["a number in an events list", { url: null, enabled: false, events: { payment_networks: [1] } }, "events.payment_networks[0] must be a string"],
+    ["min_confirmations above 1000", { url: null, enabled: false, events: { min_confirmations: 1001 } }, "events.min_confirmations must be at most 1000"],
+    ["a negative min_confirmations", { url: null, enabled: false, events: { min_confirmations: -1 } }, "events.min_confirmations must be at least 0"],
+    ["a fractional min_confirmations", { url: null, enabled: false, events: { min_confirmations: 1.5 } }, "events.min_confirmations must be an integer"],
+    ["min_confirmations as a string", { url: null, enabled: false, events: { min_confirmations: "3" } }, "events.min_confirmations must be an integer"],
     ["a non-http URL", { url: "ftp://93.184.216.34/h", enabled: false }, "url must be an absolute http(s) URL"],
     ["a relative URL", { url: "/hooks", enabled: false }, "url must be an absolute http(s) URL"],
     ["a URL with credentials", { url: "https://u:p@93.184.216.34/h", enabled: false }, "url must not contain credentials"],
@@ -137,7 +141,7 @@ describe("event filters through PUT and GET", () => {
     const client = await td.client();
     const base = { url: null, enabled: false };
     await put(client, { ...base, events: { payment: false, block_networks: ["eth", "btc"] } });
-    await put(client, { ...base, events: { payout_networks: ["tron"], block_networks: ["sol"] } });
+    await put(client, { ...base, events: { payout_networks: ["tron"], block_networks: ["sol"], min_confirmations: 12 } });
     const after = await put(client, base);
     const expected = {
       payment: false,
@@ -146,7 +150,7 @@ describe("event filters through PUT and GET", () => {
       payout_networks: ["tron"],
       block: true,
       block_networks: ["sol"],
-      min_confirmations: 0,
+      min_confirmations: 12,
     };
     expect(after).toEqual({ status: 200, body: { ...base, events: expected, egress_ips: EGRESS } });
     expect((await get(client)).events).toEqual(expected);
