@@ -43,6 +43,9 @@ function randomHex(chars: number): string {
 }
 const randomAddress = () => `0x${randomHex(40)}`;
 
+// Each block names the one before it as its parent: ingest refuses a block that does not connect.
+let lastHash = `0x${"0".repeat(64)}`;
+
 /** One block: 1 % of transactions pay a watched address (half native, half USDT), a fifth carry a token transfer. */
 function makeBlock(height: number) {
   const transactions = [];
@@ -57,7 +60,10 @@ function makeBlock(height: number) {
         : { hash: `0x${randomHex(64)}`, from: randomAddress(), to, value },
     );
   }
-  return { network: "eth", height, hash: `0x${randomHex(64)}`, parent_hash: `0x${randomHex(64)}`, timestamp: 1763750000 + height, transactions };
+  const hash = `0x${randomHex(64)}`;
+  const parent_hash = lastHash;
+  lastHash = hash;
+  return { network: "eth", height, hash, parent_hash, timestamp: 1763750000 + height, transactions };
 }
 
 // ---- setup --------------------------------------------------------------------------------
@@ -186,6 +192,8 @@ async function main() {
 
     t = performance.now();
     let height = 20_000_000;
+    // The warm-up block comes first on the chain, so the timed batches extend the tip.
+    const warmUp = JSON.stringify(makeBlock(height++));
     const bodies = Array.from({ length: POSTS }, () => JSON.stringify(Array.from({ length: BLOCKS_PER_POST }, () => makeBlock(height++))));
     const txTotal = POSTS * BLOCKS_PER_POST * TX_PER_BLOCK;
     const mb = bodies.reduce((n, b) => n + b.length, 0) / 1e6;
@@ -200,7 +208,7 @@ async function main() {
       return (JSON.parse(l).url as string).replace(/\/$/, "");
     });
     // Warm-up outside the timed run: JIT, the SQLite page cache of the watches index.
-    await push(daemon.url, [JSON.stringify(makeBlock(height++))]);
+    await push(daemon.url, [warmUp]);
     const real = await push(daemon.url, bodies);
     const rss = peakRssMb(daemon.proc.pid);
     await stop(daemon.proc);
