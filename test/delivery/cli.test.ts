@@ -105,7 +105,7 @@ describe("chainwatch webhook test / deliveries (DESIGN §1)", () => {
   test("deliveries list refuses an unknown --status with exit 2", async () => {
     const r = await runCli(["deliveries", "list", "--status", "lost", "--config", config]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("chainwatch: --status must be one of pending, succeeded, failed, paused (see --help)\n");
+    expect(r.stderr).toBe("chainwatch: --status must be one of pending, succeeded, failed, paused, held (see --help)\n");
   });
 
   test("deliveries retry re-queues a failed delivery, which the daemon then delivers", async () => {
