@@ -185,7 +185,11 @@ function tooDeep(b: IngestedBlock, tip: number, from: number, depth: number, max
 /** The status of each block of the batch that is already stored. */
 async function storedStatuses(trx: Transaction<DB>, blocks: readonly IngestedBlock[]): Promise<Map<string, BlockStatus>> {
   const byNetwork = new Map<string, string[]>();
-  for (const b of blocks) byNetwork.set(b.network, [...(byNetwork.get(b.network) ?? []), b.hash]);
+  for (const b of blocks) {
+    const list = byNetwork.get(b.network);
+    if (list) list.push(b.hash);
+    else byNetwork.set(b.network, [b.hash]);
+  }
   const out = new Map<string, BlockStatus>();
   for (const [network, hashes] of byNetwork) {
     for (let i = 0; i < hashes.length; i += 500) {

@@ -22,7 +22,11 @@ export type Retraction = { events: number; deliveries: number; dropped: number }
 export async function retractOrphaned(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<Retraction> {
   const out: Retraction = { events: 0, deliveries: 0, dropped: 0 };
   const byNetwork = new Map<string, BlockRef[]>();
-  for (const b of orphaned) byNetwork.set(b.network, [...(byNetwork.get(b.network) ?? []), b]);
+  for (const b of orphaned) {
+    const list = byNetwork.get(b.network);
+    if (list) list.push(b);
+    else byNetwork.set(b.network, [b]);
+  }
   for (const [network, blocks] of byNetwork) {
     const heights = [...new Set(blocks.map((b) => b.height))];
     const hashes = new Set(blocks.map((b) => b.hash));

@@ -15,7 +15,11 @@ const CHUNK = 500;
  */
 export async function forgetOrphanedTransfers(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<void> {
   const byNetwork = new Map<string, BlockRef[]>();
-  for (const b of orphaned) byNetwork.set(b.network, [...(byNetwork.get(b.network) ?? []), b]);
+  for (const b of orphaned) {
+    const list = byNetwork.get(b.network);
+    if (list) list.push(b);
+    else byNetwork.set(b.network, [b]);
+  }
   for (const [network, blocks] of byNetwork) {
     const heights = [...new Set(blocks.map((b) => b.height))];
     const hashes = new Set(blocks.map((b) => b.hash));
