@@ -115,7 +115,9 @@ export type MigrationOutcome = { ok: true; applied: string[] } | { ok: false; er
 
 /** Applies pending migrations; returns the names applied or the error, never throws. */
 export async function migrate(db: Db): Promise<MigrationOutcome> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Branches own their migration numbers and land in any order (0009 may be applied before 0007):
+  // a database that already ran a higher number still gets the lower one that landed later.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
   if (error) return { ok: false, error: `migration failed: ${(error as Error).message ?? String(error)}` };

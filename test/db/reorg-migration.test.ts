@@ -1,6 +1,6 @@
 import { expect, it } from "bun:test";
 import { Migrator } from "kysely";
-import { openDatabase } from "../../src/db/database.ts";
+import { migrate, openDatabase } from "../../src/db/database.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 
 // 0007_reorg upgrades a database that already holds blocks and events.
@@ -24,5 +24,13 @@ it("keeps the newest block of a height canonical, and gives old events their blo
   expect(await db.selectFrom("events").select(["body", "block_height", "block_hash"]).execute()).toEqual([
     { body: `${body.slice(0, -1)},"removed":false}`, block_height: 2, block_hash: "0xb2" },
   ]);
+  await db.destroy();
+});
+
+it("applies 0007_reorg to a database that already ran a later-numbered migration", async () => {
+  const db = openDatabase(":memory:");
+  const { "0007_reorg": _skipped, ...others } = migrations;
+  expect((await new Migrator({ db, provider: { getMigrations: async () => others } }).migrateToLatest()).error).toBeUndefined();
+  expect(await migrate(db)).toEqual({ ok: true, applied: ["0007_reorg"] });
   await db.destroy();
 });
