@@ -217,7 +217,7 @@ describe("the API's rules and messages", () => {
     const { u } = await account();
     const bad = await u.get("/cabinet/deliveries?status=lost");
     expect(bad.status).toBe(400);
-    expect(alertOf(await bad.text())).toBe("status must be one of pending, succeeded, failed, paused");
+    expect(alertOf(await bad.text())).toBe("status must be one of pending, succeeded, failed, paused, held");
     const cursor = await u.get("/cabinet/events?after=evt_nope");
     expect(cursor.status).toBe(400);
     expect(alertOf(await cursor.text())).toBe("Unknown cursor: evt_nope");
