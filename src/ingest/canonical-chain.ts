@@ -50,6 +50,11 @@ export async function canonicalHashes(db: Executor, network: string, fromHeight:
   return new Map((await canonicalBlocks(db, network, fromHeight, toHeight)).map((b) => [b.height, b.hash]));
 }
 
+/** The canonical stored hash at one height, or null when none is stored there. */
+export async function canonicalHashAt(db: Executor, network: string, height: number): Promise<string | null> {
+  return (await canonicalHashes(db, network, height, height)).get(height) ?? null;
+}
+
 export type RewindResult = { network: string; toHeight: number; rewound: number; tip: number | null };
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { canonicalBlocks, canonicalHashes, rewindChain } from "../../src/ingest/canonical-chain.ts";
+import { canonicalBlocks, canonicalHashAt, canonicalHashes, rewindChain } from "../../src/ingest/canonical-chain.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { asRemoved, blk, chain, ingest, listed, pay, type Rig, settled, sorted, startRig } from "./reorg-support.ts";
 
@@ -36,6 +36,7 @@ describe("canonical hashes by height", () => {
     );
     expect(await canonicalBlocks(db, "eth", 4, 4)).toEqual([{ hash: "0xb4", height: 4, parentHash: "0xa3" }]);
     expect(await canonicalHashes(db, "btc", 0, 100)).toEqual(new Map());
+    expect([await canonicalHashAt(db, "eth", 4), await canonicalHashAt(db, "eth", 7)]).toEqual(["0xb4", null]);
   });
 });
 
