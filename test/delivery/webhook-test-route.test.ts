@@ -103,7 +103,7 @@ describe("POST /v1/address-watch/webhook/test", () => {
     const body = JSON.parse(receivedFor(id)[0].body);
     const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
     if (event === "block") {
-      expect(Object.keys(body)).toEqual(["id", "type", "network", "block_height", "block_hash", "tx_count", "transactions", "created_at"]);
+      expect(Object.keys(body)).toEqual(["id", "type", "network", "block_height", "block_hash", "tx_count", "transactions", "created_at", "removed"]);
       expect(body).toMatchObject({ type: "block", network, tx_count: body.transactions.length });
       expect(body.id).toMatch(/^evt_/);
       expect(body.created_at).toMatch(rfc3339);
@@ -118,7 +118,7 @@ describe("POST /v1/address-watch/webhook/test", () => {
       expect(body.aml.checked_at).toMatch(rfc3339);
     } else {
       expect(Object.keys(body)).toEqual([
-        "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at",
+        "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at", "removed",
       ]);
       expect(body).toMatchObject({ type: event, direction: event === "payout" ? "out" : "in", network, asset: null });
       expect(body.watch_id).toMatch(/^aw_/);
