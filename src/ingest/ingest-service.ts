@@ -165,8 +165,9 @@ async function writeBatch(
   });
   await insertEvents(trx, events.map((p) => p.row));
 
+  const minConfirmations = new Map([...views].map(([network, view]) => [network, minConfirmationsOf(view)]));
   for (const p of events) {
-    const minConfirmations = minConfirmationsOf(views.get(p.row.network) as NetworkView);
+    const minOf = minConfirmations.get(p.row.network) as Map<string, number>;
     for (const accountId of p.deliverTo) {
       await enqueueDelivery(trx, {
         accountId,
@@ -176,7 +177,7 @@ async function writeBatch(
         eventId: p.row.id,
         body: p.row.body,
         nowMs,
-        holdUntilHeight: holdUntilHeight(minConfirmations.get(accountId) ?? 0, p.row.block_height as number, tips.get(p.row.network) as number),
+        holdUntilHeight: holdUntilHeight(minOf.get(accountId) ?? 0, p.row.block_height as number, tips.get(p.row.network) as number),
       });
     }
   }
