@@ -79,7 +79,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   });
   const wakeDelivery = () => delivery.wake();
   // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
-  const screener = createScreener(config.aml, { fetch: opts.fetch });
+  const screener = createScreener(config.aml, { fetch: opts.fetch, resolve: resolveHost });
   if (!screener.ok) throw new StartupError(screener.error);
   const amlWorker = createAmlWorker({
     db: ctx.db,

@@ -89,6 +89,8 @@ export const ConfigSchema = T.Object(
       {
         token: T.String({ default: "" }),
         body_limit_bytes: PositiveInt(16 * 1024 * 1024),
+        // How far above the stored tip a block may land; keeps one bogus height from pinning the tip.
+        max_height_jump: PositiveInt(10_000, Number.MAX_SAFE_INTEGER),
       },
       { ...strict, default: {} },
     ),
@@ -130,6 +132,8 @@ export const ConfigSchema = T.Object(
         fail_levels: T.Array(RiskLevelSchema, { default: ["high", "severe"] }),
         http_url: T.String({ default: "" }),
         http_timeout_ms: PositiveInt(5000, 120_000),
+        // Like delivery.allow_private_targets, for http_url alone: a screening sidecar on 127.0.0.1.
+        allow_private_target: T.Boolean({ default: false }),
       },
       { ...strict, default: {} },
     ),

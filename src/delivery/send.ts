@@ -1,6 +1,7 @@
 import type { Delivery } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
-import { checkWebhookTarget, type Resolver, refusalReasons, type TargetCheck } from "../net/target-guard.ts";
+import { guardedFetch } from "../net/guarded-fetch.ts";
+import type { Resolver, TargetCheck, TargetRefusal } from "../net/target-guard.ts";
 import type { AccountRoute } from "./claim.ts";
 import { webhookHeaders } from "./signer.ts";
 
@@ -57,15 +58,13 @@ export type SendDeps = {
   checkedUrls?: Map<string, TargetCheck>;
 };
 
-/** Upper bound on `checkedUrls`, which is cleared when it reaches it. */
-const CHECKED_URLS_MAX = 1024;
-
 export type AttemptResult = AttemptLog & { ok: boolean };
 
 /**
- * Makes one attempt: re-checks the target (DNS can have moved since the URL was saved), POSTs
- * the stored body signed for this attempt's timestamp, never follows a redirect, and gives up at
- * `timeoutMs`. Every failure comes back as a value with a short error class.
+ * Makes one attempt: re-checks the target (DNS can have moved since the URL was saved) and POSTs
+ * the stored body, signed for this attempt's timestamp, to the address that passed the check
+ * (guardedFetch); never follows a redirect, and gives up `timeoutMs` after the attempt began.
+ * Every failure comes back as a value with a short error class.
  */
 export async function attemptDelivery(
   deps: SendDeps,
@@ -86,17 +85,6 @@ export async function attemptDelivery(
   });
   if (!target.ok) return done(null, null, target.error, null);
 
-  const memo = deps.allowPrivateTargets ? deps.checkedUrls : undefined;
-  let check = memo?.get(target.url);
-  if (!check) {
-    check = await checkWebhookTarget(target.url, { allowPrivate: deps.allowPrivateTargets, resolve: deps.resolveHost });
-    if (memo) {
-      if (memo.size >= CHECKED_URLS_MAX) memo.clear();
-      memo.set(target.url, check);
-    }
-  }
-  if (!check.ok) return done(target.url, null, refusalClass(check.reason), null);
-
   const headers = webhookHeaders({
     id: d.id,
     body: d.body,
@@ -108,7 +96,13 @@ export async function attemptDelivery(
   const signal = AbortSignal.timeout(deps.timeoutMs);
   let res: Response;
   try {
-    res = await deps.fetch(check.url, { method: "POST", headers, body: d.body, redirect: "manual", signal });
+    const sent = await guardedFetch(
+      { fetch: deps.fetch, resolve: deps.resolveHost, allowPrivate: deps.allowPrivateTargets, checkedUrls: deps.checkedUrls },
+      target.url,
+      { method: "POST", headers, body: d.body, signal },
+    );
+    if (!sent.ok) return done(target.url, null, REFUSAL_CLASS[sent.code], null);
+    res = sent.response;
   } catch (e) {
     return done(target.url, null, networkErrorClass(e), null);
   }
@@ -167,13 +161,13 @@ export async function readSnippet(res: Response): Promise<string> {
   return utf8.decode(all);
 }
 
-const REFUSED = refusalReasons();
-
-function refusalClass(reason: string): string {
-  if (reason === REFUSED.privateAddress) return "private target";
-  if (reason === REFUSED.unresolvable) return "dns failure";
-  return "invalid target";
-}
+/** How a refused target reads in the attempt log. */
+const REFUSAL_CLASS: Record<TargetRefusal, string> = {
+  PRIVATE_ADDRESS: "private target",
+  UNRESOLVABLE: "dns failure",
+  NOT_ABSOLUTE_HTTP: "invalid target",
+  HAS_CREDENTIALS: "invalid target",
+};
 
 /** A short, stable class for a fetch failure, as shown in the attempt log. */
 export function networkErrorClass(e: unknown): string {

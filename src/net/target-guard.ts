@@ -10,64 +10,85 @@ export const systemResolver: Resolver = async (hostname) => {
   return answers.map((answer) => answer.address);
 };
 
-/** Outcome of checking a webhook URL; `reason` is shown to API clients verbatim. */
-export type TargetCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/** Every way a target can be refused. */
+export type TargetRefusal = "NOT_ABSOLUTE_HTTP" | "HAS_CREDENTIALS" | "PRIVATE_ADDRESS" | "UNRESOLVABLE";
 
-/** The refusal sentences, naming the field the client sent the URL in (`url` unless told). */
-export function refusalReasons(field = "url") {
-  return {
-    notAbsoluteHttp: `${field} must be an absolute http(s) URL`,
-    hasCredentials: `${field} must not contain credentials`,
-    privateAddress: `${field} resolves to a private address`,
-    unresolvable: `${field} host could not be resolved`,
-  };
+/**
+ * Outcome of checking a target URL. `address` is the checked IP the request must connect to
+ * (see pinnedRequest), or null when there is no name to pin: the host is an IP literal already,
+ * or private targets are allowed and nothing was resolved. `reason` is shown to API clients verbatim.
+ */
+export type TargetCheck = { ok: true; url: URL; address: string | null } | { ok: false; code: TargetRefusal; reason: string };
+
+/** The refusal sentence of a code, naming the field the client sent the URL in (`url` unless told). */
+export function refusalReason(code: TargetRefusal, field = "url"): string {
+  switch (code) {
+    case "NOT_ABSOLUTE_HTTP":
+      return `${field} must be an absolute http(s) URL`;
+    case "HAS_CREDENTIALS":
+      return `${field} must not contain credentials`;
+    case "PRIVATE_ADDRESS":
+      return `${field} resolves to a private address`;
+    case "UNRESOLVABLE":
+      return `${field} host could not be resolved`;
+  }
 }
 
 /**
- * Checks a webhook URL: absolute http(s), no credentials in it, and (unless allowPrivate) every address its host resolves to is public.
+ * Checks a target URL: absolute http(s), no credentials in it, and (unless allowPrivate) every address its host resolves to is public.
  *
- * This is a point-in-time check: DNS can change before delivery, so the sender must not follow
- * redirects and should connect to a checked address (or re-check) to be safe from rebinding.
+ * The host is resolved once, here. DNS can answer differently a moment later (a zero-TTL name
+ * rebinding to 127.0.0.1), so a sender must connect to the returned `address`, never resolve the
+ * name again: guardedFetch does both, and never follows redirects.
  */
 export async function checkWebhookTarget(
   raw: string,
   opts: { allowPrivate: boolean; resolve: Resolver; field?: string },
 ): Promise<TargetCheck> {
-  const reason = refusalReasons(opts.field);
+  const refuse = (code: TargetRefusal): TargetCheck => ({ ok: false, code, reason: refusalReason(code, opts.field) });
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse(reason.notAbsoluteHttp);
+    return refuse("NOT_ABSOLUTE_HTTP");
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
-    return refuse(reason.notAbsoluteHttp);
+    return refuse("NOT_ABSOLUTE_HTTP");
   }
   // Credentials would be stored and echoed back in listings, and they are never needed: we sign.
-  if (url.username !== "" || url.password !== "") return refuse(reason.hasCredentials);
-  if (opts.allowPrivate) return { ok: true, url };
+  if (url.username !== "" || url.password !== "") return refuse("HAS_CREDENTIALS");
+  if (opts.allowPrivate) return { ok: true, url, address: null };
 
-  // The WHATWG parser has already canonicalized odd v4 spellings (0x7f.1, 2130706433) to dotted quads.
-  const literal = parseIp(url.hostname);
-  if (literal !== null) return isNonPublicIp(literal) ? refuse(reason.privateAddress) : { ok: true, url };
-  // RFC 6761 reserves localhost and its subdomains for loopback, whatever a resolver says.
-  const host = url.hostname.endsWith(".") ? url.hostname.slice(0, -1) : url.hostname;
-  if (host === "localhost" || host.endsWith(".localhost")) return refuse(reason.privateAddress);
+  const named = privateByName(url);
+  if (named === true) return refuse("PRIVATE_ADDRESS");
+  if (named === false) return { ok: true, url, address: null };
 
   let answers: string[];
   try {
     answers = await opts.resolve(url.hostname);
   } catch {
-    return refuse(reason.unresolvable);
+    return refuse("UNRESOLVABLE");
   }
   const addresses = answers.map((answer) => parseIp(answer));
   // No answer, or one we cannot read, gives nothing to vouch for, so it is refused like a failure.
-  if (addresses.length === 0 || addresses.some((ip) => ip === null)) return refuse(reason.unresolvable);
+  if (addresses.length === 0 || addresses.some((ip) => ip === null)) return refuse("UNRESOLVABLE");
   // Every answer must be public: a client may pick any of them, and one private record is enough to pivot.
-  if (addresses.some((ip) => ip !== null && isNonPublicIp(ip))) return refuse(reason.privateAddress);
-  return { ok: true, url };
+  if (addresses.some((ip) => ip !== null && isNonPublicIp(ip))) return refuse("PRIVATE_ADDRESS");
+  // The first answer is the one the system would try first (RFC 6724 order); no fallback to the
+  // others, so one lookup decides where the request goes.
+  return { ok: true, url, address: answers[0]! };
 }
 
-function refuse(reason: string): TargetCheck {
-  return { ok: false, reason };
+/**
+ * Whether a URL's host is private without asking DNS: true for a private IP literal or localhost,
+ * false for a public IP literal, null for a name that must be resolved to tell.
+ */
+export function privateByName(url: URL): boolean | null {
+  // The WHATWG parser has already canonicalized odd v4 spellings (0x7f.1, 2130706433) to dotted quads.
+  const literal = parseIp(url.hostname);
+  if (literal !== null) return isNonPublicIp(literal);
+  // RFC 6761 reserves localhost and its subdomains for loopback, whatever a resolver says.
+  const host = url.hostname.endsWith(".") ? url.hostname.slice(0, -1) : url.hostname;
+  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  return null;
 }

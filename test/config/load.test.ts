@@ -112,6 +112,17 @@ describe("a bad config names the key and the reason", () => {
     ["an unknown AML level", '[aml]\nfail_levels = ["extreme"]\n', "config key `aml.fail_levels.0`: must be one of low, medium, high, severe"],
     ["an unknown AML provider", '[aml]\nprovider = "remote"\n', "config key `aml.provider`: must be one of local, http"],
     ["an http AML provider without a URL", '[aml]\nprovider = "http"\n', 'config key `aml.http_url`: an http(s) URL is required when aml.provider = "http"'],
+    [
+      "an http AML provider on a private IP literal",
+      '[aml]\nprovider = "http"\nhttp_url = "http://127.0.0.1:9000/screen"\n',
+      "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it",
+    ],
+    [
+      "an http AML provider on localhost",
+      '[aml]\nprovider = "http"\nhttp_url = "http://localhost:9000/screen"\n',
+      "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it",
+    ],
+    ["a zero height jump", "[ingest]\nmax_height_jump = 0\n", "config key `ingest.max_height_jump`: expected integer to be greater or equal to 1"],
     ["a non-SQLite database", '[database]\nurl = "postgres://db/cw"\n', "config key `database.url`: only sqlite:// URLs are supported by this build"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
@@ -134,6 +145,12 @@ describe("a bad config names the key and the reason", () => {
     const result = loadConfig(join(dir, "absent.toml"));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toStartWith(`cannot read config file ${join(dir, "absent.toml")}: `);
+  });
+
+  test("an http AML provider on a private address is fine once allowed, and a name is checked per request", () => {
+    const aml = (o: object) => parseConfig({ aml: { provider: "http", ...o } }, null).ok;
+    expect(aml({ http_url: "http://127.0.0.1:9000/screen", allow_private_target: true })).toBe(true);
+    expect(aml({ http_url: "https://aml.example.com/screen" })).toBe(true);
   });
 
   test("an environment without rates is fine when billing is off", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isNonPublicIp, parseIp } from "../../src/net/ip";
-import { checkWebhookTarget, systemResolver, type Resolver } from "../../src/net/target-guard";
+import { checkWebhookTarget, type Resolver, systemResolver, type TargetRefusal } from "../../src/net/target-guard";
 
 /** A resolver answering from a fixed table; unknown names fail like NXDOMAIN, and every lookup is recorded. */
 function tableResolver(table: Record<string, string[]>): Resolver & { asked: string[] } {
@@ -13,6 +13,14 @@ function tableResolver(table: Record<string, string[]>): Resolver & { asked: str
   };
   return Object.assign(resolve, { asked });
 }
+
+/** The code behind each refusal sentence, so each table row checks both. */
+const CODE_OF: Record<string, TargetRefusal> = {
+  "url must be an absolute http(s) URL": "NOT_ABSOLUTE_HTTP",
+  "url must not contain credentials": "HAS_CREDENTIALS",
+  "url resolves to a private address": "PRIVATE_ADDRESS",
+  "url host could not be resolved": "UNRESOLVABLE",
+};
 
 const dns = {
   "hooks.example.com": ["93.184.216.34"],
@@ -55,22 +63,26 @@ describe("checkWebhookTarget refuses", () => {
     ["https://garbage.example.com/x", "url host could not be resolved"],
   ])("%s: %s", async (raw, reason) => {
     const result = await checkWebhookTarget(raw, { allowPrivate: false, resolve: tableResolver(dns) });
-    expect(result).toEqual({ ok: false, reason });
+    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, reason });
   });
 });
 
 describe("checkWebhookTarget accepts", () => {
   test.each([
-    ["https://hooks.example.com/x", "hooks.example.com"],
-    ["http://hooks.example.com:8080/x?a=1", "hooks.example.com"],
-    ["https://v6.example.com/x", "v6.example.com"],
-    ["https://dual.example.com/x", "dual.example.com"],
-    ["https://8.8.8.8/x", "8.8.8.8"],
-    ["https://[2606:4700::1111]/x", "[2606:4700::1111]"],
-  ])("%s", async (raw, hostname) => {
+    ["https://hooks.example.com/x", "hooks.example.com", "93.184.216.34"],
+    ["http://hooks.example.com:8080/x?a=1", "hooks.example.com", "93.184.216.34"],
+    ["https://v6.example.com/x", "v6.example.com", "2606:4700::1111"],
+    ["https://dual.example.com/x", "dual.example.com", "93.184.216.34"],
+    ["https://8.8.8.8/x", "8.8.8.8", null],
+    ["https://[2606:4700::1111]/x", "[2606:4700::1111]", null],
+  ])("%s, to be reached at %s through %s", async (raw, hostname, address) => {
     const result = await checkWebhookTarget(raw, { allowPrivate: false, resolve: tableResolver(dns) });
     expect(result.ok).toBe(true);
-    if (result.ok) expect(result.url.hostname).toBe(hostname);
+    if (result.ok) {
+      expect(result.url.hostname).toBe(hostname);
+      // The checked address the sender must connect to; an IP literal has no name to pin.
+      expect(result.address).toBe(address);
+    }
   });
 });
 
@@ -91,7 +103,7 @@ describe("checkWebhookTarget with allowPrivate", () => {
     ["http://u:p@127.0.0.1/x", "url must not contain credentials"],
   ])("still refuses %s", async (raw, reason) => {
     const result = await checkWebhookTarget(raw, { allowPrivate: true, resolve: tableResolver(dns) });
-    expect(result).toEqual({ ok: false, reason });
+    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, reason });
   });
 });
 

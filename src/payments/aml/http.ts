@@ -1,6 +1,8 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describeValueError } from "../../lib/value-errors.ts";
+import { guardedFetch } from "../../net/guarded-fetch.ts";
+import { type Resolver, refusalReason, systemResolver } from "../../net/target-guard.ts";
 import { type Screener, VerdictFields, verdictFrom } from "./screening.ts";
 
 const ProviderAnswer = T.Object(VerdictFields);
@@ -8,23 +10,35 @@ const ProviderAnswer = T.Object(VerdictFields);
 // Enough of a body to diagnose a provider failure in last_error without storing a page of HTML.
 const ERROR_SNIPPET = 200;
 
+export type HttpScreenerOptions = {
+  url: string;
+  timeoutMs: number;
+  /** `aml.allow_private_target`: whether the URL may lead to a loopback, private or link-local address. */
+  allowPrivate: boolean;
+  fetch?: typeof fetch;
+  resolve?: Resolver;
+};
+
 /**
- * The `http` provider: POSTs `{network, address, tx_hash}` as JSON to `url`. A non-2xx answer,
- * a timeout, a network error or a body without a valid `risk_level` is a failure the worker retries.
+ * The `http` provider: POSTs `{network, address, tx_hash}` as JSON to `url`, through the same
+ * target guard as webhooks (resolved once per call, sent to the checked address). A refused
+ * target, a non-2xx answer, a timeout, a network error or a body without a valid `risk_level` is
+ * a failure the worker retries.
  */
-export function httpScreener(opts: { url: string; timeoutMs: number; fetch?: typeof fetch }): Screener {
-  const doFetch = opts.fetch ?? fetch;
+export function httpScreener(opts: HttpScreenerOptions): Screener {
+  const net = { fetch: opts.fetch ?? fetch, resolve: opts.resolve ?? systemResolver, allowPrivate: opts.allowPrivate };
   return async ({ network, address, txHash }) => {
     let res: Response;
     let text: string;
     try {
-      res = await doFetch(opts.url, {
+      const sent = await guardedFetch(net, opts.url, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify({ network, address, tx_hash: txHash }),
-        redirect: "manual",
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
+      if (!sent.ok) return { ok: false, error: refusalReason(sent.code, "aml.http_url") };
+      res = sent.response;
       text = await res.text();
     } catch (e) {
       const name = (e as Error).name;

@@ -1,4 +1,5 @@
 import type { Config } from "../../config/schema.ts";
+import type { Resolver } from "../../net/target-guard.ts";
 import { httpScreener } from "./http.ts";
 import { loadRiskList, localScreener } from "./local.ts";
 import type { Screener } from "./screening.ts";
@@ -6,9 +7,10 @@ import type { Screener } from "./screening.ts";
 export type ScreenerResult = { ok: true; screener: Screener } | { ok: false; error: string };
 
 /** Builds the configured provider. `local` loads its risk list now, so a bad file stops start-up. */
-export function createScreener(aml: Config["aml"], deps: { fetch?: typeof fetch } = {}): ScreenerResult {
+export function createScreener(aml: Config["aml"], deps: { fetch?: typeof fetch; resolve?: Resolver } = {}): ScreenerResult {
   if (aml.provider === "http") {
-    return { ok: true, screener: httpScreener({ url: aml.http_url, timeoutMs: aml.http_timeout_ms, fetch: deps.fetch }) };
+    const { http_url: url, http_timeout_ms: timeoutMs, allow_private_target: allowPrivate } = aml;
+    return { ok: true, screener: httpScreener({ url, timeoutMs, allowPrivate, fetch: deps.fetch, resolve: deps.resolve }) };
   }
   const list = loadRiskList(aml.risk_list);
   if (!list.ok) return list;
