@@ -16,6 +16,7 @@ import { watchersOf, watchesByAddress } from "../watch/watchers.ts";
 import { parseBatch } from "./batch-schema.ts";
 import { toIngestedBlock } from "./block-from-feed.ts";
 import { blockKey, networkTips } from "./blocks.ts";
+import { heightJumpError } from "./height-jump.ts";
 import { type NetworkView, type PlannedEvent, planEvents } from "./plan-events.ts";
 import { applyChain, type BlockRef, type ChainRefusal, ChainRefused, type Reorg } from "./reorg.ts";
 import { retractOrphaned } from "./retraction.ts";
@@ -62,17 +63,23 @@ export function createIngestService(deps: IngestDeps): IngestService {
       const unknown = parsed.blocks.find((b) => !findNetwork(deps.config.networks, b.network));
       if (unknown) return { ok: false, code: "invalid_batch", error: unknownNetwork(unknown.network) };
       const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, deps.config.networks[b.network].family)));
+      const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
       // Reads first: the write transaction holds SQLite's single writer lock, keep it short.
       const views = new Map<string, NetworkView>();
       for (const network of new Set(blocks.map((b) => b.network))) views.set(network, await readNetwork(deps, network, blocks));
       const nowMs = deps.clock.now();
-      let result: BatchWritten;
+      let result: BatchWritten | { jump: string };
       try {
-        result = await deps.db.transaction().execute((trx) => writeBatch(trx, deps, blocks, views, nowMs));
+        result = await deps.db.transaction().execute(async (trx) => {
+          // Against the tips inside the transaction, before any write: a refused batch stores nothing.
+          const jump = heightJumpError(placed, await networkTips(trx, placed.map((b) => b.network)), deps.config.ingest.max_height_jump);
+          return jump ? { jump } : writeBatch(trx, deps, blocks, views, nowMs);
+        });
       } catch (e) {
         if (!(e instanceof ChainRefused)) throw e;
         return refused(deps, e.refusal);
       }
+      if ("jump" in result) return { ok: false, code: "invalid_batch", error: result.jump };
       if (result.changed) deps.onCommitted();
       for (const r of result.reorgs) {
         deps.metrics?.inc("chainwatch_reorgs_total", { network: r.network });
