@@ -1,7 +1,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, Migrator, type Transaction } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { migrations } from "./migrations/index.ts";
 import type { DB } from "./schema.ts";
@@ -64,7 +64,7 @@ function fifoMutex() {
 
 /** Opens (creating its folder) the SQLite file with the pragmas the daemon relies on. */
 export function openDatabase(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") createPrivately(path);
   const sqlite = new Database(path, { create: true, strict: true });
   // busy_timeout first, so the journal-mode switch itself waits for another writer.
   sqlite.run("PRAGMA busy_timeout = 5000");
@@ -74,6 +74,22 @@ export function openDatabase(path: string): Db {
   // 64 MiB page cache: the (network, address) watch index of a million watches stays in memory.
   sqlite.run("PRAGMA cache_size = -65536");
   return new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/**
+ * Makes sure the database and its WAL and SHM files are never readable by other users: folders
+ * created here get 0700, the file is created empty with 0600 before SQLite opens it (SQLite gives
+ * -wal and -shm the mode of the main file), and files left 0644 by an older version are narrowed.
+ * An existing folder is left as it is: it may be the operator's working directory.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 
 /**

@@ -26,7 +26,7 @@ export function loadMasterKey(opts: { file: string; envValue: string | undefined
   }
   if (!opts.create) return { ok: false, error: `master key file ${opts.file} does not exist; run \`chainwatch migrate\` first` };
   const key = crypto.getRandomValues(new Uint8Array(32));
-  mkdirSync(dirname(opts.file), { recursive: true });
+  mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(opts.file, `${Buffer.from(key).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
   } catch (e) {
