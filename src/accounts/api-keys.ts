@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type Failure, type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { parseCidr } from "../net/ip.ts";
@@ -76,12 +77,12 @@ export function allowIpsError(allowIps: readonly string[]): string | null {
   return bad === undefined ? null : `${bad} is not an IP address or CIDR`;
 }
 
-export type AllowIpsResult = { ok: true } | { ok: false; code: "invalid" | "not_found"; error: string };
+export type AllowIpsResult = { ok: true } | InvalidInput | Failure<"KEY_NOT_FOUND">;
 
 /** Replaces the IP allowlist of an account's active key (empty: any IP); the daemon sees it within a second. */
 export async function setAllowIps(db: Db, accountId: string, apiKey: string, allowIps: string[]): Promise<AllowIpsResult> {
   const error = allowIpsError(allowIps);
-  if (error !== null) return { ok: false, code: "invalid", error };
+  if (error !== null) return invalidInput(error);
   const res = await db
     .updateTable("api_keys")
     .set({ allow_ips: JSON.stringify(allowIps) })
@@ -89,6 +90,6 @@ export async function setAllowIps(db: Db, accountId: string, apiKey: string, all
     .where("account_id", "=", accountId)
     .where("revoked_at", "is", null)
     .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) return { ok: false, code: "not_found", error: "API key not found." };
+  if (Number(res.numUpdatedRows) === 0) return { ok: false, code: "KEY_NOT_FOUND" };
   return { ok: true };
 }

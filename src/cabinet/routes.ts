@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { allowIpsError, createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
 import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
-import { ApiError, badRequest, notFound } from "../http/errors.ts";
+import { ApiError, badRequest, fromFailure } from "../http/errors.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
 import { updateWebhookRequest } from "../http/routes/webhook.ts";
 import { queueTestRequest } from "../http/routes/webhook-test.ts";
@@ -170,7 +170,7 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/keys/:key/revoke",
         mutation(keysPage, "/cabinet/keys", async (viewer, _form, params) => {
-          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw notFound("API key not found.");
+          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw new ApiError("KEY_NOT_FOUND");
           return { notice: `Revoked API key ${params.key}.` };
         }),
         detail("Revoke an API key of the session's account"),
@@ -179,7 +179,7 @@ export function cabinetRoutes(deps: AppDeps) {
         "/cabinet/keys/:key/allow-ips",
         mutation(keysPage, "/cabinet/keys", async (viewer, form, params) => {
           const outcome = await setAllowIps(deps.db, viewer.accountId, params.key, parseAllowIps(form.get("allow_ips")));
-          if (!outcome.ok) throw new ApiError(outcome.code === "not_found" ? 404 : 400, outcome.error);
+          if (!outcome.ok) throw fromFailure(outcome);
           return { notice: `Saved the IP allowlist of ${params.key}.` };
         }),
         detail("Replace an API key's IP allowlist (empty: any IP)"),
@@ -226,7 +226,7 @@ export function cabinetRoutes(deps: AppDeps) {
         "/cabinet/deliveries/:id/resend",
         mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, _form, params) => {
           const d = await getDelivery(deps.db, params.id);
-          if (!d || d.account_id !== viewer.accountId) throw notFound("Delivery not found.");
+          if (!d || d.account_id !== viewer.accountId) throw new ApiError("DELIVERY_NOT_FOUND");
           const retried = await retryDelivery(deps.db, d.id, deps.clock.now());
           if (!retried.ok) throw badRequest(retried.error);
           deps.wakeDelivery();

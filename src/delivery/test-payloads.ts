@@ -3,6 +3,7 @@ import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Account, Payment } from "../db/schema.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { paymentWebhookBody } from "../payments/webhook-body.ts";
@@ -152,7 +153,7 @@ function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt
   return paymentWebhookBody(order, "paid", aml);
 }
 
-export type QueueTestResult = { ok: true; deliveryId: string } | { ok: false; error: string };
+export type QueueTestResult = { ok: true; deliveryId: string } | InvalidInput;
 
 /**
  * Queues one test delivery (never billed, no event row) for the API's Test button and the CLI.
@@ -164,17 +165,14 @@ export async function queueTestDelivery(
   input: { event: string; network: string },
 ): Promise<QueueTestResult> {
   if (!(TEST_EVENTS as readonly string[]).includes(input.event))
-    return { ok: false, error: `event must be one of ${TEST_EVENTS.join(", ")}` };
+    return invalidInput(`event must be one of ${TEST_EVENTS.join(", ")}`);
   const net = findNetwork(deps.config.networks, input.network);
-  if (!net) return { ok: false, error: unknownNetwork(input.network) };
+  if (!net) return invalidInput(unknownNetwork(input.network));
   const event = input.event as TestEvent;
   // Refuse up front what could never be delivered; the route is still re-read at send time.
   const target = chooseTarget({ kind: "test", event_type: event }, account);
   if (!target.ok)
-    return {
-      ok: false,
-      error: target.error === "webhook disabled" ? "Webhook is disabled and no payments webhook_url is set." : "No webhook URL configured.",
-    };
+    return invalidInput(target.error === "webhook disabled" ? "Webhook is disabled and no payments webhook_url is set." : "No webhook URL configured.");
   const body = testPayload(event, input.network, net.family, net.decimals, deps.nowMs);
   const deliveryId = await enqueueDelivery(deps.db, {
     accountId: account.id,

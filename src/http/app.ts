@@ -21,27 +21,21 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
-      if (error instanceof ApiError) {
-        set.status = error.status;
-        Object.assign(set.headers, error.headers);
-        return { error: error.message };
-      }
-      if (code === "NOT_FOUND") {
-        set.status = 404;
-        return { error: "Not found." };
-      }
-      if (code === "PARSE") {
-        set.status = 400;
-        return { error: "Invalid JSON body." };
-      }
-      if (code === "VALIDATION") {
-        set.status = 400;
+      // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
+      let failure: ApiError;
+      if (error instanceof ApiError) failure = error;
+      else if (code === "NOT_FOUND") failure = new ApiError("NOT_FOUND");
+      else if (code === "PARSE") failure = new ApiError("INVALID_JSON");
+      else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
-        return { error: first ? describeValueError(first) : "Invalid request." };
+        failure = new ApiError("INVALID_INPUT", first ? describeValueError(first) : undefined);
+      } else {
+        deps.log.error("unhandled error", { path: new URL(request.url).pathname, error: String(error) });
+        failure = new ApiError("INTERNAL");
       }
-      deps.log.error("unhandled error", { path: new URL(request.url).pathname, error: String(error) });
-      set.status = 500;
-      return { error: "Internal error." };
+      set.status = failure.status;
+      Object.assign(set.headers, failure.headers);
+      return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => {
       deps.metrics.inc("chainwatch_http_requests_total", {

@@ -17,6 +17,7 @@ import { parseBatch } from "./batch-schema.ts";
 import { toIngestedBlock } from "./block-from-feed.ts";
 import { blockKey, networkTips } from "./blocks.ts";
 import { heightJumpError } from "./height-jump.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { type NetworkView, type PlannedEvent, planEvents } from "./plan-events.ts";
 import { applyChain, type BlockRef, type ChainRefusal, ChainRefused, type Reorg } from "./reorg.ts";
 import { retractOrphaned } from "./retraction.ts";
@@ -30,11 +31,8 @@ export type IngestObserver = (
   trx: Transaction<DB>,
   batch: { blocks: IngestedBlock[]; orphaned: BlockRef[]; tips: Map<string, number>; nowMs: number },
 ) => Promise<void>;
-/** `reorgs` lists the reorgs the batch applied; a refusal carries a code (`invalid_batch`, or a ChainRefusal's) the follower can act on. */
-export type IngestResult =
-  | { ok: true; blocks: number; events: number; reorgs: Reorg[] }
-  | { ok: false; code: "invalid_batch"; error: string }
-  | ({ ok: false } & ChainRefusal);
+/** `reorgs` lists the reorgs the batch applied; a refusal carries a code (INVALID_INPUT, or a ChainRefusal's) the follower can act on. */
+export type IngestResult = { ok: true; blocks: number; events: number; reorgs: Reorg[] } | InvalidInput | ({ ok: false } & ChainRefusal);
 /** Feeds a block batch (POST /ingest/blocks, `chainwatch ingest`) into blocks, events, webhooks and observers. */
 export type IngestService = { ingest(raw: unknown): Promise<IngestResult> };
 
@@ -59,9 +57,9 @@ export function createIngestService(deps: IngestDeps): IngestService {
   return {
     async ingest(raw) {
       const parsed = parseBatch(raw);
-      if (!parsed.ok) return { ok: false, code: "invalid_batch", error: parsed.error };
+      if (!parsed.ok) return invalidInput(parsed.error);
       const unknown = parsed.blocks.find((b) => !findNetwork(deps.config.networks, b.network));
-      if (unknown) return { ok: false, code: "invalid_batch", error: unknownNetwork(unknown.network) };
+      if (unknown) return invalidInput(unknownNetwork(unknown.network));
       const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, deps.config.networks[b.network].family)));
       const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
       // Reads first: the write transaction holds SQLite's single writer lock, keep it short.
@@ -79,7 +77,7 @@ export function createIngestService(deps: IngestDeps): IngestService {
         if (!(e instanceof ChainRefused)) throw e;
         return refused(deps, e.refusal);
       }
-      if ("jump" in result) return { ok: false, code: "invalid_batch", error: result.jump };
+      if ("jump" in result) return invalidInput(result.jump);
       if (result.changed) deps.onCommitted();
       for (const r of result.reorgs) {
         deps.metrics?.inc("chainwatch_reorgs_total", { network: r.network });
@@ -92,7 +90,7 @@ export function createIngestService(deps: IngestDeps): IngestService {
 
 /** A refused batch (rolled back): a too-deep reorg is an error worth an operator's attention, and counted. */
 function refused(deps: IngestDeps, refusal: ChainRefusal): IngestResult {
-  if (refusal.code === "reorg_too_deep") {
+  if (refusal.code === "REORG_TOO_DEEP") {
     deps.metrics?.inc("chainwatch_deep_reorgs_total", { network: refusal.network });
     deps.log.error("reorg deeper than max_reorg_depth refused", { network: refusal.network, depth: refusal.depth, max_reorg_depth: refusal.maxDepth });
   }

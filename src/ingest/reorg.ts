@@ -26,8 +26,8 @@ export type Reorg = { network: string; depth: number; fromHeight: number };
 
 /** Why a batch was refused; nothing of it is stored. */
 export type ChainRefusal =
-  | { code: "reorg_too_deep"; network: string; depth: number; maxDepth: number; error: string }
-  | { code: "parent_mismatch"; network: string; height: number; error: string };
+  | { code: "REORG_TOO_DEEP"; network: string; depth: number; maxDepth: number; error: string }
+  | { code: "PARENT_MISMATCH"; network: string; height: number; error: string };
 
 /** Thrown inside the ingest transaction to roll the whole batch back; caught by the ingest service. */
 export class ChainRefused extends Error {
@@ -161,7 +161,7 @@ export async function applyChain(
 function checkParent(b: IngestedBlock, below: StoredBlock): void {
   if (b.parentHash === null || b.parentHash === below.hash) return;
   throw new ChainRefused({
-    code: "parent_mismatch",
+    code: "PARENT_MISMATCH",
     network: b.network,
     height: b.height,
     error:
@@ -172,7 +172,7 @@ function checkParent(b: IngestedBlock, below: StoredBlock): void {
 
 function tooDeep(b: IngestedBlock, tip: number, from: number, depth: number, maxDepth: number): ChainRefusal {
   return {
-    code: "reorg_too_deep",
+    code: "REORG_TOO_DEEP",
     network: b.network,
     depth,
     maxDepth,

@@ -12,6 +12,7 @@ import { normalizeAddress } from "../watch/address.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
 import { type OrderFacts, orderFacts } from "./webhook-body.ts";
+import { type Failure, invalidInput } from "../lib/error-codes.ts";
 
 
 /** Every order state, in lifecycle order (for filters and schemas). */
@@ -130,7 +131,7 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
 
 export type CreateOrderResult =
   | { ok: true; order: Payment }
-  | { ok: false; code: "invalid" | "order_exists" | "address_busy"; error: string };
+  | Failure<"INVALID_INPUT" | "ORDER_EXISTS" | "ADDRESS_BUSY">;
 
 /**
  * Creates an order. The duplicate and busy-address checks and the insert share one (IMMEDIATE)
@@ -142,7 +143,7 @@ export async function createOrder(
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
   const valid = validateOrder(deps.networks, input);
-  if (!valid.ok) return { ok: false, code: "invalid", error: valid.error };
+  if (!valid.ok) return invalidInput(valid.error);
   const v = valid.order;
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     const existing = await trx
@@ -151,10 +152,10 @@ export async function createOrder(
       .where("account_id", "=", accountId)
       .where("order_id", "=", v.orderId)
       .executeTakeFirst();
-    if (existing) return { ok: false, code: "order_exists", error: "Order already exists." };
+    if (existing) return { ok: false, code: "ORDER_EXISTS" };
     // One live order per address and asset: an incoming movement must name exactly one order.
     if (await findActiveOrder(trx, v.network, v.address, v.asset))
-      return { ok: false, code: "address_busy", error: "Address already has an active order." };
+      return { ok: false, code: "ADDRESS_BUSY" };
     const now = deps.clock.now();
     const order: Payment = {
       id: newId("pay"),

@@ -2,6 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
 import { MAX_URL_LENGTH } from "../watch/webhook-settings.ts";
@@ -11,7 +12,7 @@ export const PaymentSettingsSchema = T.Object({ webhook_url: T.Union([T.String()
 
 export type PaymentSettings = { webhook_url: string | null };
 
-export type SettingsOutcome = { ok: true; settings: PaymentSettings } | { ok: false; error: string };
+export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput;
 
 /** The account's payment webhook settings. */
 export async function readPaymentSettings(db: Db, accountId: string): Promise<PaymentSettings> {
@@ -45,6 +46,4 @@ export async function updatePaymentSettings(
   return { ok: true, settings: { webhook_url: url } };
 }
 
-function fail(error: string): { ok: false; error: string } {
-  return { ok: false, error };
-}
+const fail = invalidInput;

@@ -2,6 +2,7 @@ import type { Db, Executor } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
 import type { NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
@@ -60,7 +61,7 @@ export type EventQuery = {
 };
 
 /** Event bodies (exactly as delivered) and the cursor of the next page, null when nothing follows. */
-export type EventPage = { ok: true; bodies: string[]; nextAfter: string | null } | { ok: false; error: string };
+export type EventPage = { ok: true; bodies: string[]; nextAfter: string | null } | InvalidInput;
 
 type Listed = { seq: number; id: string; body: string };
 
@@ -74,7 +75,7 @@ export async function listEvents(db: Db, q: EventQuery): Promise<EventPage> {
   let afterSeq = 0;
   if (q.after !== null) {
     const seq = await receivedSeq(db, q.accountId, q.after);
-    if (seq === null) return { ok: false, error: `Unknown cursor: ${q.after}` };
+    if (seq === null) return invalidInput(`Unknown cursor: ${q.after}`);
     afterSeq = seq;
   }
   const want = q.limit + 1;

@@ -4,6 +4,7 @@ import type { Executor } from "../db/database.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
+import type { Failure } from "../lib/error-codes.ts";
 
 
 /** The public shape of a watched address (DESIGN §3). */
@@ -15,7 +16,7 @@ export function watchView(w: Watch): WatchView {
 }
 
 /** `created: false` means the account already watched this address: same record, no extra slot. */
-export type AddWatchOutcome = { ok: true; created: boolean; watch: Watch } | { ok: false; code: "SLOT_LIMIT" };
+export type AddWatchOutcome = { ok: true; created: boolean; watch: Watch } | Failure<"SLOT_LIMIT">;
 
 /**
  * Watches `address` (already normalized) on `network` for an account, within its plan's slot cap.

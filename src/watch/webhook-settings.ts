@@ -5,6 +5,7 @@ import { unknownNetwork } from "../config/networks.ts";
 import type { Executor } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
 import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, MAX_MIN_CONFIRMATIONS, mergeFilters } from "./filters.ts";
@@ -48,7 +49,7 @@ export const WebhookUpdateSchema = T.Object(
 /** The validated update: the URL still needs the (networked) target check. */
 export type WebhookUpdate = { url: string | null; enabled: boolean; events?: FilterPatch };
 
-export type ParseOutcome<V> = { ok: true; value: V } | { ok: false; error: string };
+export type ParseOutcome<V> = { ok: true; value: V } | InvalidInput;
 
 /**
  * Validates a PUT body without touching the network: shape, URL length, `enabled` needing a URL,
@@ -149,6 +150,4 @@ export async function updateWebhookSettings(
   return { ok: true, value: settings };
 }
 
-function fail(error: string): { ok: false; error: string } {
-  return { ok: false, error };
-}
+const fail = invalidInput;

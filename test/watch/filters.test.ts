@@ -65,7 +65,7 @@ describe("validateFilterPatch", () => {
     ["an array instead of an object", [], "events must be an object"],
     ["null instead of an object", null, "events must be an object"],
   ])("refuses %s", (_case, patch, error) => {
-    expect(validateFilterPatch(patch, isNetwork)).toEqual({ ok: false, error });
+    expect(validateFilterPatch(patch, isNetwork)).toEqual({ ok: false, code: "INVALID_INPUT", error });
   });
 });
 
@@ -97,7 +97,7 @@ describe("parseWebhookUpdate", () => {
     ["an unknown network in a filter", { url: null, enabled: false, events: { payout_networks: ["ropsten"] } }, "Unknown network: ropsten"],
     ["a non-object body", ["url"], "body must be an object"],
   ])("refuses %s", (_case, body, error) => {
-    expect(parseWebhookUpdate(body, isNetwork)).toEqual({ ok: false, error });
+    expect(parseWebhookUpdate(body, isNetwork)).toEqual({ ok: false, code: "INVALID_INPUT", error });
   });
 });
 

@@ -1,5 +1,5 @@
 import { findNetwork } from "../../config/networks.ts";
-import { badRequest } from "../../http/errors.ts";
+import { fromFailure } from "../../http/errors.ts";
 import { parseEventListQuery } from "../../http/routes/events.ts";
 import { listEvents } from "../../watch/events.ts";
 import { html } from "../html.ts";
@@ -29,7 +29,7 @@ export async function eventsPage(ctx: PageContext): Promise<Response> {
   const raw = Object.fromEntries([...query].filter(([k, v]) => ["after", "type", "network"].includes(k) && v !== ""));
   const q = parseEventListQuery({ ...raw, limit: String(EVENTS_PER_PAGE) }, (slug) => findNetwork(deps.config.networks, slug) !== undefined);
   const page = await listEvents(deps.db, { accountId: viewer.accountId, ...q });
-  if (!page.ok) throw badRequest(page.error);
+  if (!page.ok) throw fromFailure(page);
   const events = page.bodies.map((b) => JSON.parse(b) as EventBody);
   const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "after"));
   const next = page.nextAfter ? `/cabinet/events?${new URLSearchParams([...filters, ["after", page.nextAfter]])}` : null;

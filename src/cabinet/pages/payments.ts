@@ -1,4 +1,4 @@
-import { notFound } from "../../http/errors.ts";
+import { ApiError } from "../../http/errors.ts";
 import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { orderTimeline } from "../../payments/timeline.ts";
@@ -39,7 +39,7 @@ ${
 export async function paymentPage(ctx: PageContext, paymentId: string): Promise<Response> {
   const { deps, viewer } = ctx;
   const row = await getOrder(deps.db, viewer.accountId, paymentId);
-  if (!row) throw notFound("Payment not found.");
+  if (!row) throw new ApiError("PAYMENT_NOT_FOUND");
   const o = orderView(row);
   const steps = await orderTimeline(deps.db, viewer.accountId, paymentId);
   return cabinetPage(

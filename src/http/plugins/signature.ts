@@ -5,7 +5,7 @@ import { sha256Hex } from "../../auth/canonical.ts";
 import { verifySignedRequest } from "../../auth/verify.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { ClientIpResolver } from "../client-ip.ts";
-import { ApiError, AUTH_ERRORS } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Metrics } from "../../lib/metrics.ts";
 import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";
 
@@ -50,8 +50,7 @@ export function signature(deps: SignatureDeps) {
       );
       if (!outcome.ok) {
         deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
-        const e = AUTH_ERRORS[outcome.code];
-        throw new ApiError(e.status, e.message, e.headers);
+        throw new ApiError(outcome.code);
       }
       requireJson(ctx.body);
       return { auth: { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey } };

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { findNetwork, unknownNetwork } from "../../config/networks.ts";
 import { listEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
 const EVENT_TYPES = ["payment", "payout", "other", "block"];
@@ -31,7 +31,7 @@ export function eventRoutes(deps: AppDeps) {
     "/v1/address-watch/events",
     async ({ auth, query }) => {
       const page = await listEvents(deps.db, { accountId: auth.accountId, ...parseEventListQuery(query, isNetwork) });
-      if (!page.ok) throw badRequest(page.error);
+      if (!page.ok) throw fromFailure(page);
       // Stored bodies are spliced in as they are, so each item is byte for byte its webhook body.
       return new Response(`{"events":[${page.bodies.join(",")}],"next_after":${JSON.stringify(page.nextAfter)}}`, {
         headers: { "content-type": "application/json;charset=utf-8" },

@@ -3,7 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { BatchSchema } from "../../ingest/batch-schema.ts";
 import type { AppDeps } from "../deps.ts";
-import { ApiError, badRequest, notFound } from "../errors.ts";
+import { ApiError, fromFailure, notFound } from "../errors.ts";
 import { rawJsonBody, requireJson } from "../plugins/raw-body.ts";
 
 /**
@@ -22,7 +22,7 @@ export function ingestRoutes(deps: AppDeps) {
   const guard = (request: Request) => {
     // An empty token means the feed is off: the route answers as if it did not exist.
     if (token === "") throw notFound();
-    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new ApiError(401, "Invalid ingest token.");
+    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new ApiError("INVALID_INGEST_TOKEN");
   };
   return (
     new Elysia()
@@ -36,7 +36,7 @@ export function ingestRoutes(deps: AppDeps) {
           requireJson(body);
           const result = await deps.ingest.ingest(body);
           // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect) conflicts with it: 409.
-          if (!result.ok) throw result.code === "invalid_batch" ? badRequest(result.error) : new ApiError(409, result.error);
+          if (!result.ok) throw fromFailure(result);
           set.status = 202;
           return { blocks: result.blocks, events: result.events };
         },

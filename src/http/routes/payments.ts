@@ -6,7 +6,7 @@ import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
-import { ApiError, badRequest, notFound } from "../errors.ts";
+import { ApiError, badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
 /** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
@@ -35,8 +35,6 @@ function parseLimit(raw: string | undefined): number {
   return n;
 }
 
-const CREATE_ERRORS = { invalid: 400, order_exists: 409, address_busy: 409 } as const;
-
 /** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings. */
 export function paymentRoutes(deps: AppDeps) {
   return (
@@ -50,7 +48,7 @@ export function paymentRoutes(deps: AppDeps) {
             auth.accountId,
             parseCreateBody(body),
           );
-          if (!outcome.ok) throw new ApiError(CREATE_ERRORS[outcome.code], outcome.error);
+          if (!outcome.ok) throw fromFailure(outcome);
           set.status = 201;
           return orderView(outcome.order);
         },
@@ -90,7 +88,7 @@ export function paymentRoutes(deps: AppDeps) {
         "/v1/payments/settings",
         async ({ auth, body }) => {
           const outcome = await updatePaymentSettings(urlSettingsDeps(deps), auth.accountId, body);
-          if (!outcome.ok) throw badRequest(outcome.error);
+          if (!outcome.ok) throw fromFailure(outcome);
           return outcome.settings;
         },
         {
@@ -105,7 +103,7 @@ export function paymentRoutes(deps: AppDeps) {
         "/v1/payments/:payment_id",
         async ({ auth, params }) => {
           const order = await getOrder(deps.db, auth.accountId, params.payment_id);
-          if (!order) throw notFound("Payment not found.");
+          if (!order) throw new ApiError("PAYMENT_NOT_FOUND");
           return orderView(order);
         },
         { detail: { summary: "One payment order", tags: ["payments"] } },

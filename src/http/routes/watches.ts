@@ -6,7 +6,7 @@ import { describeValueError } from "../../lib/value-errors.ts";
 import { normalizeAddress } from "../../watch/address.ts";
 import { addWatch, deleteWatch, listWatches, type WatchView, watchView } from "../../watch/watches.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
-import { ApiError, badRequest, notFound } from "../errors.ts";
+import { ApiError, badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
 /** POST /v1/address-watch/addresses body. */
@@ -46,7 +46,7 @@ export async function addWatchRequest(deps: AppDeps, accountId: string, body: un
   const address = normalizeAddress(network.family, input.address);
   if (address === null) throw badRequest(`Invalid address for network ${input.network_slug}`);
   const outcome = await addWatch(deps.db, { accountId, network: input.network_slug, address, now: deps.clock.now() });
-  if (!outcome.ok) throw new ApiError(403, "Address slot limit reached.");
+  if (!outcome.ok) throw fromFailure(outcome);
   if (outcome.created) deps.snapshots.invalidate(accountId);
   return { created: outcome.created, watch: watchView(outcome.watch) };
 }
@@ -54,7 +54,7 @@ export async function addWatchRequest(deps: AppDeps, accountId: string, body: un
 /** Deletes a watch from a DELETE /v1/address-watch/addresses body (API and cabinet); another account's watch is not found. */
 export async function deleteWatchRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ watch_id: string; deleted: true }> {
   const input = parseBody(DeleteWatchSchema, body);
-  if (!(await deleteWatch(deps.db, accountId, input.watch_id))) throw notFound("Watch not found.");
+  if (!(await deleteWatch(deps.db, accountId, input.watch_id))) throw new ApiError("WATCH_NOT_FOUND");
   deps.snapshots.invalidate(accountId);
   return { watch_id: input.watch_id, deleted: true };
 }

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { queueTestDelivery, TEST_EVENTS } from "../../delivery/test-payloads.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { loadAccount } from "./account.ts";
 
@@ -25,7 +25,7 @@ export async function queueTestRequest(deps: AppDeps, accountId: string, body: u
   const input = body as { event: string; network: string };
   const account = await loadAccount(deps, accountId);
   const queued = await queueTestDelivery({ db: deps.db, config: deps.config, nowMs: deps.clock.now() }, account, input);
-  if (!queued.ok) throw badRequest(queued.error);
+  if (!queued.ok) throw fromFailure(queued);
   deps.wakeDelivery();
   return { queued: true, delivery_id: queued.deliveryId };
 }

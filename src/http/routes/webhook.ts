@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { findNetwork } from "../../config/networks.ts";
 import { readWebhookSettings, updateWebhookSettings, type WebhookSettings, WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
-import { badRequest } from "../errors.ts";
+import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 
 /** The webhook as GET /v1/address-watch/webhook shows it: the settings plus the daemon's egress IPs. */
@@ -18,7 +18,7 @@ export async function updateWebhookRequest(deps: AppDeps, accountId: string, bod
     accountId,
     body,
   );
-  if (!outcome.ok) throw badRequest(outcome.error);
+  if (!outcome.ok) throw fromFailure(outcome);
   return webhookView(deps, outcome.value);
 }
 

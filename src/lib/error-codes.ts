@@ -1,0 +1,39 @@
+import type { AuthFailure } from "../auth/verify.ts";
+
+/**
+ * Every failure a client can be told about, as one closed set. Services return outcomes carrying
+ * one of these codes; only the HTTP edge turns a code into a status and a body, through the one
+ * map in src/http/errors.ts. Adding a code without a row there does not compile.
+ */
+export type ErrorCode =
+  | AuthFailure
+  | "INVALID_INGEST_TOKEN"
+  | "INVALID_JSON"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "BODY_TOO_LARGE"
+  | "INVALID_INPUT"
+  | "NOT_FOUND"
+  | "WATCH_NOT_FOUND"
+  | "PAYMENT_NOT_FOUND"
+  | "KEY_NOT_FOUND"
+  | "DELIVERY_NOT_FOUND"
+  | "SLOT_LIMIT"
+  | "ORDER_EXISTS"
+  | "ADDRESS_BUSY"
+  | "REORG_TOO_DEEP"
+  | "PARENT_MISMATCH"
+  | "INTERNAL";
+
+/**
+ * An expected failure as a value. `error` is the client-facing sentence when the code's own is not
+ * enough: for INVALID_INPUT it names the field (`days must be an integer from 1 to 90`).
+ */
+export type Failure<C extends ErrorCode = ErrorCode> = { ok: false; code: C; error?: string };
+
+/** A failure of the input itself, always with the sentence naming the field. */
+export type InvalidInput = Failure<"INVALID_INPUT"> & { error: string };
+
+/** An INVALID_INPUT failure whose sentence names the field. */
+export function invalidInput(error: string): InvalidInput {
+  return { ok: false, code: "INVALID_INPUT", error };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, test } from "bun:test";
+import { ApiError, ERRORS, fromFailure } from "../../src/http/errors.ts";
+import type { ErrorCode } from "../../src/lib/error-codes.ts";
+
+// The one code → status map of the HTTP edge, pinned: a change to a status or message is a
+// change to the API contract and must show up here.
+describe("every error code has one status and one default message", () => {
+  test.each([
+    ["MISSING_API_KEY", 401, "Missing X-Api-Key"],
+    ["INVALID_API_KEY", 401, "Invalid API key"],
+    ["INVALID_TIMESTAMP", 401, "Missing or invalid X-Timestamp"],
+    ["MISSING_SIGNATURE", 401, "Missing X-Signature"],
+    ["INVALID_SIGNATURE", 401, "Invalid signature"],
+    ["IP_NOT_ALLOWED", 403, "IP address not allowed."],
+    ["RATE_LIMITED", 429, "Rate limit exceeded."],
+    ["INVALID_INGEST_TOKEN", 401, "Invalid ingest token."],
+    ["INVALID_JSON", 400, "Invalid JSON body."],
+    ["UNSUPPORTED_MEDIA_TYPE", 415, "Content-Type must be application/json."],
+    ["BODY_TOO_LARGE", 413, "Request body too large."],
+    ["INVALID_INPUT", 400, "Invalid request."],
+    ["NOT_FOUND", 404, "Not found."],
+    ["WATCH_NOT_FOUND", 404, "Watch not found."],
+    ["PAYMENT_NOT_FOUND", 404, "Payment not found."],
+    ["KEY_NOT_FOUND", 404, "API key not found."],
+    ["DELIVERY_NOT_FOUND", 404, "Delivery not found."],
+    ["SLOT_LIMIT", 403, "Address slot limit reached."],
+    ["ORDER_EXISTS", 409, "Order already exists."],
+    ["ADDRESS_BUSY", 409, "Address already has an active order."],
+    ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
+    ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
+    ["INTERNAL", 500, "Internal error."],
+  ] as [ErrorCode, number, string][])("%s → %d %s", (code, status, message) => {
+    const e = new ApiError(code);
+    expect([e.status, e.message]).toEqual([status, message]);
+  });
+
+  test("the table above covers the whole map", () => {
+    expect(Object.keys(ERRORS).length).toBe(23);
+  });
+
+  test("only a rate-limit refusal carries a header", () => {
+    const withHeaders = Object.entries(ERRORS).filter(([, e]) => e.headers);
+    expect(withHeaders).toEqual([["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }]]);
+  });
+
+  test("a service failure's own sentence replaces the default message, the status comes from its code", () => {
+    const e = fromFailure({ ok: false, code: "INVALID_INPUT", error: "days must be an integer from 1 to 90" });
+    expect([e.status, e.message]).toEqual([400, "days must be an integer from 1 to 90"]);
+    const busy = fromFailure({ ok: false, code: "ADDRESS_BUSY" });
+    expect([busy.status, busy.message]).toEqual([409, "Address already has an active order."]);
+  });
+});
