@@ -17,7 +17,8 @@ export const VERSION = "0.1.0";
 
 /** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
 export function createApp(deps: AppDeps) {
-  return new Elysia()
+  // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
+  return new Elysia({ strictPath: true })
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;

@@ -2,7 +2,8 @@ import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/value";
 import { MAX_DECIMALS } from "../lib/amount.ts";
-import { describeValueError, fieldName } from "../lib/value-errors.ts";
+import { PrintableString } from "../lib/printable.ts";
+import { describeStringMiss, describeValueError, fieldName } from "../lib/value-errors.ts";
 
 // The same shape parseRawInteger accepts; 78 digits hold uint256 max.
 const RAW_INTEGER_PATTERN = "^(0|[1-9][0-9]*)$";
@@ -10,12 +11,13 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
 const RawValue = T.String({ pattern: RAW_INTEGER_PATTERN, maxLength: 78, description: "Integer in the smallest unit" });
-const Hash = T.String({ minLength: 1, maxLength: 256 });
+const Hash = PrintableString({ minLength: 1, maxLength: 256 });
 // Feed addresses are free text: an address that is no valid address of the family never matches.
-const Address = T.String();
+// Capped like hashes, so a batch cannot smuggle megabytes into one event body.
+const Address = PrintableString({ maxLength: 256 });
 
 export const TransferSchema = T.Object({
-  asset: T.Optional(Nullable(T.String({ minLength: 1, maxLength: 256, description: "Token contract; null or absent = native" }))),
+  asset: T.Optional(Nullable(PrintableString({ minLength: 1, maxLength: 256, description: "Token contract; null or absent = native" }))),
   from: T.Optional(Nullable(Address)),
   to: T.Optional(Nullable(Address)),
   value: RawValue,
@@ -77,6 +79,8 @@ function describeBatchError(e: ValueError | undefined): string {
   const anyOf = e.schema.anyOf as TSchema[] | undefined;
   const nonNull = anyOf?.length === 2 && anyOf[1].type === "null" ? anyOf[0] : undefined;
   if (e.type === ValueErrorType.Union && nonNull) {
+    const miss = typeof e.value === "string" ? describeStringMiss(field, nonNull, e.value) : null;
+    if (miss) return miss;
     if (nonNull.type === "integer") return `${field} must be an integer from ${nonNull.minimum} to ${nonNull.maximum}, or null`;
     return `${field} must be ${nonNull.minLength ? "a non-empty" : "a"} string or null`;
   }

@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { NO_CONTROL_CHARS } from "./printable.ts";
 
 /** `/transactions/3/hash` → `transactions[3].hash`. */
 export function fieldName(pointer: string): string {
@@ -20,8 +21,22 @@ const KIND_NAMES: Record<string, string> = {
   object: "an object",
 };
 
+/**
+ * Why a string missed a string schema (length or pattern), or null when it did not: a nullable
+ * field's union error would otherwise only say "must be a string or null" to a string too long.
+ */
+export function describeStringMiss(field: string, s: TSchema, value: string): string | null {
+  if (s.type !== "string") return null;
+  if (s.minLength !== undefined && value.length < s.minLength)
+    return s.minLength === 1 ? `${field} must not be empty` : `${field} must be at least ${s.minLength} characters`;
+  if (s.maxLength !== undefined && value.length > s.maxLength) return `${field} must be at most ${s.maxLength} characters`;
+  if (s.pattern !== undefined && !new RegExp(s.pattern).test(value))
+    return s.pattern === NO_CONTROL_CHARS ? `${field} must not contain control characters` : `${field} is malformed`;
+  return null;
+}
+
 /** One client-facing sentence naming the field and the problem: `transactions[3].hash is required`. */
-export function describeValueError(e: Pick<ValueError, "path" | "type" | "message" | "schema">): string {
+export function describeValueError(e: Pick<ValueError, "path" | "type" | "message" | "schema"> & { value?: unknown }): string {
   const field = fieldName(e.path) || "body";
   const s: TSchema = e.schema;
   switch (e.type) {
@@ -46,6 +61,7 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
     case ValueErrorType.StringMaxLength:
       return `${field} must be at most ${s.maxLength} characters`;
     case ValueErrorType.StringPattern:
+      return s.pattern === NO_CONTROL_CHARS ? `${field} must not contain control characters` : `${field} is malformed`;
     case ValueErrorType.StringFormat:
       return `${field} is malformed`;
     case ValueErrorType.NumberMinimum:
@@ -60,6 +76,10 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
       return `${field} must have at least ${s.minItems} items`;
     case ValueErrorType.Union: {
       const branches = (s.anyOf as TSchema[] | undefined) ?? [];
+      if (typeof e.value === "string") {
+        const miss = branches.map((b) => describeStringMiss(field, b, e.value as string)).find((m) => m !== null);
+        if (miss) return miss;
+      }
       const literals = branches.map((x) => x.const);
       if (literals.length > 0 && literals.every((v) => typeof v === "string")) return `${field} must be one of ${literals.join(", ")}`;
       // A union of plain types (`string | null`): name them as a client would read them.

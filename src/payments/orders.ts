@@ -7,13 +7,13 @@ import { MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { parseJson } from "../lib/json.ts";
+import { PrintableString } from "../lib/printable.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { normalizeAddress } from "../watch/address.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
 import { type OrderFacts, orderFacts } from "./webhook-body.ts";
 import { type Failure, invalidInput } from "../lib/error-codes.ts";
-
 
 /** Every order state, in lifecycle order (for filters and schemas). */
 export const PAYMENT_STATUSES: readonly PaymentStatus[] = ["pending", "seen", "underpaid", "aml_check", "paid", "failed", "expired"];
@@ -28,11 +28,11 @@ export const MAX_EXPIRES_IN_SECONDS = 30 * 86_400;
 /** The body of POST /v1/payments. Unknown keys are refused so a misspelt optional field is not silently ignored. */
 export const CreateOrderBody = T.Object(
   {
-    order_id: T.String({ minLength: 1, maxLength: 128, description: "The merchant's own order identifier, unique per account" }),
+    order_id: PrintableString({ minLength: 1, maxLength: 128, description: "The merchant's own order identifier, unique per account" }),
     network: T.String({ description: "Network slug, e.g. eth" }),
-    address: T.String({ description: "The address the customer pays to" }),
+    address: PrintableString({ description: "The address the customer pays to" }),
     amount: T.String({ description: "Positive decimal amount, e.g. \"12.5\"" }),
-    asset: T.Optional(T.Union([T.String(), T.Null()], { description: "Token contract / mint; absent or null = the native coin" })),
+    asset: T.Optional(T.Union([PrintableString(), T.Null()], { description: "Token contract / mint; absent or null = the native coin" })),
     decimals: T.Optional(T.Integer({ minimum: 0, maximum: MAX_DECIMALS, description: "Required with asset; for the native coin it must equal the network's decimals" })),
     expires_in_seconds: T.Optional(
       T.Integer({ minimum: MIN_EXPIRES_IN_SECONDS, maximum: MAX_EXPIRES_IN_SECONDS, default: DEFAULT_EXPIRES_IN_SECONDS }),

@@ -4,7 +4,6 @@ import type { NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 
-
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
 

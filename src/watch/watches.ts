@@ -6,7 +6,6 @@ import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { Failure } from "../lib/error-codes.ts";
 
-
 /** The public shape of a watched address (DESIGN §3). */
 export type WatchView = { watch_id: string; network_slug: string; address: string; created_at: string };
 

@@ -10,7 +10,6 @@ import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
 import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, MAX_MIN_CONFIRMATIONS, mergeFilters } from "./filters.ts";
 
-
 /** An account's address-watch webhook: where, whether, and which events. */
 export type WebhookSettings = { url: string | null; enabled: boolean; events: EventFilters };
 

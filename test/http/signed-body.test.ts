@@ -67,8 +67,8 @@ describe("signed request bodies", () => {
     expect(await post('{"a":1}', { signedBody: "" })).toEqual({ status: 401, body: { error: "Invalid signature" } });
   });
 
-  test("a body sent as text/plain is hashed as sent and parsed as JSON", async () => {
-    expect(await post('{"a": 2}', { contentType: "text/plain" })).toEqual({ status: 200, body: { account_id: client.accountId, body: { a: 2 } } });
+  test("a body declared as text/plain is refused with 415 once the signature checks out", async () => {
+    expect(await post('{"a": 2}', { contentType: "text/plain" })).toEqual({ status: 415, body: { error: "Content-Type must be application/json." } });
   });
 
   test("a signed malformed JSON body gets 400 Invalid JSON body.", async () => {

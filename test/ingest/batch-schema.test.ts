@@ -35,7 +35,7 @@ describe("parseBatch", () => {
     ["an empty block hash", block({ hash: "" }), "hash must not be empty"],
     ["transfer decimals over 36", withTx({ transfers: [{ asset: "0xc", value: "1", decimals: 37 }] }), "transactions[3].transfers[0].decimals must be an integer from 0 to 36, or null"],
     ["a transfer without value", withTx({ transfers: [{ asset: "0xc" }] }), "transactions[3].transfers[0].value is required"],
-    ["an empty transfer asset", withTx({ transfers: [{ asset: "", value: "1" }] }), "transactions[3].transfers[0].asset must be a non-empty string or null"],
+    ["an empty transfer asset", withTx({ transfers: [{ asset: "", value: "1" }] }), "transactions[3].transfers[0].asset must not be empty"],
     ["a string body", "blocks", "body must be a block object or an array of blocks"],
   ])("names the field for %s", (_case, body, error) => {
     expect(parseBatch(JSON.parse(JSON.stringify(body)))).toEqual({ ok: false, error });

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { invalidJson, tooLarge } from "../errors.ts";
+import { invalidJson, tooLarge, unsupportedMediaType } from "../errors.ts";
 
 /** Marks a body that was not valid JSON; the route learns of it only after authentication. */
 export const INVALID_JSON = Symbol("invalid-json");
@@ -36,7 +36,18 @@ export function rawJsonBody(limit: number) {
   return new Elysia().onParse({ as: "scoped" }, rawJsonParser(limit));
 }
 
-/** Throws the 400 for a body that did not parse. */
-export function requireJson(body: unknown): void {
+/**
+ * Throws the 415 for a body declared as anything but JSON (`text/plain`, a form), then the 400
+ * for a body that did not parse. A body sent with no Content-Type at all is taken as JSON.
+ * Called after authentication, so a stranger learns nothing about the route.
+ */
+export function requireJson(request: Request, raw: string | undefined, body: unknown): void {
+  if (raw && !isJsonMediaType(request.headers.get("content-type"))) throw unsupportedMediaType();
   if (typeof body === "object" && body !== null && INVALID_JSON in body) throw invalidJson();
+}
+
+/** `application/json`, in any case, with or without parameters (`; charset=utf-8`); absent counts. */
+function isJsonMediaType(header: string | null): boolean {
+  if (header === null) return true;
+  return header.split(";", 1)[0]!.trim().toLowerCase() === "application/json";
 }

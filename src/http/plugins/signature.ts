@@ -52,7 +52,7 @@ export function signature(deps: SignatureDeps) {
         deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
         throw new ApiError(outcome.code);
       }
-      requireJson(ctx.body);
+      requireJson(request, raw, ctx.body);
       return { auth: { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey } };
     });
 }

@@ -4,7 +4,7 @@ import { planView } from "../../accounts/plans.ts";
 import { usageSeries } from "../../billing/usage.ts";
 import { countEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
-import { badRequest } from "../errors.ts";
+import { integerParam, type RawQuery, rawQuery } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
 
 /** Loads the authenticated account with its plan; the key store only returns keys of live accounts. */
@@ -18,11 +18,9 @@ export async function loadAccount(deps: AppDeps, accountId: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** Parses `days`: an integer 1..90, 30 when absent. */
-export function parseDays(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return 30;
-  if (!/^\d{1,3}$/.test(raw) || Number(raw) < 1 || Number(raw) > 90) throw badRequest("days must be an integer from 1 to 90");
-  return Number(raw);
+/** Parses `days`: an integer 1..90, 30 when absent; empty or repeated is not an integer. */
+export function parseDays(query: RawQuery): number {
+  return integerParam(query, "days", { min: 1, max: 90, fallback: 30 });
 }
 
 /** GET /v1/account, /v1/account/usage, /v1/endpoints and /v1/address-watch/account. */
@@ -46,8 +44,8 @@ export function accountRoutes(deps: AppDeps) {
     )
     .get(
       "/v1/account/usage",
-      async ({ auth, query }) => {
-        const days = parseDays(query.days);
+      async ({ auth, request }) => {
+        const days = parseDays(rawQuery(request));
         return { days, series: await usageSeries(deps.db, auth.accountId, deps.clock.now(), days) };
       },
       {

@@ -3,8 +3,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { BatchSchema } from "../../ingest/batch-schema.ts";
 import type { AppDeps } from "../deps.ts";
-import { ApiError, fromFailure, notFound } from "../errors.ts";
-import { rawJsonBody, requireJson } from "../plugins/raw-body.ts";
+import { ApiError, fromFailure, invalidJson, notFound } from "../errors.ts";
+import { type RawBodyContext, rawJsonBody, requireJson } from "../plugins/raw-body.ts";
 
 /**
  * Whether `Authorization: Bearer <token>` carries the configured token. Both sides are hashed
@@ -31,9 +31,13 @@ export function ingestRoutes(deps: AppDeps) {
       .use(rawJsonBody(limit))
       .post(
         "/ingest/blocks",
-        async ({ request, body, set }) => {
+        async (ctx) => {
+          const { request, body, set } = ctx;
           guard(request);
-          requireJson(body);
+          const raw = (ctx as RawBodyContext).rawBody;
+          requireJson(request, raw, body);
+          // A batch is never empty: no body is not "no blocks" (that is `[]`).
+          if (!raw?.trim()) throw invalidJson();
           const result = await deps.ingest.ingest(body);
           // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect) conflicts with it: 409.
           if (!result.ok) throw fromFailure(result);

@@ -7,6 +7,7 @@ import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_
 import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { ApiError, badRequest, fromFailure } from "../errors.ts";
+import { integerParam, rawQuery, single } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
 
 /** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
@@ -28,12 +29,6 @@ function parseStatus(raw: string | undefined): PaymentStatus | undefined {
   return raw as PaymentStatus;
 }
 
-function parseLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return DEFAULT_LIST_LIMIT;
-  const n = /^\d{1,4}$/.test(raw) ? Number(raw) : 0;
-  if (n < 1 || n > MAX_LIST_LIMIT) throw badRequest(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
-  return n;
-}
 
 /** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings. */
 export function paymentRoutes(deps: AppDeps) {
@@ -62,12 +57,13 @@ export function paymentRoutes(deps: AppDeps) {
       )
       .get(
         "/v1/payments",
-        async ({ auth, query }) => {
-          const orderId = query.order_id === "" ? undefined : query.order_id;
+        async ({ auth, request }) => {
+          const query = rawQuery(request);
+          const orderId = single(query, "order_id") || undefined;
           const rows = await listOrders(deps.db, auth.accountId, {
             orderId,
-            status: parseStatus(query.status),
-            limit: parseLimit(query.limit),
+            status: parseStatus(single(query, "status")),
+            limit: integerParam(query, "limit", { min: 1, max: MAX_LIST_LIMIT, fallback: DEFAULT_LIST_LIMIT }),
           });
           return { payments: rows.map(orderView) };
         },

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { findNetwork, unknownNetwork } from "../../config/networks.ts";
+import { PrintableString } from "../../lib/printable.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { normalizeAddress } from "../../watch/address.ts";
 import { addWatch, deleteWatch, listWatches, type WatchView, watchView } from "../../watch/watches.ts";
@@ -14,7 +15,7 @@ export const AddWatchSchema = T.Object(
   {
     // Config caps slugs at 32 characters; the cap keeps the echoed "Unknown network" small.
     network_slug: T.String({ minLength: 1, maxLength: 64 }),
-    address: T.String(),
+    address: PrintableString(),
   },
   { additionalProperties: false },
 );
