@@ -5,6 +5,9 @@ import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
 import { globalArgs } from "./common.ts";
 
+/** Said under the table so that no operator reads RPC_RPS as a limit on the signed API. */
+export const RPC_RPS_NOTE = "RPC_RPS limits the JSON-RPC endpoint (POST /rpc/{network}) only; the signed API is limited per key by rate_limit.per_key_rps.";
+
 export function plansCommand(g: Globals) {
   return defineCommand({
     meta: { name: "plans", description: "Create, update and list plans" },
@@ -15,7 +18,10 @@ export function plansCommand(g: Globals) {
           ...globalArgs,
           name: { type: "positional", description: "Plan name", required: true },
           slots: { type: "string", description: "Address slots (hard cap on watched addresses)", required: true },
-          "rpc-rps": { type: "string", description: "JSON-RPC requests per second" },
+          "rpc-rps": {
+            type: "string",
+            description: "Calls per second on the JSON-RPC endpoint (POST /rpc/{network}); limits nothing else",
+          },
           "monthly-credits": { type: "string", description: "Credits granted per month" },
         },
         run: ({ args }) =>
@@ -39,11 +45,14 @@ export function plansCommand(g: Globals) {
         run: () =>
           withContext(g, async (ctx) => {
             const plans = (await listPlans(ctx.db)).map(planView);
-            emit(g, { plans }, () =>
-              table(
-                ["NAME", "SLOTS", "RPC_RPS", "MONTHLY_CREDITS"],
-                plans.map((p) => [p.name, p.address_slots, p.rpc_rps, p.monthly_credits]),
-              ),
+            emit(
+              g,
+              { plans },
+              () =>
+                `${table(
+                  ["NAME", "SLOTS", "RPC_RPS", "MONTHLY_CREDITS"],
+                  plans.map((p) => [p.name, p.address_slots, p.rpc_rps, p.monthly_credits]),
+                )}\n${RPC_RPS_NOTE}`,
             );
           }),
       }),

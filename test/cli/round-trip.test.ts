@@ -217,6 +217,10 @@ describe("chainwatch CLI round trip", () => {
     const r = await cli(["plans", "list", "--config", config]);
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n")[0]).toMatch(/^NAME\s+SLOTS\s+RPC_RPS\s+MONTHLY_CREDITS$/);
+    // rpc_rps is shown, and said to limit the JSON-RPC endpoint only, not the signed API.
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
+      "RPC_RPS limits the JSON-RPC endpoint (POST /rpc/{network}) only; the signed API is limited per key by rate_limit.per_key_rps.",
+    );
   });
 
   test("the config is found through $CHAINWATCH_CONFIG, then ./chainwatch.toml, with --config above both", async () => {

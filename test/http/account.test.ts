@@ -40,6 +40,13 @@ describe("GET /v1/account", () => {
     });
   });
 
+  test("the API document says plan.rpc_rps limits the JSON-RPC endpoint, not this API", async () => {
+    const doc = (await (await fetch(`${td.url}/openapi/json`)).json()) as any;
+    expect(doc.paths["/v1/account"].get.description).toStartWith(
+      "`plan.rpc_rps` is the plan's limit on the JSON-RPC endpoint (POST /rpc/{network}), in calls per second; it does not limit this signed API",
+    );
+  });
+
   test("counts watched addresses as used slots", async () => {
     const c = await td.client({ slots: 5 });
     await td.ctx.db

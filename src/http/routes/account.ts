@@ -40,7 +40,14 @@ export function accountRoutes(deps: AppDeps) {
           address_slots: { used: Number(a.slots_used), limit: a.address_slots },
         };
       },
-      { detail: { summary: "Plan and usage snapshot", tags: ["account"] } },
+      {
+        detail: {
+          summary: "Plan and usage snapshot",
+          description:
+            "`plan.rpc_rps` is the plan's limit on the JSON-RPC endpoint (POST /rpc/{network}), in calls per second; it does not limit this signed API, which allows `rate_limit.per_key_rps` requests per second per key.",
+          tags: ["account"],
+        },
+      },
     )
     .get(
       "/v1/account/usage",
