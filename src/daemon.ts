@@ -20,6 +20,8 @@ import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
 import { createPaymentObserver } from "./payments/payment-observer.ts";
+import { createCreditMeter } from "./rpc/credit-meter.ts";
+import { upstreamPools } from "./upstream/pool.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { retentionWorker } from "./watch/retention.ts";
 
@@ -69,6 +71,9 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   const { config } = ctx;
   const metrics = createMetrics();
   const resolveHost = opts.resolveHost ?? systemResolver;
+  // Built once: the followers and /rpc share each network's pool, so both see the same upstream health.
+  const upstreams = upstreamPools(config.networks, { fetch, clock: ctx.clock, log: ctx.log, metrics });
+  const rpcMeter = createCreditMeter({ db: ctx.db, clock: ctx.clock, log: ctx.log, flushIntervalMs: config.rpc.flush_interval_ms });
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
@@ -96,6 +101,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     delivery,
     amlWorker,
     createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
+    rpcMeter.worker(),
   ];
   const deps: AppDeps = {
     ...ctx,
@@ -115,6 +121,8 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       metrics,
     ),
     resolveHost,
+    upstreams,
+    rpcMeter,
   };
   const app = createApp(deps);
   app.listen({

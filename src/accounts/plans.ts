@@ -16,7 +16,8 @@ export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<P
   const plan: Plan = {
     name: input.name,
     address_slots: input.slots,
-    rpc_rps: input.rpcRps ?? existing?.rpc_rps ?? 10,
+    // DESIGN §9: 25 JSON-RPC calls a second unless set.
+    rpc_rps: input.rpcRps ?? existing?.rpc_rps ?? 25,
     monthly_credits: input.monthlyCredits ?? existing?.monthly_credits ?? 0,
     created_at: existing?.created_at ?? now,
     updated_at: now,

@@ -54,6 +54,11 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   return { ok: true, key };
 }
 
+/** Whether a key's allowlist admits the client IP (an empty list admits everyone); an unknown client IP never passes a list. */
+export function keyAllowsIp(key: KeyRecord, clientIp: string | null): boolean {
+  return key.allowCidrs.length === 0 || ipAllowed(key.allowCidrs, clientIp);
+}
+
 /** An unknown client IP never passes an allowlist. */
 function ipAllowed(cidrs: Cidr[], clientIp: string | null): boolean {
   const ip = clientIp ? parseIp(clientIp) : null;

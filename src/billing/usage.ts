@@ -33,14 +33,14 @@ export async function addUsage(db: Executor, nowMs: number, adds: ReadonlyMap<st
   }
 }
 
-export type UsagePoint = { date: string; credits: number; deliveries: number; events: number };
+export type UsagePoint = { date: string; credits: number; deliveries: number; events: number; rpc_calls: number };
 
 /** Exactly `days` UTC days, oldest first, today last, days without usage zero-filled. */
 export async function usageSeries(db: Db, accountId: string, nowMs: number, days: number): Promise<UsagePoint[]> {
   const dates = lastUtcDays(nowMs, days);
   const rows = await db
     .selectFrom("usage_daily")
-    .select(["day", "credits", "deliveries", "events"])
+    .select(["day", "credits", "deliveries", "events", "rpc_calls"])
     .where("account_id", "=", accountId)
     .where("day", ">=", dates[0])
     .where("day", "<=", dates[dates.length - 1])
@@ -48,6 +48,12 @@ export async function usageSeries(db: Db, accountId: string, nowMs: number, days
   const byDay = new Map(rows.map((r) => [r.day, r]));
   return dates.map((date) => {
     const r = byDay.get(date);
-    return { date, credits: Number(r?.credits ?? 0), deliveries: Number(r?.deliveries ?? 0), events: Number(r?.events ?? 0) };
+    return {
+      date,
+      credits: Number(r?.credits ?? 0),
+      deliveries: Number(r?.deliveries ?? 0),
+      events: Number(r?.events ?? 0),
+      rpc_calls: Number(r?.rpc_calls ?? 0),
+    };
   });
 }

@@ -139,8 +139,12 @@ export const ConfigSchema = T.Object(
     ),
     // JSON-RPC endpoint: credits per method; `default` for methods not listed. Block reads cost the
     // network's get_block_cost unless listed here.
+    // flush_interval_ms: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
     rpc: T.Object(
-      { costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }) },
+      {
+        costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }),
+        flush_interval_ms: PositiveInt(1000, 60_000),
+      },
       { ...strict, default: {} },
     ),
     // The account holders' web cabinet at /cabinet/ (DESIGN §11). public_url: the address sign-in

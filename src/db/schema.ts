@@ -47,6 +47,8 @@ export interface UsageDailyTable {
   credits: number;
   deliveries: number;
   events: number;
+  /** JSON-RPC calls answered (by the node or the cache) on this day. */
+  rpc_calls: Generated<number>;
 }
 
 export interface WatchesTable {

@@ -9,6 +9,8 @@ import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { paymentRoutes } from "./routes/payments.ts";
+import { rpcRoutes } from "./routes/rpc.ts";
+import { createRpcProxy } from "../rpc/proxy.ts";
 import { watchRoutes } from "./routes/watches.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { webhookTestRoutes } from "./routes/webhook-test.ts";
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps) {
     .use(watchRoutes(deps))
     .use(webhookRoutes(deps))
     .use(webhookTestRoutes(deps))
-    .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }));
+    .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }))
+    .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
 }
 

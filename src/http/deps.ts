@@ -7,7 +7,9 @@ import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Resolver } from "../net/target-guard.ts";
+import type { CreditMeter } from "../rpc/credit-meter.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
+import type { UpstreamPool } from "../upstream/pool.ts";
 import type { ClientIpResolver } from "./client-ip.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { SignatureDeps } from "./plugins/signature.ts";
@@ -31,6 +33,10 @@ export type AppDeps = {
   ingest: IngestService;
   /** Resolves webhook hostnames for the SSRF check; the daemon passes the system resolver, tests a table. */
   resolveHost: Resolver;
+  /** One failover pool per network with `rpc_urls`, shared with the network followers. */
+  upstreams: Map<string, UpstreamPool>;
+  /** /rpc credits: an in-memory view of balances with batched charges. */
+  rpcMeter: CreditMeter;
 };
 
 /** The signature plugin's slice of the app dependencies. */

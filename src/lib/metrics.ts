@@ -1,7 +1,9 @@
-/** Prometheus counters and gauges kept in memory and rendered as text on /metrics. */
+/** Prometheus counters, gauges and histograms kept in memory and rendered as text on /metrics. */
 export type Metrics = {
   inc(name: string, labels?: Record<string, string | number>, by?: number): void;
   setGauge(name: string, value: number, labels?: Record<string, string | number>): void;
+  /** Adds one observation (seconds) to a histogram with the latency buckets below. */
+  observe(name: string, value: number, labels?: Record<string, string | number>): void;
   render(): string;
 };
 
@@ -12,10 +14,18 @@ const HELP: Record<string, string> = {
   chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
   chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
   chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused, by network.",
+  chainwatch_rpc_calls_total: "JSON-RPC calls on /rpc by network, method and outcome.",
+  chainwatch_rpc_upstream_seconds: "Time an upstream node took to answer a forwarded /rpc request, by network and upstream.",
 };
+
+/** Upper bounds (seconds) of the latency buckets: from a local node's sub-millisecond answer to a slow provider's timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+type Histogram = { counts: number[]; sum: number; count: number };
 
 export function createMetrics(): Metrics {
   const series = new Map<string, { type: "counter" | "gauge"; values: Map<string, number> }>();
+  const histograms = new Map<string, { buckets: number[]; values: Map<string, Histogram> }>();
   const key = (labels?: Record<string, string | number>) =>
     labels
       ? Object.entries(labels)
@@ -27,6 +37,7 @@ export function createMetrics(): Metrics {
     if (!s) series.set(name, (s = { type, values: new Map() }));
     return s;
   };
+  const withLe = (k: string, le: string) => `{${k ? `${k},` : ""}le="${le}"}`;
   return {
     inc(name, labels, by = 1) {
       const v = get(name, "counter").values;
@@ -36,12 +47,38 @@ export function createMetrics(): Metrics {
     setGauge(name, value, labels) {
       get(name, "gauge").values.set(key(labels), value);
     },
+    observe(name, value, labels) {
+      let h = histograms.get(name);
+      if (!h) histograms.set(name, (h = { buckets: LATENCY_BUCKETS, values: new Map() }));
+      const k = key(labels);
+      let v = h.values.get(k);
+      if (!v) h.values.set(k, (v = { counts: new Array(h.buckets.length).fill(0), sum: 0, count: 0 }));
+      // Counts are kept per bucket and made cumulative when rendered.
+      const i = h.buckets.findIndex((b) => value <= b);
+      if (i >= 0) v.counts[i] += 1;
+      v.sum += value;
+      v.count += 1;
+    },
     render() {
       const out: string[] = [];
       for (const [name, s] of series) {
         if (HELP[name]) out.push(`# HELP ${name} ${HELP[name]}`);
         out.push(`# TYPE ${name} ${s.type}`);
         for (const [k, v] of s.values) out.push(`${name}${k ? `{${k}}` : ""} ${v}`);
+      }
+      for (const [name, h] of histograms) {
+        if (HELP[name]) out.push(`# HELP ${name} ${HELP[name]}`);
+        out.push(`# TYPE ${name} histogram`);
+        for (const [k, v] of h.values) {
+          let cumulative = 0;
+          h.buckets.forEach((b, i) => {
+            cumulative += v.counts[i];
+            out.push(`${name}_bucket${withLe(k, String(b))} ${cumulative}`);
+          });
+          out.push(`${name}_bucket${withLe(k, "+Inf")} ${v.count}`);
+          out.push(`${name}_sum${k ? `{${k}}` : ""} ${v.sum}`);
+          out.push(`${name}_count${k ? `{${k}}` : ""} ${v.count}`);
+        }
       }
       return `${out.join("\n")}\n`;
     },

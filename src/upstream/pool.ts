@@ -2,9 +2,12 @@ import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 
-/** What one upstream answered: the raw response text (passed through by /rpc, parsed by the follower). */
+/**
+ * What one upstream answered: the raw response text (passed through by /rpc byte for byte) and the
+ * same text parsed (`json`), since the pool parses it anyway to tell a node from a broken proxy.
+ */
 export type UpstreamReply =
-  | { ok: true; upstream: string; status: number; text: string; ms: number }
+  | { ok: true; upstream: string; status: number; text: string; json: unknown; ms: number }
   | { ok: false; error: string };
 
 /** One configured node and what the pool knows of its health. `label` is safe to log (no path, query or credentials). */
@@ -102,9 +105,9 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
           });
           const text = await res.text();
           if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
-          JSON.parse(text);
+          const json: unknown = JSON.parse(text);
           succeed(node);
-          return { ok: true, upstream: node.state.label, status: res.status, text, ms: performance.now() - started };
+          return { ok: true, upstream: node.state.label, status: res.status, text, json, ms: performance.now() - started };
         } catch (e) {
           const err = e as Error;
           error = err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message;

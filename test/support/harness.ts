@@ -71,7 +71,7 @@ export type TestDaemon = {
   daemon: RunningDaemon;
   config: Config;
   /** Creates an account (on a plan with `slots`) and an API key, returning a signed client. */
-  client(opts?: { name?: string; slots?: number; credits?: number; allowIps?: string[] }): Promise<TestClient>;
+  client(opts?: { name?: string; slots?: number; credits?: number; allowIps?: string[]; rpcRps?: number }): Promise<TestClient>;
   /** POSTs a block batch to /ingest/blocks with the test token. */
   ingest(batch: unknown): Promise<Response>;
   stop(): Promise<void>;
@@ -97,7 +97,7 @@ export async function startTestDaemon(
     async client(o = {}) {
       const name = o.name ?? `acct${++counter}`;
       const planName = `plan-${name}`;
-      const plan = await setPlan(ctx.db, ctx.clock, { name: planName.toLowerCase(), slots: o.slots ?? 10 });
+      const plan = await setPlan(ctx.db, ctx.clock, { name: planName.toLowerCase(), slots: o.slots ?? 10, rpcRps: o.rpcRps });
       if (!plan.ok) throw new Error(plan.error);
       const acct = await createAccount(ctx, { name, plan: planName.toLowerCase(), credits: 0 });
       if (!acct.ok) throw new Error(acct.error);

@@ -6,6 +6,7 @@ import * as m0004 from "./0004_payments.ts";
 import * as m0005 from "./0005_payment_transfer_confirmation.ts";
 import * as m0006 from "./0006_block_subscriptions.ts";
 import * as m0007 from "./0007_reorg.ts";
+import * as m0008 from "./0008_rpc_usage.ts";
 import * as m0009 from "./0009_cabinet_sessions.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   "0005_payment_transfer_confirmation": m0005,
   "0006_block_subscriptions": m0006,
   "0007_reorg": m0007,
+  "0008_rpc_usage": m0008,
   "0009_cabinet_sessions": m0009,
 };

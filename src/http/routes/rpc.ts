@@ -1,0 +1,58 @@
+import { Elysia } from "elysia";
+import { errorObject, RPC_ERRORS } from "../../rpc/jsonrpc.ts";
+import type { RpcAnswer, RpcProxy } from "../../rpc/proxy.ts";
+import type { AppDeps } from "../deps.ts";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+const DESCRIPTION = `JSON-RPC 2.0 (one call or a batch of up to 100) forwarded to the network's \`rpc_urls\` with failover.
+Authenticated by the API key alone — the \`X-Api-Key\` header or the path form \`/rpc/{network}/{api_key}\` — so any wallet
+library that takes a URL works; the key's IP allowlist applies. Each call counts toward the plan's \`rpc_rps\` and costs
+credits from \`[rpc.costs]\` when the node answers it with a result. Errors carry the request's id: 401 -32001, 403 -32002,
+404 -32003, 429 -32005 (Retry-After: 1), 402 -32004, 200 -32601 for refused methods, 400 -32700/-32600, 502 -32603.`;
+
+/** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (DESIGN §9). */
+export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
+  const limit = deps.config.server.body_limit_bytes;
+  const respond = (answer: RpcAnswer, set: { status?: number | string }) => {
+    // Recorded for the request metrics too, which read `set.status`.
+    set.status = answer.status;
+    return new Response(answer.body, { status: answer.status, headers: answer.retryAfter ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS });
+  };
+  const handler = async (ctx: { request: Request; params: { network: string; api_key?: string }; server: unknown; set: { status?: number | string } }) => {
+    const { request, params, set } = ctx;
+    const body = await readBody(request, limit);
+    if (body === null) {
+      return respond({ status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, `Request body exceeds ${limit} bytes.`), retryAfter: false }, set);
+    }
+    const answer = await deps.rpc.handle({
+      network: params.network,
+      apiKey: params.api_key ?? request.headers.get("x-api-key"),
+      clientIp: deps.clientIp(request, ctx.server as Parameters<AppDeps["clientIp"]>[1]),
+      body,
+    });
+    return respond(answer, set);
+  };
+  const detail = (summary: string, security: Record<string, string[]>[]) => ({
+    detail: {
+      summary,
+      description: DESCRIPTION,
+      tags: ["json-rpc"],
+      security,
+      requestBody: { content: { "application/json": { schema: { description: "A JSON-RPC 2.0 request object, or an array of up to 100" } } } },
+    },
+    // The body is read here, as text, and forwarded byte for byte: Elysia must not parse it first.
+    parse: "none" as const,
+  });
+  return new Elysia()
+    .post("/rpc/:network", handler, detail("JSON-RPC endpoint (key in X-Api-Key)", [{ ApiKey: [] }]))
+    .post("/rpc/:network/:api_key", handler, detail("JSON-RPC endpoint (key in the path)", []));
+}
+
+/** The body as text, or null past `limit` bytes (checked against Content-Length first, then the bytes read). */
+async function readBody(request: Request, limit: number): Promise<string | null> {
+  if (Number(request.headers.get("content-length") ?? "0") > limit) return null;
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > limit) return null;
+  return new TextDecoder().decode(bytes);
+}

@@ -1,0 +1,83 @@
+/** JSON-RPC 2.0 framing for /rpc: parsing a body into calls and writing error objects. Pure. */
+
+export type JsonRpcId = string | number | null;
+
+/** A well-formed call; `raw` is the object as the client sent it (forwarded unchanged). */
+export type RpcCall = { id: JsonRpcId; method: string; raw: Record<string, unknown> };
+
+/** One element of a request: a call, or why it is not one (answered with -32600 and its id, when it has a usable one). */
+export type RpcEntry = { ok: true; call: RpcCall } | { ok: false; id: JsonRpcId; message: string };
+
+export type ParsedRpcBody =
+  | { kind: "invalid-json" }
+  | { kind: "single"; entry: RpcEntry }
+  | { kind: "batch"; entries: RpcEntry[] };
+
+/** The error codes of DESIGN §9, plus the standard ones of the JSON-RPC 2.0 specification. */
+export const RPC_ERRORS = {
+  INVALID_API_KEY: { status: 401, code: -32001, message: "Invalid API key" },
+  IP_NOT_ALLOWED: { status: 403, code: -32002, message: "IP address not allowed." },
+  UNKNOWN_NETWORK: { status: 404, code: -32003, message: "Unknown network" },
+  INSUFFICIENT_CREDITS: { status: 402, code: -32004, message: "Insufficient credits." },
+  RATE_LIMITED: { status: 429, code: -32005, message: "Rate limit exceeded." },
+  METHOD_NOT_ALLOWED: { status: 200, code: -32601, message: "Method not allowed" },
+  PARSE_ERROR: { status: 400, code: -32700, message: "Parse error: the body is not valid JSON." },
+  INVALID_REQUEST: { status: 400, code: -32600, message: "Invalid request" },
+  UPSTREAM_UNAVAILABLE: { status: 502, code: -32603, message: "Upstream unavailable." },
+} as const;
+
+/** Most calls one request may carry. */
+export const MAX_BATCH = 100;
+
+/** Parses a request body; never throws. Each batch element is judged on its own, as the specification asks. */
+export function parseRpcBody(text: string): ParsedRpcBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "invalid-json" };
+  }
+  if (Array.isArray(value)) return { kind: "batch", entries: value.map(parseEntry) };
+  return { kind: "single", entry: parseEntry(value) };
+}
+
+function parseEntry(value: unknown): RpcEntry {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return invalid(null, "a call must be a JSON object");
+  const raw = value as Record<string, unknown>;
+  const idOk = raw.id === undefined || raw.id === null || typeof raw.id === "string" || (typeof raw.id === "number" && Number.isFinite(raw.id));
+  const id = idOk ? ((raw.id ?? null) as JsonRpcId) : null;
+  if (!idOk) return invalid(null, "id must be a string, a number or null");
+  if (raw.jsonrpc !== "2.0") return invalid(id, 'jsonrpc must be "2.0"');
+  if (typeof raw.method !== "string" || raw.method === "") return invalid(id, "method must be a non-empty string");
+  if (raw.params !== undefined && (typeof raw.params !== "object" || raw.params === null)) return invalid(id, "params must be an array or an object");
+  return { ok: true, call: { id, method: raw.method, raw } };
+}
+
+function invalid(id: JsonRpcId, reason: string): RpcEntry {
+  return { ok: false, id, message: `Invalid request: ${reason}.` };
+}
+
+/** The id an answer to this entry carries. */
+export function entryId(entry: RpcEntry): JsonRpcId {
+  return entry.ok ? entry.call.id : entry.id;
+}
+
+/** One JSON-RPC error response object, serialized. */
+export function errorObject(id: JsonRpcId, code: number, message: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":${code},"message":${JSON.stringify(message)}}}`;
+}
+
+/** One JSON-RPC result response object, serialized; `resultJson` is already JSON text. */
+export function resultObject(id: JsonRpcId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+/**
+ * A whole-request error in the shape of the request: one object for a single call (or a body that
+ * is not JSON), else an array with one error per call, each with that call's id, so a client that
+ * matches batch answers by id finds every one of its calls answered.
+ */
+export function wholeRequestError(parsed: ParsedRpcBody, code: number, message: string): string {
+  if (parsed.kind === "batch" && parsed.entries.length > 0) return `[${parsed.entries.map((e) => errorObject(entryId(e), code, message)).join(",")}]`;
+  return errorObject(parsed.kind === "single" ? entryId(parsed.entry) : null, code, message);
+}

@@ -1,0 +1,249 @@
+import type { KeyStore } from "../auth/key-store.ts";
+import type { RateLimiter } from "../auth/rate-limiter.ts";
+import { keyAllowsIp } from "../auth/verify.ts";
+import type { Config } from "../config/schema.ts";
+import type { Metrics } from "../http/metrics.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { UpstreamPool } from "../upstream/pool.ts";
+import { rpcCallCost } from "./costs.ts";
+import type { CreditMeter } from "./credit-meter.ts";
+import {
+  errorObject,
+  MAX_BATCH,
+  type ParsedRpcBody,
+  parseRpcBody,
+  RPC_ERRORS,
+  type RpcCall,
+  type RpcEntry,
+  resultObject,
+  wholeRequestError,
+} from "./jsonrpc.ts";
+import { methodPolicyFor } from "./method-policy.ts";
+
+/** A /rpc request as the HTTP edge hands it over. */
+export type RpcRequest = { network: string; apiKey: string | null; clientIp: string | null; body: string };
+
+/** What to answer: status, JSON body text, and whether to add `Retry-After: 1`. */
+export type RpcAnswer = { status: number; body: string; retryAfter: boolean };
+
+export type RpcProxyDeps = {
+  config: Config;
+  pools: Map<string, UpstreamPool>;
+  keys: KeyStore;
+  meter: CreditMeter;
+  limiter: RateLimiter;
+  clock: Clock;
+  metrics: Metrics;
+};
+
+type Outcome = "ok" | "node_error" | "refused" | "invalid" | "rate_limited" | "no_credits" | "upstream_error";
+
+/** One call of the request on its way through: answered locally (`local`), or forwarded and answered by the node (`answer`). */
+type Slot = { entry: RpcEntry; call: RpcCall | null; cost: number; outcome: Outcome; local: string | null; answer: unknown };
+
+/** Answered from a per-network cache after the node's first answer: they never change for a chain. */
+const CHAIN_CONSTANTS = new Set(["eth_chainId", "net_version"]);
+
+/** Distinct method names /metrics labels before it calls the rest "other" (clients choose method names). */
+const MAX_METHOD_LABELS = 256;
+
+/**
+ * The JSON-RPC endpoint's core (DESIGN §9): authenticates the key, applies the network's method
+ * policy, the plan's calls-per-second window and the credit check per call, forwards what passes
+ * to the network's upstream pool in one request, and bills what the node answered with a result.
+ */
+export function createRpcProxy(deps: RpcProxyDeps) {
+  const constants = new Map<string, string>();
+  const methodLabels = new Set<string>();
+  const methodLabel = (method: string, outcome: Outcome) => {
+    if (methodLabels.has(method)) return method;
+    // Only a method some node answered with a result earns its own label.
+    if (outcome === "ok" && methodLabels.size < MAX_METHOD_LABELS) {
+      methodLabels.add(method);
+      return method;
+    }
+    return "other";
+  };
+
+  async function handle(req: RpcRequest): Promise<RpcAnswer> {
+    const parsed = parseRpcBody(req.body);
+    const reject = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): RpcAnswer => ({
+      status: e.status,
+      body: wholeRequestError(parsed, e.code, message),
+      retryAfter: false,
+    });
+    const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
+    if (!key) return reject(RPC_ERRORS.INVALID_API_KEY);
+    if (!keyAllowsIp(key, req.clientIp)) return reject(RPC_ERRORS.IP_NOT_ALLOWED);
+    const net = Object.hasOwn(deps.config.networks, req.network) ? deps.config.networks[req.network] : undefined;
+    const pool = deps.pools.get(req.network);
+    const policy = net ? methodPolicyFor(net.family) : null;
+    if (!net || !pool || !policy) return reject(RPC_ERRORS.UNKNOWN_NETWORK, `Unknown network: ${req.network}`);
+    const invalid = requestProblem(parsed);
+    if (invalid) return invalid;
+    const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
+
+    const account = await deps.meter.account(key.accountId);
+    const now = deps.clock.now();
+    const slots: Slot[] = [];
+    const forward: Slot[] = [];
+    let held = 0;
+    let charged = 0;
+    let calls = 0;
+    for (const entry of entries) {
+      const slot: Slot = { entry, call: entry.ok ? entry.call : null, cost: 0, outcome: "ok", local: null, answer: undefined };
+      slots.push(slot);
+      if (!entry.ok) {
+        setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.message));
+        continue;
+      }
+      const { id, method } = entry.call;
+      const verdict = policy(method);
+      if (!verdict.ok) {
+        setLocal(slot, "refused", errorObject(id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.message));
+        continue;
+      }
+      if (!deps.limiter.tryAcquire(`rpc:${key.accountId}`, account.rpcRps, now)) {
+        setLocal(slot, "rate_limited", errorObject(id, RPC_ERRORS.RATE_LIMITED.code, RPC_ERRORS.RATE_LIMITED.message));
+        continue;
+      }
+      slot.cost = rpcCallCost(deps.config, req.network, method);
+      if (!deps.meter.reserve(account, slot.cost)) {
+        setLocal(slot, "no_credits", errorObject(id, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
+        continue;
+      }
+      held += slot.cost;
+      const cached = CHAIN_CONSTANTS.has(method) ? constants.get(`${req.network}\n${method}`) : undefined;
+      if (cached !== undefined) {
+        setLocal(slot, "ok", resultObject(id, cached));
+        charged += slot.cost;
+        calls += 1;
+        continue;
+      }
+      forward.push(slot);
+    }
+
+    let passthrough: string | null = null;
+    let upstreamStatus = 200;
+    try {
+      if (forward.length > 0) {
+        // The client's own bytes when every call goes upstream; else only the calls that passed.
+        const single = parsed.kind === "single";
+        const body =
+          forward.length === entries.length ? req.body : single ? JSON.stringify(forward[0].call?.raw) : `[${forward.map((s) => JSON.stringify(s.call?.raw)).join(",")}]`;
+        const reply = await pool.send(body);
+        if (!reply.ok) {
+          for (const s of forward) setLocal(s, "upstream_error", errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, RPC_ERRORS.UPSTREAM_UNAVAILABLE.message));
+        } else {
+          deps.metrics.observe("chainwatch_rpc_upstream_seconds", reply.ms / 1000, { network: req.network, upstream: reply.upstream });
+          upstreamStatus = reply.status;
+          matchAnswers(forward, reply.json, single);
+          for (const s of forward) {
+            if (s.outcome === "ok") {
+              charged += s.cost;
+              calls += 1;
+              const method = s.call?.method ?? "";
+              if (CHAIN_CONSTANTS.has(method)) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
+            } else if (s.outcome === "node_error") calls += 1;
+          }
+          // The node's bytes as they came, when they answer the whole request.
+          if (forward.length === entries.length && forward.every((s) => s.local === null)) passthrough = reply.text;
+        }
+      }
+    } finally {
+      deps.meter.settle(account, held, charged, calls);
+    }
+
+    for (const s of slots) {
+      deps.metrics.inc("chainwatch_rpc_calls_total", {
+        network: req.network,
+        method: s.call ? methodLabel(s.call.method, s.outcome) : "invalid",
+        outcome: s.outcome,
+      });
+    }
+    const parts = slots.map((s) => s.local ?? JSON.stringify(s.answer));
+    return {
+      status: statusOf(slots, parsed.kind === "single", upstreamStatus),
+      body: passthrough ?? (parsed.kind === "single" ? parts[0] : `[${parts.join(",")}]`),
+      retryAfter: slots.some((s) => s.outcome === "rate_limited"),
+    };
+  }
+
+  return { handle };
+}
+
+export type RpcProxy = ReturnType<typeof createRpcProxy>;
+
+/** The whole-request 400s: a body that is not JSON, a single call that is not JSON-RPC 2.0, an empty or oversized batch. */
+function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
+  const bad = (body: string, status = 400): RpcAnswer => ({ status, body, retryAfter: false });
+  const { INVALID_REQUEST, PARSE_ERROR } = RPC_ERRORS;
+  if (parsed.kind === "invalid-json") return bad(errorObject(null, PARSE_ERROR.code, PARSE_ERROR.message));
+  if (parsed.kind === "single") return parsed.entry.ok ? null : bad(errorObject(parsed.entry.id, INVALID_REQUEST.code, parsed.entry.message));
+  if (parsed.entries.length === 0) return bad(errorObject(null, INVALID_REQUEST.code, "Invalid request: an empty batch."));
+  if (parsed.entries.length > MAX_BATCH) {
+    return bad(wholeRequestError(parsed, INVALID_REQUEST.code, `Invalid request: a batch of ${parsed.entries.length} calls; at most ${MAX_BATCH}.`));
+  }
+  return null;
+}
+
+function setLocal(slot: Slot, outcome: Outcome, body: string): void {
+  slot.outcome = outcome;
+  slot.local = body;
+}
+
+/** Whether a node's answer object carries a result (billed) rather than an error (passed through, free). */
+function judge(answer: unknown): Outcome {
+  if (typeof answer !== "object" || answer === null) return "node_error";
+  const a = answer as Record<string, unknown>;
+  return "result" in a && (a.error === undefined || a.error === null) ? "ok" : "node_error";
+}
+
+/**
+ * Pairs the node's answers with the forwarded calls. A batch answer is matched by id (the
+ * specification lets a node answer in any order); a call the node left unanswered, or an answer
+ * that is not a batch (a node refusing batches answers with one error object), becomes that
+ * call's error, carrying the call's id.
+ */
+function matchAnswers(forward: Slot[], json: unknown, single: boolean): void {
+  if (single) {
+    forward[0].answer = json;
+    forward[0].outcome = judge(json);
+    return;
+  }
+  if (!Array.isArray(json)) {
+    for (const s of forward) setLocal(s, "node_error", JSON.stringify({ ...(json as object), id: s.call?.id ?? null }));
+    return;
+  }
+  const byId = new Map<string, unknown[]>();
+  for (const a of json) {
+    const k = JSON.stringify((a as { id?: unknown })?.id ?? null);
+    const list = byId.get(k);
+    if (list) list.push(a);
+    else byId.set(k, [a]);
+  }
+  for (const s of forward) {
+    const answer = byId.get(JSON.stringify(s.call?.id ?? null))?.shift();
+    if (answer === undefined) {
+      setLocal(s, "upstream_error", errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, "Upstream gave no answer for this call."));
+      continue;
+    }
+    s.answer = answer;
+    s.outcome = judge(answer);
+  }
+}
+
+/**
+ * A single call answers with its own status. A batch answers 200 when any call was served by the
+ * node or the cache, or refused by policy; else the status of what stopped it (upstream, rate,
+ * credits), so a client that only looks at the status still learns the reason.
+ */
+function statusOf(slots: Slot[], single: boolean, upstreamStatus: number): number {
+  const has = (o: Outcome) => slots.some((s) => s.outcome === o);
+  if (has("ok") || has("node_error")) return upstreamStatus;
+  if (!single && (has("refused") || has("invalid"))) return 200;
+  if (has("upstream_error")) return RPC_ERRORS.UPSTREAM_UNAVAILABLE.status;
+  if (has("rate_limited")) return RPC_ERRORS.RATE_LIMITED.status;
+  if (has("no_credits")) return RPC_ERRORS.INSUFFICIENT_CREDITS.status;
+  return 200;
+}
