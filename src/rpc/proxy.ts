@@ -163,7 +163,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     }
     const parts = slots.map((s) => s.local ?? JSON.stringify(s.answer));
     return {
-      status: statusOf(slots, parsed.kind === "single", upstreamStatus),
+      status: statusOf(slots, upstreamStatus),
       body: passthrough ?? (parsed.kind === "single" ? parts[0] : `[${parts.join(",")}]`),
       retryAfter: slots.some((s) => s.outcome === "rate_limited"),
     };
@@ -234,14 +234,14 @@ function matchAnswers(forward: Slot[], json: unknown, single: boolean): void {
 }
 
 /**
- * A single call answers with its own status. A batch answers 200 when any call was served by the
- * node or the cache, or refused by policy; else the status of what stopped it (upstream, rate,
- * credits), so a client that only looks at the status still learns the reason.
+ * A call answers with the status of its outcome. A batch answers with the node's status when the
+ * node or the cache answered any call, else with the status of what stopped its calls (upstream,
+ * rate, credits; refused and malformed calls alone answer 200), so a client that only reads the
+ * status still learns the reason.
  */
-function statusOf(slots: Slot[], single: boolean, upstreamStatus: number): number {
+function statusOf(slots: Slot[], upstreamStatus: number): number {
   const has = (o: Outcome) => slots.some((s) => s.outcome === o);
   if (has("ok") || has("node_error")) return upstreamStatus;
-  if (!single && (has("refused") || has("invalid"))) return 200;
   if (has("upstream_error")) return RPC_ERRORS.UPSTREAM_UNAVAILABLE.status;
   if (has("rate_limited")) return RPC_ERRORS.RATE_LIMITED.status;
   if (has("no_credits")) return RPC_ERRORS.INSUFFICIENT_CREDITS.status;

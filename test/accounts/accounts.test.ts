@@ -32,7 +32,7 @@ async function account(name: string, plan?: string) {
 
 describe("plans", () => {
   test("plan free exists with 0 slots after migration", async () => {
-    expect(await listPlans(ctx.db)).toMatchObject([{ name: "free", address_slots: 0, rpc_rps: 10, monthly_credits: 0 }]);
+    expect(await listPlans(ctx.db)).toMatchObject([{ name: "free", address_slots: 0, rpc_rps: 25, monthly_credits: 0 }]);
   });
 
   test("set creates a plan, and setting it again updates only what is given", async () => {

@@ -110,7 +110,7 @@ describe("chainwatch CLI round trip", () => {
     expect(await json(["plans", "set", "gold", "--slots", "5", "--monthly-credits", "1000"])).toEqual({
       name: "gold",
       address_slots: 5,
-      rpc_rps: 10,
+      rpc_rps: 25,
       monthly_credits: 1000,
     });
   });
@@ -155,7 +155,7 @@ describe("chainwatch CLI round trip", () => {
         account_id: alice.account_id,
         name: "alice",
         environment: "production",
-        plan: { name: "gold", address_slots: 5, rpc_rps: 10, monthly_credits: 1000 },
+        plan: { name: "gold", address_slots: 5, rpc_rps: 25, monthly_credits: 1000 },
         credits: { balance: 100, spent_today: 0 },
         address_slots: { used: 0, limit: 5 },
       },

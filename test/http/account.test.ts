@@ -33,7 +33,7 @@ describe("GET /v1/account", () => {
         account_id: c.accountId,
         name: "snapshot",
         environment: "production",
-        plan: { name: "plan-snapshot", address_slots: 3, rpc_rps: 10, monthly_credits: 0 },
+        plan: { name: "plan-snapshot", address_slots: 3, rpc_rps: 25, monthly_credits: 0 },
         credits: { balance: 500, spent_today: 70 },
         address_slots: { used: 0, limit: 3 },
       },
@@ -98,8 +98,8 @@ describe("GET /v1/account/usage", () => {
     expect(res.status).toBe(200);
     expect(res.body.days).toBe(30);
     expect(res.body.series.length).toBe(30);
-    expect(res.body.series[0]).toEqual({ date: "2026-10-23", credits: 0, deliveries: 0, events: 0 });
-    expect(res.body.series[29]).toEqual({ date: "2026-11-21", credits: 0, deliveries: 0, events: 0 });
+    expect(res.body.series[0]).toEqual({ date: "2026-10-23", credits: 0, deliveries: 0, events: 0, rpc_calls: 0 });
+    expect(res.body.series[29]).toEqual({ date: "2026-11-21", credits: 0, deliveries: 0, events: 0, rpc_calls: 0 });
     const dates = res.body.series.map((p: { date: string }) => p.date);
     expect([...dates].sort()).toEqual(dates);
     expect(new Set(dates).size).toBe(30);
@@ -109,7 +109,7 @@ describe("GET /v1/account/usage", () => {
     const c = await td.client();
     expect(await get(c, "/v1/account/usage?days=1")).toEqual({
       status: 200,
-      body: { days: 1, series: [{ date: "2026-11-21", credits: 0, deliveries: 0, events: 0 }] },
+      body: { days: 1, series: [{ date: "2026-11-21", credits: 0, deliveries: 0, events: 0, rpc_calls: 0 }] },
     });
   });
 
@@ -134,9 +134,9 @@ describe("GET /v1/account/usage", () => {
       body: {
         days: 3,
         series: [
-          { date: "2026-11-19", credits: 200, deliveries: 4, events: 4 },
-          { date: "2026-11-20", credits: 0, deliveries: 0, events: 0 },
-          { date: "2026-11-21", credits: 0, deliveries: 0, events: 1 },
+          { date: "2026-11-19", credits: 200, deliveries: 4, events: 4, rpc_calls: 0 },
+          { date: "2026-11-20", credits: 0, deliveries: 0, events: 0, rpc_calls: 0 },
+          { date: "2026-11-21", credits: 0, deliveries: 0, events: 1, rpc_calls: 0 },
         ],
       },
     });

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { type Anvil, startAnvil } from "../support/anvil.ts";
+import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { call, deadUpstreamUrl, eventually, postRpc, rpcError } from "./support.ts";
+
+// Every row of DESIGN §9's error table, with the request's id, against a real anvil node.
+let anvil: Anvil;
+let td: TestDaemon;
+let c: TestClient;
+let dead: string;
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  dead = deadUpstreamUrl();
+  td = await startTestDaemon({
+    config: {
+      networks: {
+        eth: { family: "evm", decimals: 18, rpc_urls: [anvil.url] },
+        // bsc ships without rpc_urls; btc has a node but no method policy yet.
+        btc: { family: "btc", decimals: 8, rpc_urls: [anvil.url] },
+        failover: { family: "evm", decimals: 18, rpc_urls: [dead, anvil.url] },
+        down: { family: "evm", decimals: 18, rpc_urls: [dead] },
+      },
+    },
+  });
+  c = await td.client({ credits: 1000, rpcRps: 1000 });
+});
+
+afterAll(async () => {
+  await td?.stop();
+  await anvil?.stop();
+});
+
+const rpc = (path: string, body: unknown, headers?: Record<string, string>) => postRpc(`${td.url}${path}`, body, headers);
+const blockNumber = (id: number | string) => call(id, "eth_blockNumber");
+
+describe("authentication (401 -32001, 403 -32002)", () => {
+  test("no key at all answers 401 with the call's id", async () => {
+    expect(await rpc("/rpc/eth", blockNumber(7))).toMatchObject({ status: 401, body: rpcError(7, -32001, "Invalid API key") });
+  });
+
+  test("an unknown key, in the path or the header, answers 401", async () => {
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    expect(await rpc(`/rpc/eth/${unknown}`, blockNumber("a"))).toMatchObject({ status: 401, body: rpcError("a", -32001, "Invalid API key") });
+    expect(await rpc("/rpc/eth", blockNumber(1), { "X-Api-Key": "not-a-key" })).toMatchObject({ status: 401, body: rpcError(1, -32001, "Invalid API key") });
+  });
+
+  test("a batch refused whole carries one error per call, each with its own id", async () => {
+    const res = await rpc("/rpc/eth", [blockNumber(1), blockNumber("two"), { method: "broken" }]);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual([rpcError(1, -32001, "Invalid API key"), rpcError("two", -32001, "Invalid API key"), rpcError(null, -32001, "Invalid API key")]);
+  });
+
+  test("a revoked key stops working within the key cache's second", async () => {
+    const other = await td.client();
+    expect((await rpc(`/rpc/eth/${other.apiKey}`, blockNumber(1))).status).toBe(402);
+    await revokeApiKey(td.ctx.db, td.ctx.clock, other.apiKey);
+    const res = await eventually(async () => {
+      const r = await rpc(`/rpc/eth/${other.apiKey}`, blockNumber(2));
+      return r.status === 401 ? r : undefined;
+    });
+    expect(res.body).toEqual(rpcError(2, -32001, "Invalid API key"));
+  });
+
+  test("a key whose allowlist does not hold the client IP answers 403, in both forms", async () => {
+    const fenced = await td.client({ credits: 10, allowIps: ["10.0.0.0/8"] });
+    expect(await rpc(`/rpc/eth/${fenced.apiKey}`, blockNumber(3))).toMatchObject({ status: 403, body: rpcError(3, -32002, "IP address not allowed.") });
+    expect(await rpc("/rpc/eth", blockNumber(4), { "X-Api-Key": fenced.apiKey })).toMatchObject({ status: 403, body: rpcError(4, -32002, "IP address not allowed.") });
+    const open = await td.client({ credits: 10, rpcRps: 10, allowIps: ["127.0.0.1/32"] });
+    expect((await rpc(`/rpc/eth/${open.apiKey}`, blockNumber(5))).status).toBe(200);
+  });
+});
+
+describe("networks (404 -32003)", () => {
+  test.each([
+    ["an unknown network", "nope"],
+    ["a network without rpc_urls", "bsc"],
+    ["a network whose family has no method policy yet", "btc"],
+  ])("%s answers 404", async (_, network) => {
+    expect(await rpc(`/rpc/${network}/${c.apiKey}`, blockNumber(9))).toMatchObject({
+      status: 404,
+      body: rpcError(9, -32003, `Unknown network: ${network}`),
+    });
+  });
+});
+
+describe("request framing (400 -32700 / -32600)", () => {
+  test("a body that is not JSON answers 400 -32700 with id null", async () => {
+    expect(await rpc(`/rpc/eth/${c.apiKey}`, "{not json")).toMatchObject({
+      status: 400,
+      contentType: "application/json",
+      body: rpcError(null, -32700, "Parse error: the body is not valid JSON."),
+    });
+  });
+
+  test.each([
+    [{ jsonrpc: "1.0", id: 3, method: "eth_blockNumber" }, 3, 'Invalid request: jsonrpc must be "2.0".'],
+    [{ jsonrpc: "2.0", id: 4 }, 4, "Invalid request: method must be a non-empty string."],
+    [{ jsonrpc: "2.0", id: 5, method: "eth_blockNumber", params: "x" }, 5, "Invalid request: params must be an array or an object."],
+    [{ jsonrpc: "2.0", id: { x: 1 }, method: "eth_blockNumber" }, null, "Invalid request: id must be a string, a number or null."],
+    ["42", null, "Invalid request: a call must be a JSON object."],
+  ])("a single call %j answers 400 -32600", async (body, id, message) => {
+    expect(await rpc(`/rpc/eth/${c.apiKey}`, typeof body === "string" ? body : body)).toMatchObject({ status: 400, body: rpcError(id, -32600, message) });
+  });
+
+  test("an empty batch answers 400 -32600", async () => {
+    expect(await rpc(`/rpc/eth/${c.apiKey}`, [])).toMatchObject({ status: 400, body: rpcError(null, -32600, "Invalid request: an empty batch.") });
+  });
+
+  test("a batch of 101 calls answers 400 with an error for each call; 100 pass", async () => {
+    const tooMany = await rpc(`/rpc/eth/${c.apiKey}`, Array.from({ length: 101 }, (_, i) => blockNumber(i)));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toHaveLength(101);
+    expect(tooMany.body[100]).toEqual(rpcError(100, -32600, "Invalid request: a batch of 101 calls; at most 100."));
+    const hundred = await rpc(`/rpc/eth/${c.apiKey}`, Array.from({ length: 100 }, (_, i) => blockNumber(i)));
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.map((a: { id: number; result: string }) => [a.id, typeof a.result])).toEqual(Array.from({ length: 100 }, (_, i) => [i, "string"]));
+  });
+
+  test("a bad element inside a batch gets its own -32600 and the others are answered", async () => {
+    const res = await rpc(`/rpc/eth/${c.apiKey}`, [blockNumber(1), { jsonrpc: "2.0", id: 2 }, 17, call(3, "eth_chainId")]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      { jsonrpc: "2.0", id: 1, result: expect.stringMatching(/^0x/) },
+      rpcError(2, -32600, "Invalid request: method must be a non-empty string."),
+      rpcError(null, -32600, "Invalid request: a call must be a JSON object."),
+      { jsonrpc: "2.0", id: 3, result: "0x7a69" },
+    ]);
+  });
+
+  test("a body over server.body_limit_bytes answers 413", async () => {
+    const res = await rpc(`/rpc/eth/${c.apiKey}`, JSON.stringify(call(1, "eth_call", ["x".repeat(1_100_000)])));
+    expect(res).toMatchObject({ status: 413, body: rpcError(null, -32600, "Request body exceeds 1048576 bytes.") });
+  });
+});
+
+describe("method policy (200 -32601)", () => {
+  test.each(["admin_peers", "debug_traceTransaction", "personal_listAccounts", "txpool_content", "anvil_mine", "hardhat_mine", "evm_mine", "miner_start", "eth_sendTransaction", "eth_sign"])(
+    "%s is refused with the method's name and never reaches the node",
+    async (method) => {
+      const before = await anvil.public.getBlockNumber({ cacheTime: 0 });
+      expect(await rpc(`/rpc/eth/${c.apiKey}`, call(11, method, []))).toMatchObject({ status: 200, body: rpcError(11, -32601, `Method not allowed: ${method}`) });
+      expect(await anvil.public.getBlockNumber({ cacheTime: 0 })).toBe(before);
+    },
+  );
+
+  test("eth_subscribe is refused with a message that says why and what to use instead", async () => {
+    const res = await rpc(`/rpc/eth/${c.apiKey}`, call(12, "eth_subscribe", ["newHeads"]));
+    expect(res.status).toBe(200);
+    expect(res.body.error.code).toBe(-32601);
+    expect(res.body.error.message).toStartWith("Method not allowed: eth_subscribe (subscriptions need a WebSocket");
+    expect(res.body.error.message).toContain("eth_getFilterChanges");
+  });
+
+  test("in a batch, a refused method is answered beside the allowed ones", async () => {
+    const res = await rpc(`/rpc/eth/${c.apiKey}`, [call(1, "anvil_setBalance", [anvil.accounts[0], "0x0"]), call(2, "eth_getBalance", [anvil.accounts[3], "latest"])]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([rpcError(1, -32601, "Method not allowed: anvil_setBalance"), { jsonrpc: "2.0", id: 2, result: "0x21e19e0c9bab2400000" }]);
+  });
+
+  test("an error answered by the node itself is passed through as the node sent it", async () => {
+    const res = await fetch(`${td.url}/rpc/eth/${c.apiKey}`, { method: "POST", body: JSON.stringify(call(13, "eth_noSuchMethod")) });
+    const direct = await fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(call(13, "eth_noSuchMethod")) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(await direct.text());
+  });
+});
+
+describe("upstreams (502 -32603, failover)", () => {
+  test("a dead first upstream fails over to the next one, counted in /metrics without the URL's path", async () => {
+    const res = await rpc(`/rpc/failover/${c.apiKey}`, call(21, "eth_chainId"));
+    expect(res).toMatchObject({ status: 200, body: { jsonrpc: "2.0", id: 21, result: "0x7a69" } });
+    const metrics = await (await fetch(`${td.url}/metrics`)).text();
+    const label = new URL(dead).origin;
+    expect(metrics).toContain(`chainwatch_upstream_errors_total{network="failover",upstream="${label}"} 1`);
+    expect(metrics).not.toContain("secret-key");
+  });
+
+  test("when every upstream fails the call answers 502 -32603 with its id and costs nothing", async () => {
+    const payer = await td.client({ credits: 50, rpcRps: 100 });
+    expect(await rpc(`/rpc/down/${payer.apiKey}`, call(22, "eth_blockNumber"))).toMatchObject({
+      status: 502,
+      body: rpcError(22, -32603, "Upstream unavailable."),
+    });
+    const batch = await rpc(`/rpc/down/${payer.apiKey}`, [call(1, "eth_blockNumber"), call(2, "admin_peers")]);
+    expect(batch.status).toBe(502);
+    expect(batch.body).toEqual([rpcError(1, -32603, "Upstream unavailable."), rpcError(2, -32601, "Method not allowed: admin_peers")]);
+    await td.daemon.deps.rpcMeter.flush();
+    const account = (await td.ctx.db.selectFrom("accounts").select("credits").where("id", "=", payer.accountId).executeTakeFirstOrThrow()).credits;
+    expect(Number(account)).toBe(50);
+  });
+});

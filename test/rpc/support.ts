@@ -1,0 +1,42 @@
+/** A JSON-RPC answer from /rpc as a client sees it: status, Retry-After and the parsed body. */
+export type RpcResponse = { status: number; retryAfter: string | null; contentType: string | null; body: any };
+
+/** POSTs `body` (sent exactly as given when a string, else JSON-encoded) to a chainwatch URL. */
+export async function postRpc(url: string, body: unknown, headers: Record<string, string> = {}): Promise<RpcResponse> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), contentType: res.headers.get("content-type"), body: JSON.parse(text) };
+}
+
+/** One JSON-RPC 2.0 call object. */
+export function call(id: number | string | null, method: string, params: unknown[] = []) {
+  return { jsonrpc: "2.0", id, method, params };
+}
+
+/** The JSON-RPC error object chainwatch answers with. */
+export function rpcError(id: number | string | null, code: number, message: string) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/** An address on 127.0.0.1 where nothing listens (the port was bound and released). */
+export function deadUpstreamUrl(path = "/v3/secret-key"): string {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return `http://127.0.0.1:${port}${path}`;
+}
+
+/** Retries `attempt` until it returns a value (not undefined), failing after `deadlineMs`: waits on an outcome, never asserts timing. */
+export async function eventually<T>(attempt: () => Promise<T | undefined>, deadlineMs = 10_000, everyMs = 50): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const v = await attempt();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error("condition not reached before the deadline");
+    await Bun.sleep(everyMs);
+  }
+}
