@@ -124,7 +124,7 @@ describe("credits", () => {
     expect(await balance(c)).toBe(965);
     // GET /v1/account shows the same pool (its snapshot is at most a second old).
     const account = await eventually(async () => {
-      const a = await (await c.request("GET", "/v1/account")).json();
+      const a = (await (await c.request("GET", "/v1/account")).json()) as { credits: { spent_today: number } };
       return a.credits.spent_today === 35 ? a : undefined;
     }, 10_000, 150);
     expect(account).toMatchObject({ plan: { rpc_rps: 100 }, credits: { balance: 965, spent_today: 35 } });
