@@ -19,6 +19,8 @@ export const VERSION = "0.1.0";
 
 /** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
 export function createApp(deps: AppDeps) {
+  // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
+  const requestCounters = new Map<string, { inc(): void }>();
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
   return new Elysia({ strictPath: true })
     .onError(({ code, error, set, request }) => {
@@ -41,11 +43,14 @@ export function createApp(deps: AppDeps) {
       return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => {
-      deps.metrics.inc("chainwatch_http_requests_total", {
-        route: route || "unmatched",
-        method: request.method,
-        status: typeof set.status === "number" ? set.status : 200,
-      });
+      const status = typeof set.status === "number" ? set.status : 200;
+      const k = `${route}\n${request.method}\n${status}`;
+      let counter = requestCounters.get(k);
+      if (!counter) {
+        counter = deps.metrics.counter("chainwatch_http_requests_total", { route: route || "unmatched", method: request.method, status });
+        requestCounters.set(k, counter);
+      }
+      counter.inc();
     })
     .use(
       openapi({

@@ -4,6 +4,10 @@ export type Metrics = {
   setGauge(name: string, value: number, labels?: Record<string, string | number>): void;
   /** Adds one observation (seconds) to a histogram with the latency buckets below. */
   observe(name: string, value: number, labels?: Record<string, string | number>): void;
+  /** A counter series bound to its labels once, for hot paths: `inc` then skips rendering the labels. */
+  counter(name: string, labels?: Record<string, string | number>): { inc(by?: number): void };
+  /** A histogram series bound to its labels once, for hot paths. */
+  histogram(name: string, labels?: Record<string, string | number>): { observe(value: number): void };
   render(): string;
 };
 
@@ -38,6 +42,25 @@ export function createMetrics(): Metrics {
     return s;
   };
   const withLe = (k: string, le: string) => `{${k ? `${k},` : ""}le="${le}"}`;
+  const histogramSeries = (name: string, labels?: Record<string, string | number>): Histogram => {
+    let h = histograms.get(name);
+    if (!h) histograms.set(name, (h = { buckets: LATENCY_BUCKETS, values: new Map() }));
+    const k = key(labels);
+    let v = h.values.get(k);
+    if (!v) h.values.set(k, (v = { counts: new Array(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 }));
+    return v;
+  };
+  const record = (v: Histogram, value: number) => {
+    // Counts are kept per bucket and made cumulative when rendered.
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) {
+      if (value <= LATENCY_BUCKETS[i]) {
+        v.counts[i] += 1;
+        break;
+      }
+    }
+    v.sum += value;
+    v.count += 1;
+  };
   return {
     inc(name, labels, by = 1) {
       const v = get(name, "counter").values;
@@ -48,16 +71,17 @@ export function createMetrics(): Metrics {
       get(name, "gauge").values.set(key(labels), value);
     },
     observe(name, value, labels) {
-      let h = histograms.get(name);
-      if (!h) histograms.set(name, (h = { buckets: LATENCY_BUCKETS, values: new Map() }));
+      record(histogramSeries(name, labels), value);
+    },
+    counter(name, labels) {
+      const v = get(name, "counter").values;
       const k = key(labels);
-      let v = h.values.get(k);
-      if (!v) h.values.set(k, (v = { counts: new Array(h.buckets.length).fill(0), sum: 0, count: 0 }));
-      // Counts are kept per bucket and made cumulative when rendered.
-      const i = h.buckets.findIndex((b) => value <= b);
-      if (i >= 0) v.counts[i] += 1;
-      v.sum += value;
-      v.count += 1;
+      if (!v.has(k)) v.set(k, 0);
+      return { inc: (by = 1) => void v.set(k, (v.get(k) ?? 0) + by) };
+    },
+    histogram(name, labels) {
+      const v = histogramSeries(name, labels);
+      return { observe: (value) => record(v, value) };
     },
     render() {
       const out: string[] = [];

@@ -44,6 +44,8 @@ export type CreditMeter = {
 
 export type CreditMeterDeps = { db: Db; clock: Clock; log: Logger; flushIntervalMs: number; refreshMs?: number };
 
+const DAY_MS = 86_400_000;
+
 type Pending = { accountId: string; day: string; credits: number; calls: number };
 
 const READ_ACCOUNT = `select a.credits, p.rpc_rps from accounts a join plans p on p.name = a.plan where a.id = ?`;
@@ -119,6 +121,16 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
     }
   };
 
+  // The UTC day of settled calls, recomputed only when the clock leaves the cached day.
+  let day = { name: "", from: 0, until: 0 };
+  const today = (nowMs: number) => {
+    if (nowMs < day.from || nowMs >= day.until) {
+      const from = nowMs - (nowMs % DAY_MS);
+      day = { name: utcDay(nowMs), from, until: from + DAY_MS };
+    }
+    return day.name;
+  };
+
   const meter: CreditMeter = {
     async account(accountId) {
       let a = accounts.get(accountId);
@@ -150,7 +162,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       a.held -= held;
       if (charged === 0 && calls === 0) return;
       a.unbilled += charged;
-      const day = utcDay(deps.clock.now());
+      const day = today(deps.clock.now());
       const k = `${a.accountId}\n${day}`;
       const p = pending.get(k);
       if (p) {

@@ -65,6 +65,22 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     return "other";
   };
 
+  // Metric series bound once per label set: rendering labels per call showed up in profiles.
+  const callCounters = new Map<string, { inc(): void }>();
+  const countCall = (network: string, method: string, outcome: Outcome) => {
+    const k = `${network}\n${method}\n${outcome}`;
+    let counter = callCounters.get(k);
+    if (!counter) callCounters.set(k, (counter = deps.metrics.counter("chainwatch_rpc_calls_total", { network, method, outcome })));
+    counter.inc();
+  };
+  const latencies = new Map<string, { observe(v: number): void }>();
+  const observeUpstream = (network: string, upstream: string, seconds: number) => {
+    const k = `${network}\n${upstream}`;
+    let h = latencies.get(k);
+    if (!h) latencies.set(k, (h = deps.metrics.histogram("chainwatch_rpc_upstream_seconds", { network, upstream })));
+    h.observe(seconds);
+  };
+
   async function handle(req: RpcRequest): Promise<RpcAnswer> {
     const parsed = parseRpcBody(req.body);
     const reject = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): RpcAnswer => ({
@@ -135,7 +151,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
         if (!reply.ok) {
           for (const s of forward) setLocal(s, "upstream_error", errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, RPC_ERRORS.UPSTREAM_UNAVAILABLE.message));
         } else {
-          deps.metrics.observe("chainwatch_rpc_upstream_seconds", reply.ms / 1000, { network: req.network, upstream: reply.upstream });
+          observeUpstream(req.network, reply.upstream, reply.ms / 1000);
           upstreamStatus = reply.status;
           matchAnswers(forward, reply.json, single);
           for (const s of forward) {
@@ -154,17 +170,10 @@ export function createRpcProxy(deps: RpcProxyDeps) {
       deps.meter.settle(account, held, charged, calls);
     }
 
-    for (const s of slots) {
-      deps.metrics.inc("chainwatch_rpc_calls_total", {
-        network: req.network,
-        method: s.call ? methodLabel(s.call.method, s.outcome) : "invalid",
-        outcome: s.outcome,
-      });
-    }
-    const parts = slots.map((s) => s.local ?? JSON.stringify(s.answer));
+    for (const s of slots) countCall(req.network, s.call ? methodLabel(s.call.method, s.outcome) : "invalid", s.outcome);
     return {
       status: statusOf(slots, upstreamStatus),
-      body: passthrough ?? (parsed.kind === "single" ? parts[0] : `[${parts.join(",")}]`),
+      body: passthrough ?? assemble(slots, parsed.kind === "single"),
       retryAfter: slots.some((s) => s.outcome === "rate_limited"),
     };
   }
@@ -185,6 +194,12 @@ function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
     return bad(wholeRequestError(parsed, INVALID_REQUEST.code, `Invalid request: a batch of ${parsed.entries.length} calls; at most ${MAX_BATCH}.`));
   }
   return null;
+}
+
+/** The answer built from its parts: local answers as written, the node's answers re-serialized. */
+function assemble(slots: Slot[], single: boolean): string {
+  const parts = slots.map((s) => s.local ?? JSON.stringify(s.answer));
+  return single ? parts[0] : `[${parts.join(",")}]`;
 }
 
 function setLocal(slot: Slot, outcome: Outcome, body: string): void {

@@ -49,10 +49,14 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
     .post("/rpc/:network/:api_key", handler, detail("JSON-RPC endpoint (key in the path)", []));
 }
 
-/** The body as text, or null past `limit` bytes (checked against Content-Length first, then the bytes read). */
+/**
+ * The body as text, or null past `limit` bytes: checked against Content-Length first, then the
+ * text read (Bun's own cap, set above every route limit, bounds a body sent without a length).
+ */
 async function readBody(request: Request, limit: number): Promise<string | null> {
   if (Number(request.headers.get("content-length") ?? "0") > limit) return null;
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > limit) return null;
-  return new TextDecoder().decode(bytes);
+  const text = await request.text();
+  // A UTF-8 character is 1 to 4 bytes: count bytes only when the character count cannot decide.
+  if (text.length > limit || (text.length * 4 > limit && Buffer.byteLength(text) > limit)) return null;
+  return text;
 }

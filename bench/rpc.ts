@@ -1,0 +1,168 @@
+// JSON-RPC proxy benchmark (not a test): `bun run bench:rpc`.
+//
+// eth_blockNumber and eth_getBlockByNumber through chainwatch's /rpc/eth/{api_key} (a `serve`
+// subprocess: key cache, allowlist, method policy, rpc_rps window, in-memory credit check, the
+// upstream pool, batched charges) against the same calls sent straight to the same anvil node.
+// One load generator subprocess drives both with the same connections and duration, in one run.
+// Targets: chainwatch / direct >= 0.7 req/s, added p50 latency < 1 ms.
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { createApiKey } from "../src/accounts/api-keys.ts";
+import { setPlan } from "../src/accounts/plans.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { openContext } from "../src/daemon.ts";
+import { startAnvil } from "../test/support/anvil.ts";
+import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
+
+const ACCOUNTS = 10;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5_000);
+const WARMUP_MS = 1_000;
+const ROOT = join(import.meta.dir, "..");
+const CALLS = [
+  { name: "eth_blockNumber", params: [] as unknown[] },
+  { name: "eth_getBlockByNumber", params: ["latest", false] as unknown[] },
+];
+
+const processes: Subprocess[] = [];
+const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-rpc-"));
+const anvil = await startAnvil();
+
+try {
+  await main();
+} finally {
+  for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
+  await Promise.all(processes.map((p) => Promise.race([p.exited, Bun.sleep(3000).then(() => p.kill("SIGKILL"))])));
+  await anvil.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function main(): Promise<void> {
+  // A few blocks with a transaction each, so getBlockByNumber answers a block with content.
+  for (let i = 0; i < 5; i++) await anvil.mined(await anvil.sendEth(anvil.accounts[0], anvil.accounts[1], 1n));
+  const daemonPort = freePort();
+  const configPath = join(dir, "chainwatch.toml");
+  writeFileSync(
+    configPath,
+    [
+      "[server]",
+      `port = ${daemonPort}`,
+      "[database]",
+      `url = "sqlite://${dir}/chainwatch.db"`,
+      "[secrets]",
+      `master_key_file = "${dir}/master.key"`,
+      "[networks.eth]",
+      'family = "evm"',
+      "decimals = 18",
+      "get_block_cost = 20",
+      `rpc_urls = ["${anvil.url}"]`,
+      "",
+    ].join("\n"),
+  );
+  const keys = await createKeys(configPath);
+  const daemon = spawn([process.execPath, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
+  const daemonUrl = `http://127.0.0.1:${daemonPort}`;
+  await waitForHealth(`${daemonUrl}/healthz`, daemon);
+  log(`anvil ${anvil.url}; chainwatch ${daemonUrl}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
+
+  const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
+  const results = [];
+  for (const c of CALLS) {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: c.name, params: c.params });
+    const headers = { "Content-Type": "application/json" };
+    const directTargets: LoadTarget[] = [{ url: anvil.url, method: "POST", headers, body }];
+    const proxyTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
+    await expectSameAnswer(directTargets[0], proxyTargets[0]);
+    const direct = await runLoadInSubprocess({ ...spec, targets: directTargets }, track);
+    const proxied = await runLoadInSubprocess({ ...spec, targets: proxyTargets }, track);
+    results.push({ method: c.name, direct, proxied });
+  }
+  report(results);
+}
+
+/** chainwatch must answer with the node's bytes (a JSON-RPC error would be a 200 too, and fast). */
+async function expectSameAnswer(direct: LoadTarget, proxied: LoadTarget): Promise<void> {
+  const send = async (t: LoadTarget) => (await fetch(t.url, { method: "POST", headers: t.headers, body: t.body })).text();
+  const [a, b] = [await send(direct), await send(proxied)];
+  if (a !== b) throw new Error(`chainwatch answered ${b.slice(0, 200)}, the node ${a.slice(0, 200)}`);
+}
+
+/** Accounts on a plan whose rpc_rps and credits never bind during the run. */
+async function createKeys(configPath: string): Promise<string[]> {
+  const loaded = loadConfig(configPath);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  try {
+    const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 0, rpcRps: 1_000_000_000 });
+    if (!plan.ok) throw new Error(plan.error);
+    const keys = [];
+    for (let i = 0; i < ACCOUNTS; i++) {
+      const account = await createAccount(ctx, { name: `bench-${i}`, plan: "bench", credits: 1_000_000_000_000 });
+      if (!account.ok) throw new Error(account.error);
+      const key = await createApiKey(ctx, { accountId: account.account.id, allowIps: [] });
+      if (!key.ok) throw new Error(key.error);
+      keys.push(key.key.api_key);
+    }
+    return keys;
+  } finally {
+    await ctx.db.destroy();
+  }
+}
+
+function report(results: { method: string; direct: LoadResult; proxied: LoadResult }[]): void {
+  const row = (name: string, r: LoadResult) =>
+    `${name.padEnd(34)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`;
+  console.log("");
+  console.log(`${"target".padEnd(34)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}`);
+  const summary = [];
+  for (const { method, direct, proxied } of results) {
+    console.log(row(`${method} direct to anvil`, direct));
+    console.log(row(`${method} through chainwatch`, proxied));
+    const ratio = proxied.rps / direct.rps;
+    const addedP50 = proxied.p50 - direct.p50;
+    const addedP99 = proxied.p99 - direct.p99;
+    console.log(`  ratio ${ratio.toFixed(2)} (target >= 0.7); added p50 ${addedP50.toFixed(2)} ms (target < 1 ms), added p99 ${addedP99.toFixed(2)} ms`);
+    summary.push({ method, direct, proxied, ratio: Number(ratio.toFixed(3)), added_p50_ms: Number(addedP50.toFixed(2)), added_p99_ms: Number(addedP99.toFixed(2)) });
+    if (direct.errors > 0 || proxied.errors > 0) process.exitCode = 1;
+  }
+  console.log(JSON.stringify({ bench: "rpc", connections: CONNECTIONS, duration_ms: DURATION_MS, accounts: ACCOUNTS, results: summary }));
+}
+
+function spawn(cmd: string[], cwd: string): Subprocess {
+  const proc = Bun.spawn(cmd, { cwd, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
+  processes.push(proc);
+  return proc;
+}
+
+function track(p: Subprocess): void {
+  processes.push(p);
+}
+
+/** A free TCP port: bind port 0, read it, let it go. */
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
+
+/** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */
+async function waitForHealth(url: string, proc: Subprocess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} did not come up within 15 s`);
+}
+
+function log(line: string): void {
+  console.log(`bench:rpc ${line}`);
+}
