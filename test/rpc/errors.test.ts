@@ -191,3 +191,13 @@ describe("upstreams (502 -32603, failover)", () => {
     expect(Number(account)).toBe(50);
   });
 });
+
+describe("OpenAPI", () => {
+  test("documents both forms of the route, the path form without the X-Api-Key scheme", async () => {
+    const doc = (await (await fetch(`${td.url}/openapi/json`)).json()) as { paths: Record<string, { post?: { summary?: string; security?: unknown[]; tags?: string[] } }> };
+    const header = doc.paths["/rpc/{network}"]?.post;
+    const path = doc.paths["/rpc/{network}/{api_key}"]?.post;
+    expect(header).toMatchObject({ summary: "JSON-RPC endpoint (key in X-Api-Key)", tags: ["json-rpc"], security: [{ ApiKey: [] }] });
+    expect(path).toMatchObject({ summary: "JSON-RPC endpoint (key in the path)", tags: ["json-rpc"], security: [] });
+  });
+});
