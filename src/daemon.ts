@@ -73,7 +73,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   const resolveHost = opts.resolveHost ?? systemResolver;
   // Built once: the followers and /rpc share each network's pool, so both see the same upstream health.
   const upstreams = upstreamPools(config.networks, { fetch, clock: ctx.clock, log: ctx.log, metrics });
-  const rpcMeter = createCreditMeter({ db: ctx.db, clock: ctx.clock, log: ctx.log, flushIntervalMs: config.rpc.flush_interval_ms });
+  const rpcMeter = createCreditMeter({ db: ctx.db, clock: ctx.clock, log: ctx.log, flushIntervalSeconds: config.rpc.flush_interval_seconds });
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,

@@ -139,11 +139,11 @@ export const ConfigSchema = T.Object(
     ),
     // JSON-RPC endpoint: credits per method; `default` for methods not listed. Block reads cost the
     // network's get_block_cost unless listed here.
-    // flush_interval_ms: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
+    // flush_interval_seconds: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
     rpc: T.Object(
       {
         costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }),
-        flush_interval_ms: PositiveInt(1000, 60_000),
+        flush_interval_seconds: PositiveInt(1, 60),
       },
       { ...strict, default: {} },
     ),

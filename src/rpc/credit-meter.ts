@@ -1,9 +1,9 @@
-import type { Worker } from "../daemon.ts";
 import type { Db } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { utcDay } from "../lib/time.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
 
 /**
  * What the /rpc hot path knows of an account without touching the database: the balance and plan
@@ -38,11 +38,11 @@ export type CreditMeter = {
   settle(a: AccountMeter, held: number, charged: number, calls: number): void;
   /** Writes the charges pending so far; concurrent callers share one flush. */
   flush(): Promise<void>;
-  /** A daemon worker flushing every `flushIntervalMs`, and once more on stop. */
+  /** A daemon worker flushing every `flushIntervalSeconds`, and once more on stop. */
   worker(): Worker;
 };
 
-export type CreditMeterDeps = { db: Db; clock: Clock; log: Logger; flushIntervalMs: number; refreshMs?: number };
+export type CreditMeterDeps = { db: Db; clock: Clock; log: Logger; flushIntervalSeconds: number; refreshMs?: number };
 
 const DAY_MS = 86_400_000;
 
@@ -177,16 +177,19 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       return flushing;
     },
     worker() {
-      let timer: ReturnType<typeof setInterval> | null = null;
-      return {
+      const w = createWorker({
         name: "rpc-credit-flush",
-        start() {
-          timer = setInterval(() => void meter.flush(), deps.flushIntervalMs);
-        },
+        log: deps.log,
+        schedule: "* * * * * *",
+        intervalSeconds: deps.flushIntervalSeconds,
+        failure: "rpc charges flush failed",
+        run: () => meter.flush(),
+      });
+      // The last flush runs after the schedule stopped: what the final requests charged is written too.
+      return {
+        ...w,
         async stop() {
-          if (timer) clearInterval(timer);
-          timer = null;
-          await flushing;
+          await w.stop();
           await meter.flush();
         },
       };

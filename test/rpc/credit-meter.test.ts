@@ -38,7 +38,7 @@ const stored = async () => {
 
 describe("rpc credit meter", () => {
   test("reserves against balance less held and unbilled credits, writing nothing until the flush", async () => {
-    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalMs: 1000 });
+    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalSeconds: 1 });
     const a = await meter.account(accountId);
     expect(a.rpcRps).toBe(7);
     expect(meter.reserve(a, 6)).toBe(true);
@@ -55,7 +55,7 @@ describe("rpc credit meter", () => {
   });
 
   test("charges land on the UTC day the calls settled, and a second flush writes nothing again", async () => {
-    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalMs: 1000 });
+    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalSeconds: 1 });
     const a = await meter.account(accountId);
     meter.reserve(a, 1);
     meter.settle(a, 1, 1, 1);
@@ -74,7 +74,7 @@ describe("rpc credit meter", () => {
   });
 
   test("credits added by another writer are seen once the view is a second old", async () => {
-    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalMs: 1000 });
+    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalSeconds: 1 });
     const a = await meter.account(accountId);
     meter.reserve(a, 10);
     meter.settle(a, 10, 10, 1);
@@ -91,7 +91,7 @@ describe("rpc credit meter", () => {
   });
 
   test("the worker's stop flushes what is pending", async () => {
-    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalMs: 60_000 });
+    const meter = createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalSeconds: 60 });
     const worker = meter.worker();
     worker.start();
     const a = await meter.account(accountId);
