@@ -2,7 +2,7 @@ import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
 import { keyAllowsIp } from "../auth/verify.ts";
 import type { Config } from "../config/schema.ts";
-import type { Metrics } from "../http/metrics.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { rpcCallCost } from "./costs.ts";
@@ -70,14 +70,20 @@ export function createRpcProxy(deps: RpcProxyDeps) {
   const countCall = (network: string, method: string, outcome: Outcome) => {
     const k = `${network}\n${method}\n${outcome}`;
     let counter = callCounters.get(k);
-    if (!counter) callCounters.set(k, (counter = deps.metrics.counter("chainwatch_rpc_calls_total", { network, method, outcome })));
+    if (!counter) {
+      counter = deps.metrics.counter("chainwatch_rpc_calls_total", { network, method, outcome });
+      callCounters.set(k, counter);
+    }
     counter.inc();
   };
   const latencies = new Map<string, { observe(v: number): void }>();
   const observeUpstream = (network: string, upstream: string, seconds: number) => {
     const k = `${network}\n${upstream}`;
     let h = latencies.get(k);
-    if (!h) latencies.set(k, (h = deps.metrics.histogram("chainwatch_rpc_upstream_seconds", { network, upstream })));
+    if (!h) {
+      h = deps.metrics.histogram("chainwatch_rpc_upstream_seconds", { network, upstream });
+      latencies.set(k, h);
+    }
     h.observe(seconds);
   };
 

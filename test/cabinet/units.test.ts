@@ -46,9 +46,9 @@ describe("usage chart", () => {
 
   test("draws one titled bar per day, scaled to the axis, with a text summary", () => {
     const series = [
-      { date: "2026-11-20", credits: 0, deliveries: 0, events: 0 },
-      { date: "2026-11-21", credits: 50, deliveries: 1, events: 2 },
-      { date: "2026-11-22", credits: 100, deliveries: 2, events: 2 },
+      { date: "2026-11-20", credits: 0, deliveries: 0, events: 0, rpc_calls: 0 },
+      { date: "2026-11-21", credits: 50, deliveries: 1, events: 2, rpc_calls: 0 },
+      { date: "2026-11-22", credits: 100, deliveries: 2, events: 2, rpc_calls: 0 },
     ];
     const svg = usageChart(series).text;
     expect(svg.match(/<rect /g)).toHaveLength(3);

@@ -6,7 +6,7 @@ import { addCredits, createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { manualClock } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { createCreditMeter } from "../../src/rpc/credit-meter.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createMetrics } from "../../src/http/metrics.ts";
+import { createMetrics } from "../../src/lib/metrics.ts";
 
 describe("metrics histogram", () => {
   test("renders cumulative buckets, +Inf, sum and count per label set", () => {
