@@ -1,21 +1,63 @@
-import { loadConfig, resolveConfigPath } from "../src/config/load.ts";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { type ConfigSource, findConfig, loadConfig, sqlitePath } from "../src/config/load.ts";
 import type { Config } from "../src/config/schema.ts";
 import { type Context, openContext } from "../src/daemon.ts";
 import { CommandError, type Globals } from "./globals.ts";
 
+/** A validated config and a phrase saying where it came from (`config /etc/cw.toml from --config`). */
+export type LoadedConfig = { config: Config; origin: string };
+
 /** The validated config the global flags point at; a bad one stops the command naming the key. */
-export function configFor(globals: Globals): Config {
-  const result = loadConfig(resolveConfigPath(globals.config, process.env, process.cwd()));
+export function configFor(globals: Globals, env: Record<string, string | undefined> = process.env): LoadedConfig {
+  const source = findConfig(globals.config, env, process.cwd());
+  const result = loadConfig(source.path);
   if (!result.ok) throw new CommandError(result.error);
-  return result.config;
+  return { config: result.config, origin: describeOrigin(source) };
 }
 
-/** Runs `fn` with an open, migrated context and always closes the database. */
-export async function withContext<T>(globals: Globals, fn: (ctx: Context) => Promise<T>): Promise<T> {
-  const ctx = await openContext(configFor(globals));
+function describeOrigin(source: ConfigSource): string {
+  if (source.path === null) return "built-in defaults: no --config, $CHAINWATCH_CONFIG or ./chainwatch.toml";
+  return `config ${resolve(source.path)} from ${source.via}`;
+}
+
+/** The database file a config points at, absolute (relative paths are taken from the working directory). */
+export function databaseFile(config: Config): string {
+  const file = sqlitePath(config.database.url);
+  return file === ":memory:" ? file : resolve(file);
+}
+
+/**
+ * What would have to be created from nothing to run against this config: run from the wrong
+ * folder, a relative database path silently yields a new empty database and a new master key.
+ */
+function missingData(config: Config, env: Record<string, string | undefined>): string | null {
+  const db = databaseFile(config);
+  if (db !== ":memory:" && !existsSync(db)) return `no database at ${db}`;
+  if (!env.CHAINWATCH_MASTER_KEY && !existsSync(config.secrets.master_key_file))
+    return `no master key at ${resolve(config.secrets.master_key_file)} (and $CHAINWATCH_MASTER_KEY is not set)`;
+  return null;
+}
+
+/**
+ * Runs `fn` with an open, migrated context and always closes the database. Unless `create` (the
+ * migrate command, or --create) it refuses to start from nothing, naming the path and the config
+ * it came from; on success it says on stderr which database it used (stdout stays the output).
+ */
+export async function withContext<T>(globals: Globals, fn: (ctx: Context) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
+  const { config, origin } = configFor(globals);
+  const create = opts.create === true || globals.create;
+  if (!create) {
+    const missing = missingData(config, process.env);
+    if (missing) throw new CommandError(`${missing} (${origin}); run \`chainwatch migrate\` to create it, or pass --create`);
+  }
+  const ctx = await openContext(config, { create });
+  let result: T;
   try {
-    return await fn(ctx);
+    result = await fn(ctx);
   } finally {
     await ctx.db.destroy();
   }
+  process.stderr.write(`chainwatch: database ${databaseFile(config)} (${origin})\n`);
+  return result;
 }

@@ -1,17 +1,18 @@
 /** Flags every command takes, before or after the command name. */
-export type Globals = { config?: string; json: boolean };
+export type Globals = { config?: string; json: boolean; create: boolean };
 
 /**
- * Lifts `--config <file>` / `--config=<file>` and `--json` out of argv wherever they stand: citty
+ * Lifts `--config <file>` / `--config=<file>`, `--json` and `--create` out of argv wherever they stand: citty
  * takes the first non-flag word as the subcommand, so `chainwatch --config x serve` would
  * otherwise treat `x` as the command.
  */
 export function liftGlobals(argv: string[]): { globals: Globals; rest: string[] } {
-  const globals: Globals = { json: false };
+  const globals: Globals = { json: false, create: false };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--json") globals.json = true;
+    else if (a === "--create") globals.create = true;
     else if (a === "--config") {
       const value = argv[++i];
       if (value === undefined || value.startsWith("-")) throw new UsageError("--config needs a file path");

@@ -11,6 +11,7 @@ import { migrateCommand } from "./commands/migrate.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { type Globals, liftGlobals, UsageError } from "./globals.ts";
+import { checkInvocation } from "./invocation.ts";
 
 function rootCommand(g: Globals): CommandDef {
   return {
@@ -30,17 +31,32 @@ function rootCommand(g: Globals): CommandDef {
   };
 }
 
-/** The command a word path names (`keys create` → that command), for --help. */
-async function commandAt(root: CommandDef, words: string[]): Promise<{ cmd: CommandDef; parent?: CommandDef }> {
+/** The command a word path names (`keys create` → that command) and its full name, for --help. */
+async function commandAt(root: CommandDef, words: string[]): Promise<{ cmd: CommandDef; path: string[] }> {
   let cmd = root;
-  let parent: CommandDef | undefined;
+  const path = ["chainwatch"];
   for (const w of words) {
     const subs = (await cmd.subCommands) as Record<string, CommandDef> | undefined;
     if (!subs || !(w in subs)) break;
-    parent = cmd;
     cmd = subs[w];
+    path.push(w);
   }
-  return { cmd, parent };
+  return { cmd, path };
+}
+
+/** Usage text; citty prints only the last two words of the name, so its parent is the full prefix. */
+async function usageOf(root: CommandDef, words: string[], colour: boolean): Promise<string> {
+  const { cmd, path } = await commandAt(root, words);
+  const parent = path.length > 1 ? { meta: { name: path.slice(0, -1).join(" "), version: VERSION } } : undefined;
+  const text = await renderUsage(cmd, parent);
+  return colour ? text : stripAnsi(text);
+}
+
+const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "").replace(/ +$/gm, "");
+
+/** Colour only for a person at a terminal who has not asked for none (https://no-color.org). */
+function wantsColour(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  return stream.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -53,16 +69,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (rest.length === 0 || rest.includes("--help") || rest.includes("-h")) {
-      const { cmd, parent } = await commandAt(root, rest.filter((a) => !a.startsWith("-")));
-      process.stdout.write(`${await renderUsage(cmd, parent)}\n`);
+      const words = rest.filter((a) => !a.startsWith("-"));
+      process.stdout.write(`${await usageOf(root, words, wantsColour(process.stdout, process.env))}\n`);
       return rest.length === 0 ? 2 : 0;
     }
+    await checkInvocation(root, rest);
     await runCommand(root, { rawArgs: rest });
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as Error).name === "CLIError";
     const message = (error as Error).message ?? String(error);
-    process.stderr.write(`chainwatch: ${message.replace(/\x1b\[[0-9;]*m/g, "")}${usage ? " (see --help)" : ""}\n`);
+    process.stderr.write(`chainwatch: ${stripAnsi(message)}${usage ? " (see --help)" : ""}\n`);
     return usage ? 2 : 1;
   }
 }

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
@@ -28,7 +30,8 @@ import { retentionWorker } from "./watch/retention.ts";
 /** What every command needs: the migrated database, the secret box and the clock. */
 export type Context = { config: Config; db: Db; box: SecretBox; clock: Clock; log: Logger };
 
-export type ContextOptions = { clock?: Clock; log?: Logger; env?: Record<string, string | undefined> };
+/** `create: false` refuses to create a missing database or master key (CLI commands other than migrate/serve). */
+export type ContextOptions = { clock?: Clock; log?: Logger; env?: Record<string, string | undefined>; create?: boolean };
 
 /**
  * Opens the database, applies pending migrations and loads (creating on first use) the master
@@ -36,9 +39,12 @@ export type ContextOptions = { clock?: Clock; log?: Logger; env?: Record<string,
  */
 export async function openContext(config: Config, opts: ContextOptions = {}): Promise<Context> {
   const env = opts.env ?? process.env;
-  const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create: true });
+  const create = opts.create ?? true;
+  const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create });
   if (!key.ok) throw new StartupError(key.error);
-  const db = openDatabase(sqlitePath(config.database.url));
+  const file = sqlitePath(config.database.url);
+  if (!create && file !== ":memory:" && !existsSync(file)) throw new StartupError(`no database at ${resolve(file)}; run \`chainwatch migrate\` first`);
+  const db = openDatabase(file);
   const migrated = await migrate(db);
   if (!migrated.ok) {
     await db.destroy();

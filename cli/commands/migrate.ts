@@ -15,6 +15,6 @@ export function migrateCommand(g: Globals) {
         const result = await migrate(ctx.db);
         if (!result.ok) throw new CommandError(result.error);
         emit(g, { ok: true, database: ctx.config.database.url }, () => `database ${ctx.config.database.url} is up to date`);
-      }),
+      }, { create: true }),
   });
 }

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { openContext, startDaemon } from "../../src/daemon.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
-import { configFor } from "../context.ts";
+import { configFor, databaseFile } from "../context.ts";
 import type { Globals } from "../globals.ts";
 import { globalArgs } from "./common.ts";
 
@@ -10,9 +10,12 @@ export function serveCommand(g: Globals) {
     meta: { name: "serve", description: "Migrate, then run the API, the delivery loop and the crons (JSON logs on stdout)" },
     args: { ...globalArgs },
     async run() {
-      const log = jsonLogger((line) => process.stdout.write(line));
-      const ctx = await openContext(configFor(g), { log });
+      const { config, origin } = configFor(g);
+      const log = jsonLogger((line) => process.stdout.write(line), Date.now, config.log.level);
+      const ctx = await openContext(config, { log });
       const daemon = await startDaemon(ctx);
+      // Said once at start, after `listening`: which database this daemon uses, and which config chose it.
+      log.info("database", { database: databaseFile(config), config: origin });
       // runMain would exit as soon as run() returns: wait here for the signal and a clean stop.
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {

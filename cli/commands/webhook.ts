@@ -1,6 +1,8 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
 import { queueTestDelivery, TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
+import { systemResolver } from "../../src/net/target-guard.ts";
+import { readWebhookSettings, updateWebhookSettings } from "../../src/watch/webhook-settings.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, UsageError } from "../globals.ts";
 import { emit, fields } from "../output.ts";
@@ -10,6 +12,42 @@ export function webhookCommand(g: Globals) {
   return defineCommand({
     meta: { name: "webhook", description: "Webhook tools" },
     subCommands: {
+      set: defineCommand({
+        meta: {
+          name: "set",
+          description: "Set an account's webhook URL (same checks as PUT /v1/address-watch/webhook); --enabled switches it on",
+        },
+        args: {
+          ...globalArgs,
+          account: { type: "string", description: "Account name or id", required: true },
+          url: { type: "string", description: "Absolute http(s) URL; private targets need delivery.allow_private_targets", required: true },
+          enabled: { type: "boolean", description: "Deliver to it (--no-enabled: stop); left out, keeps the current setting" },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const account = await requireAccount(ctx.db, String(args.account));
+            const current = await readWebhookSettings(ctx.db, account.id);
+            const enabled = typeof args.enabled === "boolean" ? args.enabled : current.enabled;
+            const outcome = await updateWebhookSettings(
+              {
+                db: ctx.db,
+                clock: ctx.clock,
+                resolve: systemResolver,
+                allowPrivate: ctx.config.delivery.allow_private_targets,
+                isNetwork: (slug) => findNetwork(ctx.config.networks, slug) !== undefined,
+              },
+              account.id,
+              { url: String(args.url), enabled },
+            );
+            // The service names the body field (`url …`); on the command line it is the --url flag.
+            if (!outcome.ok) {
+              const hint = outcome.error.endsWith("private address") ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
+              throw new CommandError(`${outcome.error.replace(/^url\b/, "--url")}${hint}`);
+            }
+            const doc = { ...outcome.value, egress_ips: ctx.config.delivery.egress_ips };
+            emit(g, doc, () => fields(Object.entries(doc)));
+          }),
+      }),
       test: defineCommand({
         meta: {
           name: "test",

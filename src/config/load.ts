@@ -6,12 +6,20 @@ import { type Config, ConfigSchema, DEFAULT_NETWORKS, NetworkSchema, RatesSchema
 
 export type ConfigResult = { ok: true; config: Config; path: string | null } | { ok: false; error: string };
 
+/** The config file in use and how it was chosen, for messages that must say where a setting came from. */
+export type ConfigSource = { path: string | null; via: "--config" | "$CHAINWATCH_CONFIG" | "./chainwatch.toml" | null };
+
 /** Picks the config file: --config, else $CHAINWATCH_CONFIG, else ./chainwatch.toml when present, else none. */
-export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>, cwd: string): string | null {
-  if (flag) return flag;
-  if (env.CHAINWATCH_CONFIG) return env.CHAINWATCH_CONFIG;
+export function findConfig(flag: string | undefined, env: Record<string, string | undefined>, cwd: string): ConfigSource {
+  if (flag) return { path: flag, via: "--config" };
+  if (env.CHAINWATCH_CONFIG) return { path: env.CHAINWATCH_CONFIG, via: "$CHAINWATCH_CONFIG" };
   const local = `${cwd}/chainwatch.toml`;
-  return existsSync(local) ? local : null;
+  return existsSync(local) ? { path: local, via: "./chainwatch.toml" } : { path: null, via: null };
+}
+
+/** The path `findConfig` picks, or null for the built-in defaults. */
+export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>, cwd: string): string | null {
+  return findConfig(flag, env, cwd).path;
 }
 
 /** Reads, parses and validates a config file (or the built-in defaults when `path` is null). */

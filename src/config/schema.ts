@@ -125,6 +125,11 @@ export const ConfigSchema = T.Object(
       { ...strict, default: {} },
     ),
     events: T.Object({ retention_days: PositiveInt(30, 36_500) }, { ...strict, default: {} }),
+    // `serve`'s JSON log lines from this level up: debug | info | warn | error.
+    log: T.Object(
+      { level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")], { default: "info" }) },
+      { ...strict, default: {} },
+    ),
     aml: T.Object(
       {
         provider: T.Union([T.Literal("local"), T.Literal("http")], { default: "local" }),

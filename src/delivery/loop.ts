@@ -12,6 +12,7 @@ import { createWorkSignal, type Finished, runPass } from "./pass.ts";
 import { type CreditReservations, createCreditReservations } from "./reservations.ts";
 import { attemptDelivery, chooseTarget, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
+import { createEndpointHealth } from "./endpoint-health.ts";
 import { webhookKey } from "./signer.ts";
 
 // The delivery worker wires the steps together: claim (claim.ts) → send (send.ts) → settle
@@ -94,6 +95,8 @@ function passSender(deps: DeliveryLoopDeps): (d: ClaimedDelivery) => Promise<Fin
     userAgent: deps.userAgent,
     checkedUrls: new Map(),
   };
+  // Built once per loop (not per pass): an endpoint's failing/recovered state outlives a pass.
+  const health = createEndpointHealth(deps.log);
   return async (d) => {
     let key = keys.get(d.route.webhook_secret_enc);
     if (!key) {
@@ -101,6 +104,7 @@ function passSender(deps: DeliveryLoopDeps): (d: ClaimedDelivery) => Promise<Fin
       keys.set(d.route.webhook_secret_enc, key);
     }
     const attempt = await attemptDelivery(sendDeps, d, chooseTarget(d, d.route), key);
+    health.record(d.account_id, d.id, attempt);
     return { delivery: d, attempt, outcome: outcomeOf(attempt, d, policy, deps.clock.now()) };
   };
 }

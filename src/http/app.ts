@@ -40,6 +40,9 @@ export function createApp(deps: AppDeps) {
       }
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
+      // Every refusal (4xx) is logged at debug: useful while wiring a client, noise otherwise.
+      if (failure.status < 500)
+        deps.log.debug("request refused", { method: request.method, path: new URL(request.url).pathname, status: failure.status, error: failure.message });
       return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => {

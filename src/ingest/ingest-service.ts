@@ -79,6 +79,7 @@ export function createIngestService(deps: IngestDeps): IngestService {
       }
       if ("jump" in result) return invalidInput(result.jump);
       if (result.changed) deps.onCommitted();
+      logIngest(deps.log, blocks, result);
       for (const r of result.reorgs) {
         deps.metrics?.inc("chainwatch_reorgs_total", { network: r.network });
         deps.log.warn("reorg", { network: r.network, depth: r.depth, from_height: r.fromHeight });
@@ -86,6 +87,26 @@ export function createIngestService(deps: IngestDeps): IngestService {
       return { ok: true, blocks: result.blocks, events: result.events, reorgs: result.reorgs };
     },
   };
+}
+
+/** One line a batch: info when it stored something, debug when every block was already known. */
+function logIngest(log: Logger, blocks: IngestedBlock[], result: { blocks: number; events: number }): void {
+  // A loop, not Math.min(...): a batch can hold more blocks than a call takes arguments.
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  for (const b of blocks) {
+    low = Math.min(low, b.height);
+    high = Math.max(high, b.height);
+  }
+  const fields = {
+    networks: [...new Set(blocks.map((b) => b.network))],
+    received: blocks.length,
+    blocks: result.blocks,
+    events: result.events,
+    ...(blocks.length > 0 ? { from_height: low, to_height: high } : {}),
+  };
+  if (result.blocks > 0) log.info("ingested", fields);
+  else log.debug("ingested nothing new", fields);
 }
 
 /** A refused batch (rolled back): a too-deep reorg is an error worth an operator's attention, and counted. */

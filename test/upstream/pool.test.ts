@@ -26,7 +26,7 @@ const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", 
 function recordingLog() {
   const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
   const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
-  const log: Logger = { info: at("info"), warn: at("warn"), error: at("error") };
+  const log: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
   return { log, lines };
 }
 
