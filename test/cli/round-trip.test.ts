@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
 import { createHash, createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -105,6 +105,41 @@ afterAll(async () => {
 describe("chainwatch CLI round trip", () => {
   let alice: { account_id: string; webhook_secret: string };
   let key: { api_key: string; secret: string; account_id: string; allow_ips: string[] };
+
+  test("a command other than migrate refuses to start from no database, naming the path and the config", async () => {
+    const r = await cli(["plans", "list", "--config", config]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `chainwatch: no database at ${dir}/cw.db (config ${config} from --config); run \`chainwatch migrate\` to create it, or pass --create\n`,
+    });
+    expect(existsSync(join(dir, "cw.db"))).toBe(false);
+    expect(existsSync(join(dir, "master.key"))).toBe(false);
+  });
+
+  test("run from another folder with no config, it names the built-in default path it would have used", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "chainwatch-cli-elsewhere-"));
+    try {
+      const r = await cli(["keys", "list"], { cwd: elsewhere });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code: 1,
+        stderr: `chainwatch: no database at ${realpathSync(elsewhere)}/data/chainwatch.db (built-in defaults: no --config, $CHAINWATCH_CONFIG or ./chainwatch.toml); run \`chainwatch migrate\` to create it, or pass --create\n`,
+      });
+      expect(existsSync(join(elsewhere, "data"))).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  test("migrate creates the database and the master key, and says which database on stderr", async () => {
+    const r = await cli(["migrate", "--json", "--config", config]);
+    expect({ code: r.code, stdout: JSON.parse(r.stdout), stderr: r.stderr }).toEqual({
+      code: 0,
+      stdout: { ok: true, database: `sqlite://${dir}/cw.db` },
+      stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n`,
+    });
+    expect(existsSync(join(dir, "master.key"))).toBe(true);
+  });
 
   test("plans set prints the plan as JSON", async () => {
     expect(await json(["plans", "set", "gold", "--slots", "5", "--monthly-credits", "1000"])).toEqual({
@@ -233,9 +268,9 @@ describe("chainwatch CLI round trip", () => {
     const names = (r: { stdout: string }) => JSON.parse(r.stdout).plans.map((p: { name: string }) => p.name);
     // ./chainwatch.toml points at the main database, which has plan gold.
     expect(names(await cli(["plans", "list", "--json"], { cwd: local }))).toEqual(["free", "gold"]);
-    // $CHAINWATCH_CONFIG (another, fresh database) beats ./chainwatch.toml.
+    // $CHAINWATCH_CONFIG (another, fresh database: --create lets it be made) beats ./chainwatch.toml.
     const otherConfig = join(other, "cw.toml");
-    expect(names(await cli(["plans", "list", "--json"], { cwd: local, env: { CHAINWATCH_CONFIG: otherConfig } }))).toEqual(["free"]);
+    expect(names(await cli(["plans", "list", "--json", "--create"], { cwd: local, env: { CHAINWATCH_CONFIG: otherConfig } }))).toEqual(["free"]);
     // --config beats $CHAINWATCH_CONFIG.
     expect(names(await cli(["plans", "list", "--json", "--config", config], { cwd: local, env: { CHAINWATCH_CONFIG: otherConfig } }))).toEqual([
       "free",
@@ -246,7 +281,7 @@ describe("chainwatch CLI round trip", () => {
   test.each([
     [["plans", "set", "x", "--slots", "abc"], "chainwatch: --slots must be a non-negative integer (see --help)"],
     [["plans", "set", "x"], "chainwatch: Missing required argument: --slots (see --help)"],
-    [["bogus"], "chainwatch: Unknown command bogus (see --help)"],
+    [["bogus"], "chainwatch: unknown command bogus (see --help)"],
     [["keys", "create", "--account", "alice", "--allow-ip", "nope"], "chainwatch: --allow-ip nope is not an IP address or CIDR (see --help)"],
     [["accounts", "credit", "alice", "--add", "0"], "chainwatch: --add must be a positive integer (see --help)"],
   ])("a usage error (%p) exits 2 with one line on stderr", async (args, message) => {

@@ -67,13 +67,13 @@ describe("chainwatch ingest", () => {
   it("feeds a batch file through the ingest service and prints the counts with --json", async () => {
     writeFileSync(join(dir, "batch.json"), JSON.stringify([block(1, "0xb1"), block(2, "0xb2")]));
     const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
-    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: "" });
+    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
     expect(await eventCount()).toBe(4);
   });
 
   it("reads the batch from stdin for - and prints a line without --json", async () => {
     const r = await cli(["--config", config, "ingest", "-"], JSON.stringify(block(3, "0xb3")));
-    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: "" });
+    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
   });
 
   it("adds nothing for blocks already stored", async () => {
