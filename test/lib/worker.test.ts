@@ -33,7 +33,7 @@ function gatedRuns() {
 
 function logCollector(): Logger & { errors: { msg: string; fields?: Record<string, unknown> }[] } {
   const errors: { msg: string; fields?: Record<string, unknown> }[] = [];
-  return { info() {}, warn() {}, error: (msg, fields) => void errors.push({ msg, fields }), errors };
+  return { debug() {}, info() {}, warn() {}, error: (msg, fields) => void errors.push({ msg, fields }), errors };
 }
 
 const spec = (over: Partial<WorkerSpec> & Pick<WorkerSpec, "run">): WorkerSpec => ({
