@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { monthlyGrantWorker } from "./billing/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
@@ -108,6 +109,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     amlWorker,
     createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
     rpcMeter.worker(),
+    monthlyGrantWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
   ];
   const deps: AppDeps = {
     ...ctx,

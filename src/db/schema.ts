@@ -51,6 +51,16 @@ export interface UsageDailyTable {
   rpc_calls: Generated<number>;
 }
 
+/** A monthly credit grant given (`plans set --monthly-credits`); one per account per UTC month. */
+export interface CreditGrantsTable {
+  account_id: string;
+  /** UTC month, YYYY-MM. */
+  month: string;
+  plan: string;
+  credits: number;
+  granted_at: number;
+}
+
 export interface WatchesTable {
   id: string;
   account_id: string;
@@ -212,6 +222,7 @@ export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
+  credit_grants: CreditGrantsTable;
   watches: WatchesTable;
   blocks: BlocksTable;
   events: EventsTable;

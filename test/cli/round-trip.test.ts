@@ -3,12 +3,14 @@ import type { Subprocess } from "bun";
 import { createHash, createHmac } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { Webhook } from "standardwebhooks";
 import { join } from "node:path";
 
 // The CLI as a user runs it: separate `bun cli/index.ts` processes over one SQLite file, with a
 // `serve` process beside them. Nothing here imports chainwatch code.
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const spawned: Subprocess[] = [];
+const spawnedServers: { stop(force?: boolean): unknown }[] = [];
 let dir: string;
 let config: string;
 let port: number;
@@ -52,6 +54,9 @@ function tomlFor(dbDir: string, listenPort: number): string {
     `url = "sqlite://${dbDir}/cw.db"`,
     "[secrets]",
     `master_key_file = "${dbDir}/master.key"`,
+    // The webhook receiver of these tests listens on 127.0.0.1.
+    "[delivery]",
+    "allow_private_targets = true",
     "",
   ].join("\n");
 }
@@ -97,6 +102,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
+  for (const s of spawnedServers) s.stop(true);
   for (const p of spawned) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
   await Promise.all(spawned.map((p) => p.exited));
   rmSync(dir, { recursive: true, force: true });
@@ -184,6 +190,8 @@ describe("chainwatch CLI round trip", () => {
       200,
     );
     expect(health).toBe(200);
+    // Plan gold grants 1000 credits a month: the daemon gives this month's grant when it starts.
+    await eventually(() => getAccount(key), (r) => r.body.credits?.balance === 1100);
     expect(await getAccount(key)).toEqual({
       status: 200,
       body: {
@@ -191,7 +199,7 @@ describe("chainwatch CLI round trip", () => {
         name: "alice",
         environment: "production",
         plan: { name: "gold", address_slots: 5, rpc_rps: 25, monthly_credits: 1000 },
-        credits: { balance: 100, spent_today: 0 },
+        credits: { balance: 1100, spent_today: 0 },
         address_slots: { used: 0, limit: 5 },
       },
     });
@@ -206,16 +214,45 @@ describe("chainwatch CLI round trip", () => {
   });
 
   test("the daemon sees credits added by the CLI while it runs", async () => {
-    expect((await json(["accounts", "credit", "alice", "--add", "50"])).credits).toBe(150);
+    expect((await json(["accounts", "credit", "alice", "--add", "50"])).credits).toBe(1150);
     // Account snapshots are served from memory for up to a second (DESIGN §1: "within a second").
-    const res = await eventually(() => getAccount(key), (r) => r.body.credits?.balance === 150);
-    expect(res.body.credits.balance).toBe(150);
+    const res = await eventually(() => getAccount(key), (r) => r.body.credits?.balance === 1150);
+    expect(res.body.credits.balance).toBe(1150);
   });
 
   test("a key created by the CLI while serve runs is accepted", async () => {
     const second = await json(["keys", "create", "--account", "alice"]);
     const res = await eventually(() => getAccount(second), (r) => r.status === 200);
     expect(res.status).toBe(200);
+  });
+
+  test("webhook set points the account at a local receiver, and webhook test reaches it signed as the README verifies it", async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    let arrived: () => void = () => {};
+    const got = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const receiver = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        received.push({ headers: Object.fromEntries(req.headers), body: await req.text() });
+        arrived();
+        return new Response("ok");
+      },
+    });
+    spawnedServers.push(receiver);
+    const url = `http://127.0.0.1:${receiver.port}/hook`;
+    expect(await json(["webhook", "set", "--account", "alice", "--url", url, "--enabled"])).toMatchObject({ url, enabled: true });
+    const queued = await json(["webhook", "test", "--account", "alice", "--event", "payment", "--network", "eth"]);
+    await got;
+    const [hit] = received;
+    expect(hit.headers["x-webhook-id"]).toBe(queued.delivery_id);
+    // The README's two checks: standardwebhooks over Object.fromEntries(req.headers), and the X-Signature HMAC.
+    const payload = new Webhook(alice.webhook_secret).verify(hit.body, hit.headers) as { network: string };
+    expect(payload.network).toBe("eth");
+    const key = Buffer.from(alice.webhook_secret.slice("whsec_".length), "base64");
+    expect(hit.headers["x-signature"]).toBe(createHmac("sha256", key).update(`${hit.headers["x-timestamp"]}.${hit.body}`).digest("hex"));
   });
 
   test("keys revoke makes the daemon answer Invalid API key within about a second", async () => {
@@ -228,7 +265,7 @@ describe("chainwatch CLI round trip", () => {
     const plans = await json(["plans", "list"]);
     expect(plans.plans.map((p: { name: string }) => p.name)).toEqual(["free", "gold"]);
     const accounts = await json(["accounts", "list"]);
-    expect(accounts.accounts).toMatchObject([{ account_id: alice.account_id, name: "alice", plan: "gold", credits: 150, address_slots: { used: 0, limit: 5 } }]);
+    expect(accounts.accounts).toMatchObject([{ account_id: alice.account_id, name: "alice", plan: "gold", credits: 1150, address_slots: { used: 0, limit: 5 } }]);
     expect(accounts.accounts[0].webhook_secret).toBeUndefined();
     const shown = await json(["accounts", "show", "alice"]);
     expect(shown.webhook_secret).toBe(alice.webhook_secret);
@@ -318,6 +355,12 @@ describe("chainwatch CLI round trip", () => {
     const lines = serveLog.trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ level: "info", msg: "stopped" });
     expect(lines.some((l) => l.msg === "shutting down" && l.signal === "SIGTERM")).toBe(true);
+    // serve says once which database it uses and which config chose it.
+    expect(lines.filter((l) => l.msg === "database")).toEqual([
+      { time: expect.any(String), level: "info", msg: "database", database: `${dir}/cw.db`, config: `config ${config} from --config` },
+    ]);
+    // The grant at start is logged; the webhook test's success is not a state change worth a line.
+    expect(lines.some((l) => l.msg === "monthly credits granted" && l.accounts === 1)).toBe(true);
     const after = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
     expect(after).toBe(0);
   });
