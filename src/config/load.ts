@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
+import { parse as parseToml, TomlError } from "smol-toml";
 import { privateByName } from "../net/target-guard.ts";
 import { type Config, ConfigSchema, DEFAULT_NETWORKS, NetworkSchema, RatesSchema } from "./schema.ts";
 
@@ -35,9 +36,22 @@ export function loadConfig(path: string | null): ConfigResult {
   try {
     raw = Bun.TOML.parse(text);
   } catch (e) {
-    return { ok: false, error: `config file ${path} is not valid TOML: ${(e as Error).message}` };
+    return { ok: false, error: `config file ${path} is not valid TOML${tomlErrorPlace(text)}: ${(e as Error).message.replace(/^TOML Parse error: /, "")}` };
   }
   return parseConfig(raw, path);
+}
+
+/**
+ * Where a TOML syntax error is (` (line 3, column 5)`), or "" when unknown. Bun's parser says what
+ * is wrong but not where; smol-toml, a strict TOML 1.0 parser, is asked only to locate it.
+ */
+function tomlErrorPlace(text: string): string {
+  try {
+    parseToml(text);
+  } catch (e) {
+    if (e instanceof TomlError) return ` (line ${e.line}, column ${e.column})`;
+  }
+  return "";
 }
 
 /** Validates an already-parsed document; every error names the key and the reason. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, parseConfig, resolveConfigPath } from "../../src/config/load.ts";
@@ -138,7 +138,29 @@ describe("a bad config names the key and the reason", () => {
   test("a file that is not TOML is refused naming the file", () => {
     const { path, result } = load("[server\nport = 1\n");
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toStartWith(`config file ${path} is not valid TOML: `);
+    if (!result.ok) expect(result.error).toStartWith(`config file ${path} is not valid TOML (line 1, column 8): `);
+  });
+
+  test("config.example.toml describes retention as the hourly cron it is, and documents [log] level", () => {
+    const example = readFileSync(join(import.meta.dir, "../../config.example.toml"), "utf8");
+    const retention = example.slice(example.indexOf("[events]"), example.indexOf("retention_days"));
+    expect(retention).toContain("hourly");
+    expect(retention).not.toContain("daily");
+    expect(example).toContain('[log]\n');
+    expect(example).toMatch(/^level = "info"$/m);
+  });
+
+  test.each([
+    ["a table header left open", '# comment\n[server]\nport = 8787\n\n[delivery\n', "line 5, column 10", "Expected ']' to close a table header"],
+    ["a value missing after =", "[server]\nhost =\n", "line 2, column 7", "Missing value after '='"],
+    ["two values on one line", "[server]\nport = 1\nhost = \"a\" \"b\"\n", "line 3, column 12", "Expected a newline"],
+  ])("a TOML syntax error names the line and column: %s", (_name, text, place, reason) => {
+    const { path, result } = load(text);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error).toStartWith(`config file ${path} is not valid TOML (${place}): `);
+      expect(result.error).toContain(reason);
+    }
   });
 
   test("a missing file is refused naming the file", () => {

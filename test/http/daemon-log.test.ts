@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { addWatch } from "../../src/watch/watches.ts";
+import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
+import { queueTestDelivery } from "../../src/delivery/test-payloads.ts";
+import { manualClock } from "../../src/lib/clock.ts";
+import { jsonLogger, type LogLevel } from "../../src/lib/log.ts";
+import { INGEST_TOKEN, testConfig } from "../support/harness.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+
+// What `serve` logs at each `[log] level`: a real daemon on an ephemeral port, its JSON lines captured.
+type Line = Record<string, unknown> & { level: string; msg: string };
+let dir: string;
+let ctx: Context;
+let daemon: RunningDaemon;
+let sink: WebhookSink | undefined;
+const clock = manualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
+
+async function start(level: LogLevel): Promise<Line[]> {
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-log-"));
+  const lines: Line[] = [];
+  const log = jsonLogger((l) => lines.push(JSON.parse(l)), () => clock.now(), level);
+  ctx = await openContext(testConfig(dir, { log: { level } }), { clock, log, env: {} });
+  daemon = await startDaemon(ctx);
+  return lines;
+}
+
+afterEach(async () => {
+  await daemon.stop();
+  await sink?.stop();
+  sink = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const W = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed";
+const block = (height: number) => ({
+  network: "eth",
+  height,
+  hash: `0xb${height}`,
+  transactions: [{ hash: `0xt${height}`, from: "0x1111111111111111111111111111111111111111", to: W, value: "5" }],
+});
+const ingest = (batch: unknown) =>
+  fetch(`${daemon.url}/ingest/blocks`, { method: "POST", body: JSON.stringify(batch), headers: { Authorization: `Bearer ${INGEST_TOKEN}` } });
+
+/** Polls (bounded) until `check` holds. */
+async function until(check: () => Promise<boolean>, attempts = 200): Promise<void> {
+  for (let i = 0; i < attempts && !(await check()); i++) await Bun.sleep(25);
+}
+
+describe("serve's log", () => {
+  test("at debug, every refused request is logged with method, path, status and the error", async () => {
+    const lines = await start("debug");
+    expect((await fetch(`${daemon.url}/v1/account`)).status).toBe(401);
+    expect((await fetch(`${daemon.url}/nowhere?x=1`)).status).toBe(404);
+    expect(lines.filter((l) => l.msg === "request refused")).toEqual([
+      { time: expect.any(String), level: "debug", msg: "request refused", method: "GET", path: "/v1/account", status: 401, error: "Missing X-Api-Key" },
+      { time: expect.any(String), level: "debug", msg: "request refused", method: "GET", path: "/nowhere", status: 404, error: "Not found." },
+    ]);
+  });
+
+  test("at info, refused requests are not logged", async () => {
+    const lines = await start("info");
+    expect((await fetch(`${daemon.url}/v1/account`)).status).toBe(401);
+    expect(lines.filter((l) => l.level === "debug")).toEqual([]);
+    expect(lines.map((l) => l.msg)).toContain("listening");
+  });
+
+  test("an ingest that stores blocks is logged at info; a re-sent batch only at debug", async () => {
+    const lines = await start("debug");
+    const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
+    expect(plan.ok).toBe(true);
+    const acct = await createAccount(ctx, { name: "acme", plan: "p" });
+    if (!acct.ok) throw new Error(acct.error);
+    await addWatch(ctx.db, { accountId: acct.account.id, network: "eth", address: W, now: ctx.clock.now() });
+    expect((await ingest([block(7), block(8)])).status).toBe(202);
+    expect((await ingest([block(8)])).status).toBe(202);
+    const ingests = lines.filter((l) => l.msg.startsWith("ingested"));
+    expect(ingests).toEqual([
+      { time: expect.any(String), level: "info", msg: "ingested", networks: ["eth"], received: 2, blocks: 2, events: 4, from_height: 7, to_height: 8 },
+      { time: expect.any(String), level: "debug", msg: "ingested nothing new", networks: ["eth"], received: 1, blocks: 0, events: 0, from_height: 8, to_height: 8 },
+    ]);
+  });
+
+  test("a failing receiver is logged once when it starts failing and once when it recovers, not per attempt", async () => {
+    const lines = await start("info");
+    sink = startWebhookSink();
+    sink.respond(() => new Response("down", { status: 503 }));
+    const acct = await createAccount(ctx, { name: "acme" });
+    if (!acct.ok) throw new Error(acct.error);
+    const url = `${sink.url}?token=kept-out-of-logs`;
+    await ctx.db.updateTable("accounts").set({ webhook_url: url, webhook_enabled: 1 }).where("id", "=", acct.account.id).execute();
+    const account = { ...acct.account, webhook_url: url, webhook_enabled: 1 };
+    for (let i = 0; i < 3; i++) {
+      const queued = await queueTestDelivery({ db: ctx.db, config: ctx.config, nowMs: clock.now() }, account, { event: "payment", network: "eth" });
+      expect(queued.ok).toBe(true);
+    }
+    daemon.deps.wakeDelivery();
+    await sink.waitFor(3);
+    const attempts = () => ctx.db.selectFrom("delivery_attempts").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    await until(async () => Number((await attempts()).n) === 3);
+    // The receiver comes back; the retries (1 s backoff on the manual clock) succeed.
+    sink.respond(() => new Response("ok"));
+    clock.advance(2000);
+    daemon.deps.wakeDelivery();
+    await sink.waitFor(6);
+    const succeeded = () =>
+      ctx.db.selectFrom("deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "succeeded").executeTakeFirstOrThrow();
+    await until(async () => Number((await succeeded()).n) === 3);
+    const health = lines.filter((l) => l.msg.startsWith("webhook endpoint"));
+    expect(health).toEqual([
+      {
+        time: expect.any(String),
+        level: "warn",
+        msg: "webhook endpoint failing",
+        account_id: acct.account.id,
+        url: sink.url,
+        delivery_id: expect.stringMatching(/^dlv_/),
+        error: "http 503",
+        status_code: 503,
+      },
+      { time: expect.any(String), level: "info", msg: "webhook endpoint recovered", account_id: acct.account.id, url: sink.url, delivery_id: expect.stringMatching(/^dlv_/) },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("kept-out-of-logs");
+  });
+});
