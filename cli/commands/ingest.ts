@@ -1,19 +1,41 @@
 import { defineCommand } from "citty";
+import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
 import { ingestServiceFor } from "../../src/daemon.ts";
+import { parseBatch } from "../../src/ingest/batch-schema.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals } from "../globals.ts";
 import { emit } from "../output.ts";
+import { type Progress, terminalProgress } from "../progress.ts";
 import { globalArgs } from "./common.ts";
 
-/** The batch text from a file, or from stdin for `-`. */
-async function readBatch(source: string): Promise<string> {
+/**
+ * Blocks stored per write transaction. A large file goes in slices, so a daemon serving beside
+ * the CLI never waits long for SQLite's one writer lock, and a terminal can show progress.
+ */
+export const INGEST_SLICE = 1000;
+
+/** The batch text from a file, or from stdin for `-`; a large file shows how much is read. */
+async function readBatch(source: string, progress: Progress): Promise<string> {
   if (source === "-") return Bun.stdin.text();
+  const file = Bun.file(source);
   try {
-    return await Bun.file(source).text();
+    const size = file.size;
+    if (size < 8 * 1024 * 1024) return await file.text();
+    const chunks: Uint8Array[] = [];
+    let read = 0;
+    for await (const chunk of file.stream()) {
+      chunks.push(chunk);
+      read += chunk.length;
+      progress.update(`ingest: reading ${source}: ${mib(read)} of ${mib(size)} MiB`);
+    }
+    progress.done();
+    return Buffer.concat(chunks).toString("utf8");
   } catch (e) {
     throw new CommandError(`cannot read ${source}: ${(e as Error).message}`);
   }
 }
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 export function ingestCommand(g: Globals) {
   return defineCommand({
@@ -21,8 +43,10 @@ export function ingestCommand(g: Globals) {
     args: { ...globalArgs, file: { type: "positional", description: "Batch JSON file, or - for stdin", required: true } },
     run: async ({ args }) => {
       const source = String(args.file);
-      const text = await readBatch(source);
+      const progress = terminalProgress(process.stderr);
+      const text = await readBatch(source, progress);
       let batch: unknown;
+      if (text.length >= 8 * 1024 * 1024) progress.step(`ingest: parsing ${mib(text.length)} MiB of JSON`);
       try {
         batch = JSON.parse(text);
       } catch (e) {
@@ -30,11 +54,39 @@ export function ingestCommand(g: Globals) {
       }
       await withContext(g, async (ctx) => {
         // A running daemon's delivery loop picks the queued webhooks up on its next tick.
-        const result = await ingestServiceFor(ctx).ingest(batch);
-        if (!result.ok) throw new CommandError(result.error);
-        const doc = { blocks: result.blocks, events: result.events };
+        const service = ingestServiceFor(ctx);
+        const slices = sliceBatch(batch, ctx.config.networks);
+        if (!slices.ok) throw new CommandError(slices.error);
+        const total = Array.isArray(batch) ? batch.length : 1;
+        let done = 0;
+        const doc = { blocks: 0, events: 0 };
+        for (const slice of slices.slices) {
+          const result = await service.ingest(slice);
+          if (!result.ok) throw new CommandError(done > 0 ? `${result.error} (after ${done} blocks were stored)` : result.error);
+          doc.blocks += result.blocks;
+          doc.events += result.events;
+          done += Array.isArray(slice) ? slice.length : 1;
+          if (slices.slices.length > 1) progress.update(`ingest: ${done}/${total} blocks (${Math.floor((100 * done) / total)}%), ${doc.events} events`);
+        }
+        progress.done();
         emit(g, doc, () => `stored ${doc.blocks} new block(s) and ${doc.events} event(s)`);
       });
     },
   });
+}
+
+/**
+ * The batch as slices of at most INGEST_SLICE blocks, after the whole of it was checked the way
+ * the ingest service checks one batch: a bad block anywhere stores nothing, and the error names
+ * its position in the file, not in a slice.
+ */
+function sliceBatch(batch: unknown, networks: Parameters<typeof findNetwork>[0]): { ok: true; slices: unknown[] } | { ok: false; error: string } {
+  if (!Array.isArray(batch) || batch.length <= INGEST_SLICE) return { ok: true, slices: [batch] };
+  const parsed = parseBatch(batch);
+  if (!parsed.ok) return parsed;
+  const unknown = parsed.blocks.find((b) => !findNetwork(networks, b.network));
+  if (unknown) return { ok: false, error: unknownNetwork(unknown.network) };
+  const slices: unknown[] = [];
+  for (let i = 0; i < batch.length; i += INGEST_SLICE) slices.push(batch.slice(i, i + INGEST_SLICE));
+  return { ok: true, slices };
 }

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { INGEST_SLICE } from "../../cli/commands/ingest.ts";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { openContext } from "../../src/daemon.ts";
+import { addWatch } from "../../src/watch/watches.ts";
+
+// `chainwatch ingest` of a file larger than one slice: validated whole, stored slice by slice,
+// with a progress line on a terminal and nothing extra when piped.
+const CLI = join(import.meta.dir, "../../cli/index.ts");
+const W = "0x1111111111111111111111111111111111111111";
+const X = "0x2222222222222222222222222222222222222222";
+const N = 2 * INGEST_SLICE + INGEST_SLICE / 2;
+
+let dir: string;
+let config: string;
+
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
+  return env;
+}
+
+async function piped(args: string[]) {
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: dir, env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** On a pseudo-terminal: stdout and stderr both go to it, as for a person typing the command. */
+async function onTerminal(args: string[]) {
+  let output = "";
+  const decoder = new TextDecoder();
+  const proc = Bun.spawn([process.execPath, CLI, ...args], {
+    cwd: dir,
+    env: cleanEnv(),
+    terminal: { cols: 200, rows: 50, data: (_t, data) => (output += decoder.decode(data, { stream: true })) },
+  });
+  const code = await proc.exited;
+  proc.terminal?.close();
+  return { code, output };
+}
+
+async function counts() {
+  const loaded = loadConfig(config);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  try {
+    const blocks = await ctx.db.selectFrom("blocks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const events = await ctx.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return { blocks: Number(blocks.n), events: Number(events.n) };
+  } finally {
+    await ctx.db.destroy();
+  }
+}
+
+const block = (height: number) => ({ network: "eth", height, hash: `0xb${height}`, transactions: [{ hash: `0xt${height}`, from: X, to: W, value: "1" }] });
+const blocks = (from: number, n: number) => Array.from({ length: n }, (_, i) => block(from + i));
+
+describe("chainwatch ingest of a large file", () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-progress-"));
+    config = join(dir, "cw.toml");
+    writeFileSync(config, `[database]\nurl = "sqlite://${dir}/cw.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
+    const loaded = loadConfig(config);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const ctx = await openContext(loaded.config, { env: {} });
+    await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
+    const created = await createAccount(ctx, { name: "acme", plan: "p" });
+    if (!created.ok) throw new Error(created.error);
+    await addWatch(ctx.db, { accountId: created.account.id, network: "eth", address: W, now: ctx.clock.now() });
+    await ctx.db.destroy();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a bad block anywhere in the file stores nothing, and the error names its place in the file", async () => {
+    const batch: unknown[] = blocks(1, N);
+    batch[N - 3] = { ...block(N - 2), transactions: [{ from: X, to: W, value: "1" }] };
+    writeFileSync(join(dir, "bad.json"), JSON.stringify(batch));
+    const r = await piped(["ingest", "bad.json", "--config", config]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 1, stdout: "", stderr: `chainwatch: [${N - 3}].transactions[0].hash is required\n` });
+    expect(await counts()).toEqual({ blocks: 0, events: 0 });
+  });
+
+  it("piped, it stores every slice and prints only the result and the database line", async () => {
+    writeFileSync(join(dir, "big.json"), JSON.stringify(blocks(1, N)));
+    const r = await piped(["ingest", "big.json", "--json", "--config", config]);
+    // One wallet event and one block event per block, as one batch would give.
+    expect(r).toEqual({ code: 0, stdout: `{"blocks":${N},"events":${2 * N}}\n`, stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
+    expect(await counts()).toEqual({ blocks: N, events: 2 * N });
+  });
+
+  it("on a terminal, it shows progress after each slice", async () => {
+    writeFileSync(join(dir, "more.json"), JSON.stringify(blocks(N + 1, N)));
+    const r = await onTerminal(["ingest", "more.json", "--config", config]);
+    expect(r.code).toBe(0);
+    expect(r.output).toContain(`\ringest: ${INGEST_SLICE}/${N} blocks (40%), ${2 * INGEST_SLICE} events\x1b[K`);
+    expect(r.output).toContain(`\ringest: ${N}/${N} blocks (100%), ${2 * N} events\x1b[K`);
+    expect(r.output).toContain(`stored ${N} new block(s) and ${2 * N} event(s)`);
+  });
+
+  it("on a terminal, a small file shows no progress line", async () => {
+    writeFileSync(join(dir, "small.json"), JSON.stringify(blocks(3 * N, 2)));
+    const r = await onTerminal(["ingest", "small.json", "--config", config]);
+    expect(r.code).toBe(0);
+    expect(r.output).not.toContain("ingest:");
+  });
+});
