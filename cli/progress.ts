@@ -11,23 +11,35 @@ export type Progress = {
 };
 
 /**
- * Progress for a person watching a terminal: a line redrawn in place on stderr. Piped or
+ * Progress for a person watching a terminal: a line redrawn in place on stderr, at most every
+ * `everyMs` (the last state is always drawn). Piped or
  * redirected, it writes nothing, so scripts see exactly the output they saw before.
  */
-export function terminalProgress(stream: ProgressStream): Progress {
+export function terminalProgress(stream: ProgressStream, now: () => number = performance.now.bind(performance), everyMs = 100): Progress {
   if (!stream.isTTY) return { step() {}, update() {}, done() {} };
   let open = false;
+  let drawnAt = Number.NEGATIVE_INFINITY;
+  // The latest text not drawn yet (updates come faster than a person reads): drawn by done().
+  let pending: string | null = null;
+  const draw = (text: string) => {
+    // \r back to the line start, \x1b[K clears what a longer previous text left behind.
+    stream.write(`\r${text}\x1b[K`);
+    open = true;
+    pending = null;
+    drawnAt = now();
+  };
   return {
     step(text) {
+      if (pending !== null) draw(pending);
       stream.write(`${open ? "\n" : ""}${text}\n`);
       open = false;
     },
     update(text) {
-      // \r back to the line start, \x1b[K clears what a longer previous text left behind.
-      stream.write(`\r${text}\x1b[K`);
-      open = true;
+      if (now() - drawnAt >= everyMs) draw(text);
+      else pending = text;
     },
     done() {
+      if (pending !== null) draw(pending);
       if (open) stream.write("\n");
       open = false;
     },
