@@ -23,7 +23,7 @@ export async function checkInvocation(root: CommandDef, argv: string[]): Promise
   let i = 0;
   for (let subs = await subcommandsOf(cmd); subs; subs = await subcommandsOf(cmd)) {
     const word = argv[i];
-    if (word === undefined) throw new UsageError(`${path.join(" ")} needs a command: ${Object.keys(subs).join(", ")}`);
+    if (word === undefined) throw new UsageError(`${path.slice(1).join(" ")} needs a command: ${Object.keys(subs).join(", ")}`);
     if (word.startsWith("-")) throw unknownFlag(word, path, []);
     const next = subs[word];
     if (!next) {

@@ -68,7 +68,7 @@ describe("mistyped flags and commands are usage errors (exit 2) that name the mi
     [["acounts", "list"], "unknown command acounts; did you mean accounts?"],
     [["keys", "crate", "--account", "shop"], "unknown command crate of chainwatch keys; did you mean create?"],
     [["keys", "--account", "shop", "create"], "unknown flag --account for chainwatch keys"],
-    [["keys"], "chainwatch keys needs a command: create, list, revoke"],
+    [["keys"], "keys needs a command: create, list, revoke"],
     [["plans", "set", "x", "--slots", "1", "extra"], "unexpected argument extra for chainwatch plans set"],
     [["keys", "list", "--account"], "--account needs a value"],
     [["webhook", "set", "--account", "shop", "--url", "https://example.com/h", "--enabled=yes"], "--enabled takes no value"],
