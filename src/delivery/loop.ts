@@ -12,7 +12,7 @@ import { createWorkSignal, type Finished, runPass } from "./pass.ts";
 import { type CreditReservations, createCreditReservations } from "./reservations.ts";
 import { attemptDelivery, chooseTarget, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
-import { createEndpointHealth } from "./endpoint-health.ts";
+import { createEndpointHealth, type EndpointHealth } from "./endpoint-health.ts";
 import { webhookKey } from "./signer.ts";
 
 // The delivery worker wires the steps together: claim (claim.ts) → send (send.ts) → settle
@@ -45,6 +45,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const work = createWorkSignal();
   const reservations = createCreditReservations();
   const commit = groupCommit(deps, leaseMs, reservations);
+  // One per loop, not per pass: an endpoint's failing/recovered state outlives a pass.
+  const health = createEndpointHealth(deps.log);
   return createWorker({
     name: "delivery",
     log: deps.log,
@@ -68,7 +70,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
           log: deps.log,
           work,
           reservations,
-          send: passSender(deps),
+          send: passSender(deps, health),
           commit,
         },
         stopping,
@@ -82,7 +84,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
  * The send step for one pass: opens each account's webhook secret once, reuses target checks
  * (see SendDeps.checkedUrls), and says what each attempt came to.
  */
-function passSender(deps: DeliveryLoopDeps): (d: ClaimedDelivery) => Promise<Finished> {
+function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: ClaimedDelivery) => Promise<Finished> {
   const cfg = deps.config.delivery;
   const policy = { maxAttempts: cfg.max_attempts, backoffSeconds: cfg.backoff_seconds };
   const keys = new Map<string, Uint8Array>();
@@ -95,8 +97,6 @@ function passSender(deps: DeliveryLoopDeps): (d: ClaimedDelivery) => Promise<Fin
     userAgent: deps.userAgent,
     checkedUrls: new Map(),
   };
-  // Built once per loop (not per pass): an endpoint's failing/recovered state outlives a pass.
-  const health = createEndpointHealth(deps.log);
   return async (d) => {
     let key = keys.get(d.route.webhook_secret_enc);
     if (!key) {

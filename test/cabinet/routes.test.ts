@@ -307,7 +307,7 @@ describe("configuration", () => {
 
   test("cabinet link: a usage error for a bad --ttl, a refusal while the cabinet is disabled", async () => {
     const enabled = writeToml(td.dir, []);
-    expect(await runCli(["accounts", "create", "cli-shop", "--config", enabled])).toMatchObject({ code: 0 });
+    expect(await runCli(["accounts", "create", "cli-shop", "--create", "--config", enabled])).toMatchObject({ code: 0 });
     const badTtl = await runCli(["cabinet", "link", "--account", "cli-shop", "--ttl", "8d", "--config", enabled]);
     expect(badTtl).toEqual({ code: 2, stdout: "", stderr: "chainwatch: --ttl must be a duration such as 30s, 15m, 2h or 7d, at most 7d (see --help)\n" });
     const ok = await runCli(["cabinet", "link", "--account", "cli-shop", "--config", enabled]);
