@@ -149,9 +149,9 @@ describe("the cabinet in a browser", () => {
     expect(await a.textContent("#slots")).toBe("1 of 3 address slots used.");
     await a.fill("#add-address", "0x52908400098527886e0f7030069857d2e4169ee7");
     await a.click("text=Add address");
-    await a.waitForFunction(`document.querySelector("#slots").textContent === "2 of 3 address slots used."`);
+    await a.locator("#slots", { hasText: /^2 of 3 address slots used\.$/ }).waitFor();
     await a.click("button[aria-label='Delete 0x52908400098527886e0f7030069857d2e4169ee7 on eth']");
-    await a.waitForFunction(`document.querySelector("#slots").textContent === "1 of 3 address slots used."`);
+    await a.locator("#slots", { hasText: /^1 of 3 address slots used\.$/ }).waitFor();
     expect(await a.textContent("[role=status]")).toBe("Address deleted; its slot is free.");
     await checkPage(a);
     await screenshot(a, "addresses");
@@ -166,7 +166,7 @@ describe("the cabinet in a browser", () => {
     await a.selectOption("#test-event", "payment");
     await a.selectOption("#test-network", "eth");
     await a.click("button:text-is('Test')");
-    await a.waitForFunction(`/^queued dlv_/.test(document.querySelector("#test-result").textContent)`);
+    await a.locator("#test-result", { hasText: /^queued dlv_/ }).waitFor();
     const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
     expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
     // The Test ran in the background: the page did not navigate.
@@ -186,7 +186,7 @@ describe("the cabinet in a browser", () => {
     await a.selectOption("#test-event", "block");
     await a.selectOption("#test-network", "btc");
     await a.click("button:text-is('Test')");
-    await a.waitForFunction(`/^queued dlv_/.test(document.querySelector("#test-result").textContent)`);
+    await a.locator("#test-result", { hasText: /^queued dlv_/ }).waitFor();
     const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
     const row = () => td.ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     await until(row, (d) => d.status === "failed");
