@@ -14,6 +14,7 @@ import { type Logger, silentLogger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
+import { followersFor } from "./follow/followers.ts";
 import { checkMasterKey } from "./secrets/key-check.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { createScreener } from "./payments/aml/provider.ts";
@@ -21,6 +22,7 @@ import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
 import { createPaymentObserver } from "./payments/payment-observer.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
+import { upstreamPools } from "./upstream/pool.ts";
 import { retentionWorker } from "./watch/retention.ts";
 
 /** What every command needs: the migrated database, the secret box and the clock. */
@@ -116,6 +118,9 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     ),
     resolveHost,
   };
+  // One upstream pool per network with rpc_urls, shared by its follower and /rpc.
+  const pools = upstreamPools(config.networks, { fetch, clock: ctx.clock, log: ctx.log, metrics });
+  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools }));
   const app = createApp(deps);
   app.listen({
     hostname: config.server.host,

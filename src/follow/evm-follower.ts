@@ -1,0 +1,267 @@
+import type { NetworkConfig } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { Metrics } from "../http/metrics.ts";
+import type { IngestService } from "../ingest/ingest-service.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { storedHashAt, storedTip } from "./chain-store.ts";
+import { type FetchedBlock, toBlockInput, tokenContracts } from "./evm-block.ts";
+import type { EvmSource } from "./evm-source.ts";
+import { type FollowerState, saveFollowerState, takeResumeRequest } from "./follower-state.ts";
+import type { TokenDecimals } from "./token-decimals.ts";
+
+export type EvmFollowerDeps = {
+  network: string;
+  config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth">;
+  source: EvmSource;
+  decimals: TokenDecimals;
+  ingest: IngestService;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** The label of the upstream that answered last (the pool's). */
+  upstream: () => string;
+  /** Blocks fetched ahead of the commit point while catching up. */
+  concurrency?: number;
+  /** Most blocks committed in one ingest call. */
+  batchBlocks?: number;
+};
+
+export type EvmFollower = { name: string; start(): void; stop(): Promise<void> };
+
+const PROGRESS_EVERY_MS = 10_000;
+const PROGRESS_BEHIND = 100;
+const SAVE_EVERY_MS = 1_000;
+
+/** Why a catch-up run ended early. */
+type RunEnd = { kind: "done" } | { kind: "fork"; height: number };
+
+/**
+ * Follows one EVM network: polls the node's head every `poll_interval_ms`, reads each new height
+ * (block with full transactions and receipts), and feeds the blocks through the ingest service
+ * strictly in height order. The stored tip is the checkpoint: every pass starts at the stored tip
+ * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
+ * While behind, up to `concurrency` heights are fetched ahead of the commit point.
+ *
+ * A block whose parent is not the stored tip means the node switched chains: the follower walks
+ * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
+ * `max_reorg_depth` blocks) and ingests the node's blocks from there; the ingest service orphans
+ * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
+ */
+export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
+  const { network, config, source, db, clock, log, metrics } = deps;
+  const concurrency = deps.concurrency ?? 8;
+  const batchBlocks = deps.batchBlocks ?? 32;
+  let stopping = false;
+  let running: Promise<void> | null = null;
+  let wakeSleep: (() => void) | null = null;
+
+  let state: FollowerState = "catching_up";
+  let nodeHeight: number | null = null;
+  let tipHeight: number | null = null;
+  let lastError: string | null = null;
+  /** Set by a reorg deeper than max_reorg_depth; cleared by `follow rewind`. */
+  let halted = false;
+  let lastSaveMs = 0;
+  // blocks/s over windows of PROGRESS_EVERY_MS: the last full window's rate, or the current one's.
+  let windowStartMs = clock.now();
+  let windowBlocks = 0;
+  let rate = 0;
+  let lastProgressMs = clock.now();
+
+  const labels = { network };
+  const gauges = () => {
+    if (nodeHeight !== null) metrics.setGauge("chainwatch_follower_node_height", nodeHeight, labels);
+    if (tipHeight !== null) metrics.setGauge("chainwatch_follower_stored_tip", tipHeight, labels);
+    if (nodeHeight !== null && tipHeight !== null) metrics.setGauge("chainwatch_follower_lag", Math.max(0, nodeHeight - tipHeight), labels);
+  };
+
+  const save = async (force = false) => {
+    const now = clock.now();
+    if (!force && now - lastSaveMs < SAVE_EVERY_MS) return;
+    lastSaveMs = now;
+    await saveFollowerState(db, { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond() }, now);
+  };
+
+  const blocksPerSecond = () => {
+    const elapsed = clock.now() - windowStartMs;
+    const current = elapsed >= 1000 ? (windowBlocks * 1000) / elapsed : rate;
+    return Math.round(current * 10) / 10;
+  };
+
+  const counted = (blocks: number) => {
+    const now = clock.now();
+    windowBlocks += blocks;
+    if (now - windowStartMs >= PROGRESS_EVERY_MS) {
+      rate = (windowBlocks * 1000) / (now - windowStartMs);
+      windowStartMs = now;
+      windowBlocks = 0;
+    }
+    const behind = (nodeHeight ?? 0) - (tipHeight ?? 0);
+    if (behind > PROGRESS_BEHIND && now - lastProgressMs >= PROGRESS_EVERY_MS) {
+      lastProgressMs = now;
+      const bps = blocksPerSecond();
+      log.info("catching up", { network, height: tipHeight, node_height: nodeHeight, blocks_per_second: bps, eta_seconds: bps > 0 ? Math.round(behind / bps) : null });
+    }
+  };
+
+  /** Reads a height and makes sure the decimals of every token it moves are known. */
+  const fetchReady = async (height: number): Promise<FetchedBlock | null> => {
+    const fetched = await source.fetch(height);
+    if (fetched) await deps.decimals.resolve(tokenContracts(fetched.receipts));
+    return fetched;
+  };
+
+  const commit = async (batch: FetchedBlock[]) => {
+    const result = await deps.ingest.ingest(batch.map((b) => toBlockInput(network, b, deps.decimals.decimalsOf)));
+    if (!result.ok) throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
+    tipHeight = batch[batch.length - 1].height;
+    gauges();
+    counted(batch.length);
+    await save();
+  };
+
+  /**
+   * Ingests heights from..head in order, fetching up to `concurrency` ahead. `parent` is the hash
+   * the first block must extend (null: nothing stored below it). Ends early at a block that does
+   * not extend the one before it, or when the node has no block at a height yet.
+   */
+  const catchUp = async (from: number, head: number, parent: string | null): Promise<RunEnd> => {
+    type Slot = { settled: boolean; value: FetchedBlock | null; promise: Promise<FetchedBlock | null> };
+    const slots = new Map<number, Slot>();
+    let launched = from;
+    let next = from;
+    while (next <= head && !stopping) {
+      while (launched <= head && launched < next + concurrency) {
+        const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
+        slot.promise.then((v) => Object.assign(slot, { settled: true, value: v }), () => {});
+        slots.set(launched++, slot);
+      }
+      // A failed fetch throws here; the fetches still in flight are abandoned with the run.
+      let block = await (slots.get(next) as Slot).promise;
+      const batch: FetchedBlock[] = [];
+      let end: RunEnd | null = null;
+      while (true) {
+        if (block === null) {
+          end = { kind: "done" };
+          break;
+        }
+        if (parent !== null && block.parentHash !== parent) {
+          end = { kind: "fork", height: block.height };
+          break;
+        }
+        batch.push(block);
+        slots.delete(block.height);
+        parent = block.hash;
+        const following = slots.get(block.height + 1);
+        if (batch.length >= batchBlocks || !following?.settled) break;
+        block = following.value;
+      }
+      if (batch.length > 0) await commit(batch);
+      next += batch.length;
+      if (end) return end;
+    }
+    return { kind: "done" };
+  };
+
+  /** Finds the newest height where the node and the store agree, at most max_reorg_depth below the tip; null when deeper. */
+  const commonAncestor = async (tip: { height: number }): Promise<number | null> => {
+    for (let h = tip.height; h >= 0 && h >= tip.height - config.max_reorg_depth; h--) {
+      const stored = await storedHashAt(db, network, h);
+      // Nothing stored this low (the follower started above it): nothing to disagree with.
+      if (stored === null) return h;
+      if ((await source.hashAt(h)) === stored) return h;
+    }
+    return null;
+  };
+
+  /** One poll: returns true when it stored blocks, so the next pass runs at once. */
+  const pass = async (): Promise<boolean> => {
+    if (halted) {
+      if (!(await takeResumeRequest(db, network))) return false;
+      halted = false;
+      lastError = null;
+      log.info("follower resumed", { network });
+    }
+    const head = await source.head();
+    nodeHeight = head;
+    const tip = await storedTip(db, network);
+    tipHeight = tip?.height ?? null;
+    gauges();
+    const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
+    state = head - from >= 1 ? "catching_up" : "following";
+    if (from > head) return false;
+    const end = await catchUp(from, head, tip?.hash ?? null);
+    if (end.kind === "fork" && tip && end.height === from) {
+      const ancestor = await commonAncestor(tip);
+      if (ancestor === null) {
+        halted = true;
+        state = "error";
+        lastError = `reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`;
+        metrics.inc("chainwatch_follower_deep_reorgs_total", labels);
+        log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
+        return false;
+      }
+      if (ancestor < tip.height) {
+        metrics.inc("chainwatch_follower_reorgs_total", labels);
+        log.warn("reorg", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
+        await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
+      }
+    }
+    return tipHeight !== (tip?.height ?? null);
+  };
+
+  /** Waits `ms`, or less when stop() wakes it. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleep = null;
+        resolve();
+      }
+      wakeSleep = done;
+    });
+
+  const loop = async () => {
+    let logged: string | null = null;
+    while (!stopping) {
+      let again = false;
+      try {
+        again = await pass();
+        if (!halted) {
+          if (logged !== null) log.info("follower recovered", { network });
+          logged = null;
+          lastError = null;
+        }
+      } catch (e) {
+        const message = (e as Error).message ?? String(e);
+        state = "error";
+        lastError = message;
+        // One line per change of trouble, not one per failed poll (the pool logs upstream changes).
+        if (logged !== message) log.warn("follower poll failed", { network, error: message });
+        logged = message;
+      }
+      if (halted) state = "error";
+      await save(true).catch((e) => log.error("cannot save follower state", { network, error: String(e) }));
+      if (!again && !stopping) await sleep(config.poll_interval_ms);
+    }
+  };
+
+  return {
+    name: `follower:${network}`,
+    start() {
+      if (running) return;
+      log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
+      running = loop();
+    },
+    async stop() {
+      stopping = true;
+      wakeSleep?.();
+      await running;
+      state = "stopped";
+      await save(true).catch(() => {});
+    },
+  };
+}
