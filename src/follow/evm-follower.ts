@@ -191,25 +191,41 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
     gauges();
     const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
     state = head - from >= 1 ? "catching_up" : "following";
-    if (from > head) return false;
-    const end = await catchUp(from, head, tip?.hash ?? null);
-    if (end.kind === "fork" && tip && end.height === from) {
-      const ancestor = await commonAncestor(tip);
-      if (ancestor === null) {
-        halted = true;
-        state = "error";
-        lastError = `reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`;
-        metrics.inc("chainwatch_follower_deep_reorgs_total", labels);
-        log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
-        return false;
-      }
-      if (ancestor < tip.height) {
-        metrics.inc("chainwatch_follower_reorgs_total", labels);
-        log.warn("reorg", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
-        await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
-      }
+    if (from > head) {
+      // Nothing new; but a reorg to a chain no longer than ours shows only as another hash at the top.
+      if (!tip) return false;
+      const top = Math.min(head, tip.height);
+      if ((await source.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
+      return walkBack(tip, head);
     }
+    const end = await catchUp(from, head, tip?.hash ?? null);
+    if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head);
     return tipHeight !== (tip?.height ?? null);
+  };
+
+  /**
+   * The node left the stored chain: re-reads it from the common ancestor, or stops on a reorg
+   * deeper than allowed. Returns false: the next pass waits a poll interval either way, so a node
+   * that keeps disagreeing cannot make the follower spin.
+   */
+  const walkBack = async (tip: { height: number; hash: string }, head: number): Promise<boolean> => {
+    const ancestor = await commonAncestor(tip);
+    if (ancestor === null) {
+      halted = true;
+      state = "error";
+      // A rewind asked for before this stop is no answer to it.
+      await takeResumeRequest(db, network);
+      lastError = `reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`;
+      metrics.inc("chainwatch_follower_deep_reorgs_total", labels);
+      log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
+      return false;
+    }
+    // The node agrees with the stored tip after all (it answered from two different views).
+    if (ancestor === tip.height) return false;
+    metrics.inc("chainwatch_follower_reorgs_total", labels);
+    log.warn("reorg", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
+    await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
+    return false;
   };
 
   /** Waits `ms`, or less when stop() wakes it. */
