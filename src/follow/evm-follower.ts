@@ -4,6 +4,7 @@ import type { Metrics } from "../http/metrics.ts";
 import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
 import { storedHashAt, storedTip } from "./chain-store.ts";
 import { type FetchedBlock, toBlockInput, tokenContracts } from "./evm-block.ts";
 import type { EvmSource } from "./evm-source.ts";
@@ -28,7 +29,6 @@ export type EvmFollowerDeps = {
   batchBlocks?: number;
 };
 
-export type EvmFollower = { name: string; start(): void; stop(): Promise<void> };
 
 const PROGRESS_EVERY_MS = 10_000;
 const PROGRESS_BEHIND = 100;
@@ -49,12 +49,13 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number };
  * `max_reorg_depth` blocks) and ingests the node's blocks from there; the ingest service orphans
  * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
  */
-export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
+export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   const { network, config, source, db, clock, log, metrics } = deps;
   const concurrency = deps.concurrency ?? 8;
   const batchBlocks = deps.batchBlocks ?? 32;
+  // Set by stop(): an ongoing catch-up ends after the batch it is committing.
   let stopping = false;
-  let running: Promise<void> | null = null;
+  let announced = false;
   let wakeSleep: (() => void) | null = null;
 
   let state: FollowerState = "catching_up";
@@ -240,9 +241,12 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       wakeSleep = done;
     });
 
-  const loop = async () => {
+  /** The worker's run: polls until stop(). A throw ends it; the worker's next tick starts it again. */
+  const follow = async (isStopping: () => boolean) => {
+    if (!announced) log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
+    announced = true;
     let logged: string | null = null;
-    while (!stopping) {
+    while (!isStopping()) {
       let again = false;
       try {
         again = await pass();
@@ -261,23 +265,27 @@ export function createEvmFollower(deps: EvmFollowerDeps): EvmFollower {
       }
       if (halted) state = "error";
       await save(true).catch((e) => log.error("cannot save follower state", { network, error: String(e) }));
-      if (!again && !stopping) await sleep(config.poll_interval_ms);
+      if (!again && !isStopping()) await sleep(config.poll_interval_ms);
     }
+    state = "stopped";
+    await save(true);
   };
 
-  return {
+  const worker = createWorker({
     name: `follower:${network}`,
-    start() {
-      if (running) return;
-      log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
-      running = loop();
-    },
-    async stop() {
+    log,
+    // Polling is the run's own loop (poll_interval_ms may be under a second); the schedule only
+    // restarts a run that ended with an error.
+    schedule: "* * * * * *",
+    runOnStart: true,
+    failure: `follower of ${network} stopped by an error; restarting`,
+    run: follow,
+    // wake(): poll now instead of at the end of the interval.
+    nudge: () => wakeSleep?.(),
+    onStop: () => {
       stopping = true;
       wakeSleep?.();
-      await running;
-      state = "stopped";
-      await save(true).catch(() => {});
     },
-  };
+  });
+  return worker;
 }

@@ -5,7 +5,8 @@ import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
-import { createEvmFollower, type EvmFollower } from "./evm-follower.ts";
+import type { Worker } from "../lib/worker.ts";
+import { createEvmFollower } from "./evm-follower.ts";
 import { createEvmSource } from "./evm-source.ts";
 import { createRpcClient } from "./rpc-client.ts";
 import { createTokenDecimals } from "./token-decimals.ts";
@@ -17,8 +18,8 @@ export type FollowersDeps = { config: Config; db: Db; clock: Clock; log: Logger;
  * upstream pool (the one /rpc uses) and writing through the one ingest service. loadConfig has
  * already refused `follow` without `rpc_urls` or on a family other than evm.
  */
-export function followersFor(deps: FollowersDeps): EvmFollower[] {
-  const out: EvmFollower[] = [];
+export function followersFor(deps: FollowersDeps): Worker[] {
+  const out: Worker[] = [];
   for (const [network, n] of Object.entries(deps.config.networks)) {
     const pool = deps.pools.get(network);
     if (!n.follow || !pool) continue;

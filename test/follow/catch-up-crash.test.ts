@@ -76,7 +76,6 @@ test(
     first.kill("SIGKILL");
     await first.exited;
     const killedAt = await tip();
-    console.log("killed at", killedAt, Date.now());
     expect(killedAt).toBeLessThan(head);
 
     // Killed without a word: status shows the follower stopped once its report goes stale, but
@@ -84,7 +83,6 @@ test(
     const second = await spawnServe(config);
     daemons.push(second);
     await until(tip, (h) => h >= head, 30_000);
-    console.log("done", Date.now());
 
     const blocks = await ctx.db.selectFrom("blocks").select(["height", "hash"]).where("network", "=", "anv").orderBy("height").execute();
     expect(blocks.map((b) => Number(b.height))).toEqual(Array.from({ length: head + 1 }, (_, i) => i));
