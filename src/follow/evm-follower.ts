@@ -133,12 +133,15 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     const slots = new Map<number, Slot>();
     let launched = from;
     let next = from;
-    while (next <= head && !stopping) {
-      while (launched <= head && launched < next + concurrency) {
+    const launch = () => {
+      while (launched <= head && launched < next + concurrency && !stopping) {
         const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
         slot.promise.then((v) => Object.assign(slot, { settled: true, value: v }), () => {});
         slots.set(launched++, slot);
       }
+    };
+    while (next <= head && !stopping) {
+      launch();
       // A failed fetch throws here; the fetches still in flight are abandoned with the run.
       let block = await (slots.get(next) as Slot).promise;
       const batch: FetchedBlock[] = [];
@@ -159,8 +162,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
         if (batch.length >= batchBlocks || !following?.settled) break;
         block = following.value;
       }
-      if (batch.length > 0) await commit(batch);
       next += batch.length;
+      // Refill the window before committing, so the node keeps working while SQLite does.
+      if (!end) launch();
+      if (batch.length > 0) await commit(batch);
       if (end) return end;
     }
     return { kind: "done" };
