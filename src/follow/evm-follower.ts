@@ -29,7 +29,6 @@ export type EvmFollowerDeps = {
   batchBlocks?: number;
 };
 
-
 const PROGRESS_EVERY_MS = 10_000;
 const PROGRESS_BEHIND = 100;
 const SAVE_EVERY_MS = 1_000;
