@@ -1,5 +1,7 @@
 import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
-import type { BlockInput, TransactionInput, TransferInput } from "../ingest/batch-schema.ts";
+import type { BlockInput, TransactionInput } from "../ingest/batch-schema.ts";
+
+type TransferInput = NonNullable<TransactionInput["transfers"]>[number];
 
 // Pure: an EVM node's block and receipts → the DESIGN §4 block an indexer would post. No I/O.
 

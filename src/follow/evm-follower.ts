@@ -1,6 +1,6 @@
 import type { NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
-import type { Metrics } from "../http/metrics.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";

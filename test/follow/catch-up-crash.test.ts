@@ -26,10 +26,12 @@ const daemons: Subprocess[] = [];
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  // One payment to W in each of 500 blocks (automine: a block per transaction).
-  let last = "0x" as `0x${string}`;
-  for (let i = 1; i <= BLOCKS; i++) last = await anvil.sendEth(anvil.accounts[1], W, BigInt(i));
-  await anvil.mined(last);
+  // One payment to W in each of 500 blocks, mined by hand (automine may pack several into one).
+  await anvil.test.setAutomine(false);
+  for (let i = 1; i <= BLOCKS; i++) {
+    await anvil.sendEth(anvil.accounts[1], W, BigInt(i));
+    await anvil.test.mine({ blocks: 1 });
+  }
   dir = mkdtempSync(join(tmpdir(), "chainwatch-catchup-"));
   config = writeToml(dir, [
     "[billing]",
