@@ -8,6 +8,8 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 // Reorgs made by a real node (anvil_reorg), followed by a real daemon, delivered to a real
 // receiver: the orphaned events come again with "removed": true, the new chain's events as usual.
 // And min_confirmations holds a delivery until the block is deep enough.
+// Pending (test.todo) until the reorg-aware ingest (orphaning, `removed`, held deliveries) of the
+// `reorg` branch is on main: the follower's walk-back needs it to mark what the new chain replaces.
 
 type Body = Record<string, any>;
 let anvil: Anvil;
@@ -71,7 +73,7 @@ async function caughtUp(): Promise<number> {
 }
 
 describe("reorgs on a followed node", () => {
-  test("depth 1 with a replacing transaction: the orphaned payment comes again removed, the replacing one arrives", async () => {
+  test.todo("depth 1 with a replacing transaction: the orphaned payment comes again removed, the replacing one arrives", async () => {
     const { client, sink } = await subscriber();
     const w = fresh();
     const wId = await watch(client, w);
@@ -91,7 +93,7 @@ describe("reorgs on a followed node", () => {
     expect(events.find((e) => e.tx_hash === replacement)?.removed).toBe(false);
   });
 
-  test("depth 3: three orphaned payments come again removed, the new chain's payment arrives", async () => {
+  test.todo("depth 3: three orphaned payments come again removed, the new chain's payment arrives", async () => {
     const { client, sink } = await subscriber();
     const w = fresh();
     await watch(client, w);
@@ -109,7 +111,7 @@ describe("reorgs on a followed node", () => {
     expect(payment).toMatchObject({ amount_raw: "7", block_height: Number(head - 1n), removed: false });
   });
 
-  test("min_confirmations 3 holds a payment's delivery until the third block", async () => {
+  test.todo("min_confirmations 3 holds a payment's delivery until the third block", async () => {
     const { client, sink } = await subscriber({ min_confirmations: 3 });
     const w = fresh();
     await watch(client, w);
