@@ -64,10 +64,11 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   /** Set by a reorg deeper than max_reorg_depth; cleared by `follow rewind`. */
   let halted = false;
   let lastSaveMs = 0;
-  // blocks/s over windows of PROGRESS_EVERY_MS: the last full window's rate, or the current one's.
+  // blocks/s over windows of PROGRESS_EVERY_MS: the last full window's rate, or the current
+  // window's until one is full. A window closes at the first commit past its end.
   let windowStartMs = clock.now();
   let windowBlocks = 0;
-  let rate = 0;
+  let rate: number | null = null;
   let lastProgressMs = clock.now();
 
   const labels = { network };
@@ -86,7 +87,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
 
   const blocksPerSecond = () => {
     const elapsed = clock.now() - windowStartMs;
-    const current = elapsed >= 1000 ? (windowBlocks * 1000) / elapsed : rate;
+    const current = rate ?? (elapsed > 0 ? (windowBlocks * 1000) / elapsed : 0);
     return Math.round(current * 10) / 10;
   };
 

@@ -37,9 +37,9 @@ export async function followStatus(db: Db, config: Config, nowMs: number): Promi
     const stale = !row || nowMs - row.updated_at > Math.max(STALE_FLOOR_MS, 3 * n.poll_interval_ms);
     let state = (row?.state ?? "stopped") as FollowerState;
     let lastError = row?.last_error ?? null;
-    if (stale && state !== "stopped") {
+    if (row && stale && state !== "stopped") {
       state = "stopped";
-      lastError ??= `no report from a running daemon since ${rfc3339(row?.updated_at ?? 0)}`;
+      lastError ??= `no report from a running daemon since ${rfc3339(row.updated_at)}`;
     }
     out.push({
       network,
