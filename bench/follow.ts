@@ -33,7 +33,10 @@ const CLI = join(import.meta.dir, "../cli/index.ts");
 const children: Subprocess[] = [];
 
 const watched = (i: number) => `0x${(0xbe000000 + i).toString(16).padStart(40, "0")}` as Address;
-const randomAddress = () => `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex")}` as Address;
+// Recipients come from a pool of 1,000 addresses: a fresh account per transaction would grow
+// anvil's state (and slow every block it mines) without changing what chainwatch does.
+const RECIPIENTS = Array.from({ length: 1000 }, () => `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex")}` as Address);
+const randomAddress = () => RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)];
 
 async function rpc<T>(url: string, body: unknown): Promise<T> {
   const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });

@@ -1,40 +1,24 @@
-import type { Executor } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
+import { canonicalHashAt, canonicalTip, rewindChain } from "../ingest/canonical-chain.ts";
 
-// What the follower reads of the stored chain. The ingest service owns writing it (and, with reorg
-// handling, orphaning); these are the follower's read side and the admin's rewind.
+// What the follower reads of the stored chain: the canonical chain the ingest service keeps
+// (src/ingest/canonical-chain.ts). Hashes come back lower-case, as the follower compares them.
 
-/** The stored tip of a network: its highest stored block, or null before the first block. */
+/** The stored tip of a network: its highest canonical block, or null before the first block. */
 export async function storedTip(db: Executor, network: string): Promise<{ height: number; hash: string } | null> {
-  const row = await db
-    .selectFrom("blocks")
-    .select(["height", "hash"])
-    .where("network", "=", network)
-    .orderBy("height", "desc")
-    .orderBy("created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row ? { height: Number(row.height), hash: row.hash.toLowerCase() } : null;
+  const tip = await canonicalTip(db, network);
+  return tip ? { height: tip.height, hash: tip.hash.toLowerCase() } : null;
 }
 
-/** The stored hash at a height (the latest stored one if several), or null when none is stored there. */
+/** The canonical stored hash at a height, or null when none is stored there. */
 export async function storedHashAt(db: Executor, network: string, height: number): Promise<string | null> {
-  const row = await db
-    .selectFrom("blocks")
-    .select("hash")
-    .where("network", "=", network)
-    .where("height", "=", height)
-    .orderBy("created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row?.hash.toLowerCase() ?? null;
+  return (await canonicalHashAt(db, network, height))?.toLowerCase() ?? null;
 }
 
 /**
- * Forgets the stored blocks of a network above `toHeight`, so a follower reads them again from
- * the node. Events stay: their dedupe keys keep the re-read blocks from storing them twice.
- * Returns how many blocks were forgotten.
+ * `follow rewind`: sets the canonical blocks above `toHeight` aside (rewindChain), so a follower
+ * reads them again from the node; events already stored are not duplicated. Returns how many.
  */
-export async function rewindBlocks(db: Executor, network: string, toHeight: number): Promise<number> {
-  const result = await db.deleteFrom("blocks").where("network", "=", network).where("height", ">", toHeight).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export async function rewindBlocks(db: Db, network: string, toHeight: number): Promise<number> {
+  return (await rewindChain(db, network, toHeight)).rewound;
 }

@@ -34,7 +34,7 @@ const PROGRESS_BEHIND = 100;
 const SAVE_EVERY_MS = 1_000;
 
 /** Why a catch-up run ended early. */
-type RunEnd = { kind: "done" } | { kind: "fork"; height: number };
+type RunEnd = { kind: "done" } | { kind: "fork"; height: number } | { kind: "refused" };
 
 /**
  * Follows one EVM network: polls the node's head every `poll_interval_ms`, reads each new height
@@ -114,13 +114,34 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     return fetched;
   };
 
-  const commit = async (batch: FetchedBlock[]) => {
+  /** Stops the follower until `follow rewind` (a reorg deeper than max_reorg_depth). */
+  const halt = async (error: string) => {
+    halted = true;
+    state = "error";
+    lastError = error;
+    // A rewind asked for before this stop is no answer to it.
+    await takeResumeRequest(db, network);
+  };
+
+  /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
+  const commit = async (batch: FetchedBlock[]): Promise<boolean> => {
     const result = await deps.ingest.ingest(batch.map((b) => toBlockInput(network, b, deps.decimals.decimalsOf)));
-    if (!result.ok) throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
+    if (!result.ok) {
+      // The stored chain moved under the follower (a rewind, a block posted to /ingest/blocks):
+      // the next pass starts again from the stored tip.
+      if (result.code === "parent_mismatch") return false;
+      // The ingest service has logged and counted it.
+      if (result.code === "reorg_too_deep") {
+        await halt(result.error);
+        return false;
+      }
+      throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
+    }
     tipHeight = batch[batch.length - 1].height;
     gauges();
     counted(batch.length);
     await save();
+    return true;
   };
 
   /**
@@ -165,7 +186,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       next += batch.length;
       // Refill the window before committing, so the node keeps working while SQLite does.
       if (!end) launch();
-      if (batch.length > 0) await commit(batch);
+      if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
       if (end) return end;
     }
     return { kind: "done" };
@@ -217,19 +238,15 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   const walkBack = async (tip: { height: number; hash: string }, head: number): Promise<boolean> => {
     const ancestor = await commonAncestor(tip);
     if (ancestor === null) {
-      halted = true;
-      state = "error";
-      // A rewind asked for before this stop is no answer to it.
-      await takeResumeRequest(db, network);
-      lastError = `reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`;
-      metrics.inc("chainwatch_follower_deep_reorgs_total", labels);
+      await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);
+      metrics.inc("chainwatch_deep_reorgs_total", labels);
       log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
       return false;
     }
     // The node agrees with the stored tip after all (it answered from two different views).
     if (ancestor === tip.height) return false;
-    metrics.inc("chainwatch_follower_reorgs_total", labels);
-    log.warn("reorg", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
+    // The ingest service counts and logs the reorg when it applies it.
+    log.info("walking back to the common ancestor", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
     await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
     return false;
   };

@@ -11,12 +11,10 @@ const HELP: Record<string, string> = {
   chainwatch_delivery_attempts_total: "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
   chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
   chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
-  chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused, by network.",
+  chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused (a follower stops until follow rewind), by network.",
   chainwatch_follower_node_height: "The followed node's latest block number, per network.",
   chainwatch_follower_stored_tip: "The highest stored block height of a followed network.",
   chainwatch_follower_lag: "Blocks the stored tip is behind the followed node.",
-  chainwatch_follower_reorgs_total: "Reorgs the follower walked back through, per network.",
-  chainwatch_follower_deep_reorgs_total: "Reorgs deeper than max_reorg_depth; each stops the network's follower until follow rewind.",
 };
 
 export function createMetrics(): Metrics {

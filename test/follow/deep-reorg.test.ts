@@ -87,7 +87,7 @@ test(
       expect.objectContaining({ level: "error", network: "anv", stored_tip: 6, max_reorg_depth: 2 }),
     ]);
     const metrics = await (await fetch(`${serve.url}/metrics`)).text();
-    expect(metrics).toContain('chainwatch_follower_deep_reorgs_total{network="anv"} 1');
+    expect(metrics).toContain('chainwatch_deep_reorgs_total{network="anv"} 1');
     // Stopped means stopped: new blocks on the node are not read.
     await anvil.rpc("anvil_mine", ["0x1"]);
     await until(status, (s) => s.node_height === 6 || s.node_height === 7, 5_000);

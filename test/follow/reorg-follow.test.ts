@@ -8,8 +8,6 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 // Reorgs made by a real node (anvil_reorg), followed by a real daemon, delivered to a real
 // receiver: the orphaned events come again with "removed": true, the new chain's events as usual.
 // And min_confirmations holds a delivery until the block is deep enough.
-// Pending (test.todo) until the reorg-aware ingest (orphaning, `removed`, held deliveries) of the
-// `reorg` branch is on main: the follower's walk-back needs it to mark what the new chain replaces.
 
 type Body = Record<string, any>;
 let anvil: Anvil;
@@ -73,7 +71,7 @@ async function caughtUp(): Promise<number> {
 }
 
 describe("reorgs on a followed node", () => {
-  test.todo("depth 1 with a replacing transaction: the orphaned payment comes again removed, the replacing one arrives", async () => {
+  test("depth 1 with a replacing transaction: the orphaned payment comes again removed, the replacing one arrives", async () => {
     const { client, sink } = await subscriber();
     const w = fresh();
     const wId = await watch(client, w);
@@ -93,7 +91,7 @@ describe("reorgs on a followed node", () => {
     expect(events.find((e) => e.tx_hash === replacement)?.removed).toBe(false);
   });
 
-  test.todo("depth 3: three orphaned payments come again removed, the new chain's payment arrives", async () => {
+  test("depth 3: three orphaned payments come again removed, the new chain's payment arrives", async () => {
     const { client, sink } = await subscriber();
     const w = fresh();
     await watch(client, w);
@@ -109,9 +107,12 @@ describe("reorgs on a followed node", () => {
     for (const r of retracted) expect(r).toEqual({ ...originals.find((o) => o.id === r.id), removed: true });
     const [payment] = await received(sink, (b) => b.tx_hash === replacing);
     expect(payment).toMatchObject({ amount_raw: "7", block_height: Number(head - 1n), removed: false });
+    // Each reorg counted once, where the ingest applied it: depth 1 above, depth 3 here.
+    const metrics = await (await fetch(`${td.url}/metrics`)).text();
+    expect(metrics).toContain('chainwatch_reorgs_total{network="anv"} 2');
   });
 
-  test.todo("min_confirmations 3 holds a payment's delivery until the third block", async () => {
+  test("min_confirmations 3 holds a payment's delivery until the third block", async () => {
     const { client, sink } = await subscriber({ min_confirmations: 3 });
     const w = fresh();
     await watch(client, w);
