@@ -16,6 +16,12 @@ export type DecimalsOf = (contract: string) => number | null;
 
 const TRANSFER_TOPIC = toEventSelector("Transfer(address,address,uint256)");
 
+export type Erc20Transfer = { asset: string; from: string; to: string; value: bigint };
+
+// A receipt's logs are decoded twice otherwise: for the token decimals while fetching, and for the
+// block at commit. Keyed by the logs array itself, so the entry goes with the receipt.
+const decoded = new WeakMap<readonly RpcLog[], Erc20Transfer[]>();
+
 /** Status 0 = reverted. Receipts from before Byzantium carry a state root and no status: they count as executed. */
 export function reverted(receipt: RpcTransactionReceipt): boolean {
   return receipt.status !== undefined && receipt.status !== null && hexToNumber(receipt.status as `0x${string}`) === 0;
@@ -26,8 +32,10 @@ export function reverted(receipt: RpcTransactionReceipt): boolean {
  * (four topics, no data); viem's strict decoding refuses it against the ERC-20 ABI, so an NFT
  * move never becomes a fungible amount.
  */
-export function erc20Transfers(logs: readonly RpcLog[]): { asset: string; from: string; to: string; value: bigint }[] {
-  const out: { asset: string; from: string; to: string; value: bigint }[] = [];
+export function erc20Transfers(logs: readonly RpcLog[]): Erc20Transfer[] {
+  const known = decoded.get(logs);
+  if (known) return known;
+  const out: Erc20Transfer[] = [];
   for (const log of logs) {
     if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3) continue;
     try {
@@ -37,6 +45,7 @@ export function erc20Transfers(logs: readonly RpcLog[]): { asset: string; from: 
       // Same topic, other shape: not an ERC-20 Transfer.
     }
   }
+  decoded.set(logs, out);
   return out;
 }
 
