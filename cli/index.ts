@@ -6,6 +6,7 @@ import { cabinetCommand } from "./commands/cabinet.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
+import { followCommand } from "./commands/follow.ts";
 import { webhookCommand } from "./commands/webhook.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { plansCommand } from "./commands/plans.ts";
@@ -27,6 +28,7 @@ function rootCommand(g: Globals): CommandDef {
       webhook: webhookCommand(g),
       deliveries: deliveriesCommand(g),
       cabinet: cabinetCommand(g),
+      follow: followCommand(g),
     },
   };
 }

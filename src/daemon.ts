@@ -17,6 +17,7 @@ import { type Logger, silentLogger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
+import { followersFor } from "./follow/followers.ts";
 import { checkMasterKey } from "./secrets/key-check.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
 import { createScreener } from "./payments/aml/provider.ts";
@@ -132,6 +133,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     upstreams,
     rpcMeter,
   };
+  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams }));
   const app = createApp(deps);
   app.listen({
     hostname: config.server.host,

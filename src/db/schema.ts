@@ -217,6 +217,29 @@ export interface CabinetSessionsTable {
   created_at: number;
 }
 
+/** What a token contract's decimals() answered on a network (null: no usable answer). */
+export interface TokenDecimalsTable {
+  network: string;
+  /** Contract address, lower-case. */
+  address: string;
+  decimals: number | null;
+  created_at: number;
+}
+
+/** A followed network as its daemon last saw it; read by `chainwatch follow status`. */
+export interface FollowerStateTable {
+  network: string;
+  upstream: string | null;
+  node_height: number | null;
+  /** following · catching_up · stopped · error */
+  state: string;
+  last_error: string | null;
+  blocks_per_second: number;
+  /** 1 after `follow rewind`: a follower stopped by a deep reorg starts again. */
+  resume_requested: number;
+  updated_at: number;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -234,6 +257,8 @@ export interface DB {
   aml_jobs: AmlJobsTable;
   cabinet_links: CabinetLinksTable;
   cabinet_sessions: CabinetSessionsTable;
+  token_decimals: TokenDecimalsTable;
+  follower_state: FollowerStateTable;
 }
 
 export type Plan = Selectable<PlansTable>;

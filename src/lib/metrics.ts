@@ -17,9 +17,12 @@ const HELP: Record<string, string> = {
   chainwatch_delivery_attempts_total: "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
   chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
   chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
-  chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused, by network.",
+  chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused (a follower stops until follow rewind), by network.",
   chainwatch_rpc_calls_total: "JSON-RPC calls on /rpc by network, method and outcome.",
   chainwatch_rpc_upstream_seconds: "Time an upstream node took to answer a forwarded /rpc request, by network and upstream.",
+  chainwatch_follower_node_height: "The followed node's latest block number, per network.",
+  chainwatch_follower_stored_tip: "The highest stored block height of a followed network.",
+  chainwatch_follower_lag: "Blocks the stored tip is behind the followed node.",
 };
 
 /** Upper bounds (seconds) of the latency buckets: from a local node's sub-millisecond answer to a slow provider's timeout. */

@@ -17,7 +17,7 @@ async function cli(args: string[]) {
   return { code, stdout, stderr };
 }
 
-const FILTERS = { payment: true, payment_networks: [], payout: true, payout_networks: [], block: true, block_networks: [] };
+const FILTERS = { payment: true, payment_networks: [], payout: true, payout_networks: [], block: true, block_networks: [], min_confirmations: 0 };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-webhook-set-"));

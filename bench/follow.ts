@@ -1,0 +1,196 @@
+#!/usr/bin/env bun
+// `bun run bench:follow`: catch-up throughput of a real `chainwatch serve` subprocess following a
+// local anvil node pre-filled with 1,000 blocks × 100 transactions (half ETH, half ERC-20
+// transfers, 1 % to watched addresses), against a bare loop in this process that fetches the same
+// blocks and receipts from the same node with the same concurrency and does nothing else. Then
+// the steady-state lag: a block is mined, how long until its payment webhook reaches a receiver
+// (poll_interval_ms = 250).
+// Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_LAG_SAMPLES.
+import { Database } from "bun:sqlite";
+import type { Subprocess } from "bun";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Address, encodeFunctionData, numberToHex } from "viem";
+import { foundry } from "viem/chains";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { setPlan } from "../src/accounts/plans.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { openContext } from "../src/daemon.ts";
+import { addWatch } from "../src/watch/watches.ts";
+import { type Anvil, startAnvil } from "../test/support/anvil.ts";
+import { testTokenAbi, testTokenBytecode } from "../test/support/contracts/test-token.ts";
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const BLOCKS = num("BENCH_BLOCKS", 1000);
+const TX_PER_BLOCK = num("BENCH_TX_PER_BLOCK", 100);
+const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 60);
+const WATCHED = 10;
+// The follower's fetch-ahead window (createEvmFollower's default); the bare loop uses the same.
+const CONCURRENCY = 8;
+const SENDERS = 10;
+const CLI = join(import.meta.dir, "../cli/index.ts");
+const children: Subprocess[] = [];
+
+const watched = (i: number) => `0x${(0xbe000000 + i).toString(16).padStart(40, "0")}` as Address;
+// Recipients come from a pool of 1,000 addresses: a fresh account per transaction would grow
+// anvil's state (and slow every block it mines) without changing what chainwatch does.
+const RECIPIENTS = Array.from({ length: 1000 }, () => `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex")}` as Address);
+const randomAddress = () => RECIPIENTS[Math.floor(Math.random() * RECIPIENTS.length)];
+
+async function rpc<T>(url: string, body: unknown): Promise<T> {
+  const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  return (await res.json()) as T;
+}
+
+/**
+ * Fills the chain fast: automine off, each block's 100 eth_sendTransaction calls go in one
+ * JSON-RPC batch (gas given, so anvil estimates nothing), then one evm_mine. Senders are anvil's
+ * unlocked dev accounts, so nothing is signed in this process.
+ */
+async function prefill(anvil: Anvil, token: Address): Promise<void> {
+  const senders = anvil.accounts.slice(1, 1 + SENDERS);
+  await anvil.test.setAutomine(false);
+  for (let b = 0; b < BLOCKS; b++) {
+    const calls = [];
+    for (let i = 0; i < TX_PER_BLOCK; i++) {
+      const from = senders[i % SENDERS];
+      // 1 % of transactions pay a watched address; the rest go to fresh random addresses.
+      const to = (b * TX_PER_BLOCK + i) % 100 === 0 ? watched((b + i) % WATCHED) : randomAddress();
+      const tx =
+        i % 2 === 0
+          ? { from, to, value: numberToHex(1_000_000n + BigInt(i)), gas: "0x5208" }
+          : { from, to: token, gas: numberToHex(80_000), data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [to, 1_000n + BigInt(i)] }) };
+      calls.push({ jsonrpc: "2.0", id: i, method: "eth_sendTransaction", params: [tx] });
+    }
+    const answers = await rpc<{ error?: { message: string } }[]>(anvil.url, calls);
+    const failed = answers.find((a) => a.error);
+    if (failed) throw new Error(`prefill: ${failed.error?.message}`);
+    await anvil.rpc("evm_mine");
+  }
+  await anvil.test.setAutomine(true);
+}
+
+/** Fetches heights 1..head, `CONCURRENCY` at a time: block with transactions and its receipts, parsed, nothing else. */
+async function bareLoop(url: string, head: number): Promise<{ seconds: number; txs: number }> {
+  let next = 1;
+  let txs = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next <= head) {
+      const h = numberToHex(next++);
+      const block = await rpc<{ result: { hash: string; transactions: unknown[] } }>(url, { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: [h, true] });
+      const receipts = await rpc<{ result: unknown[] }>(url, { jsonrpc: "2.0", id: 2, method: "eth_getBlockReceipts", params: [block.result.hash] });
+      if (receipts.result.length !== block.result.transactions.length) throw new Error("receipts missing");
+      txs += block.result.transactions.length;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return { seconds: (performance.now() - started) / 1000, txs };
+}
+
+async function spawnServe(configPath: string): Promise<Subprocess<"ignore", "pipe", "inherit">> {
+  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  children.push(proc);
+  // Drain the JSON log so the daemon never blocks on a full pipe.
+  (async () => {
+    const reader = proc.stdout.getReader();
+    while (!(await reader.read()).done) {}
+  })();
+  return proc;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-follow-"));
+  const anvil = await startAnvil(["--gas-limit", "100000000"]);
+  const payments = new Map<string, number>();
+  let onPayment: (() => void) | null = null;
+  const sink = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const body = (await req.json()) as { type: string; tx_hash: string };
+      if (body.type === "payment" && !payments.has(body.tx_hash)) payments.set(body.tx_hash, performance.now());
+      onPayment?.();
+      return new Response("ok");
+    },
+  });
+  try {
+    let t = performance.now();
+    const deploy = await anvil.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: [6, 10n ** 30n], account: anvil.accounts[0], chain: foundry });
+    const token = (await anvil.public.waitForTransactionReceipt({ hash: deploy })).contractAddress as Address;
+    for (const s of anvil.accounts.slice(1, 1 + SENDERS)) {
+      await anvil.wallet.sendTransaction({ account: anvil.accounts[0], chain: foundry, to: token, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [s, 10n ** 28n] }) });
+    }
+    await prefill(anvil, token);
+    const head = Number(await anvil.public.getBlockNumber());
+    console.log(`anvil pre-filled: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx (head ${head}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    // Baseline first (it also warms anvil's caches for both runs alike), twice, the better run kept.
+    const bare = [await bareLoop(anvil.url, head), await bareLoop(anvil.url, head)].sort((a, b) => a.seconds - b.seconds)[0];
+
+    const dbPath = join(dir, "cw.db");
+    const configPath = join(dir, "cw.toml");
+    writeFileSync(
+      configPath,
+      [
+        `[server]\nhost = "127.0.0.1"\nport = 0`,
+        `[database]\nurl = "sqlite://${dbPath}"`,
+        `[secrets]\nmaster_key_file = "${dir}/master.key"`,
+        `[delivery]\nallow_private_targets = true`,
+        `[billing]\nenabled = false`,
+        `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ["${anvil.url}"]\nfollow = true\nstart_height = 0\npoll_interval_ms = 250`,
+        "",
+      ].join("\n"),
+    );
+    const loaded = loadConfig(configPath);
+    if (!loaded.ok) throw new Error(loaded.error);
+    const ctx = await openContext(loaded.config, { env: {} });
+    await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
+    const account = await createAccount(ctx, { name: "bench", plan: "bench" });
+    if (!account.ok) throw new Error(account.error);
+    await ctx.db.updateTable("accounts").set({ webhook_url: `http://127.0.0.1:${sink.port}/hook`, webhook_enabled: 1 }).where("id", "=", account.account.id).execute();
+    for (let i = 0; i < WATCHED; i++) await addWatch(ctx.db, { accountId: account.account.id, network: "anv", address: watched(i), now: Date.now() });
+    await ctx.db.destroy();
+
+    const db = new Database(dbPath, { readonly: true });
+    const tip = () => (db.query("SELECT max(height) AS h FROM blocks WHERE network = 'anv'").get() as { h: number | null }).h ?? -1;
+    t = performance.now();
+    await spawnServe(configPath);
+    while (tip() < head) await Bun.sleep(20);
+    const seconds = (performance.now() - t) / 1000;
+
+    // Steady state: one block at a time, each paying a watched address; lag = mined → webhook received.
+    const lags: number[] = [];
+    for (let i = 0; i < LAG_SAMPLES; i++) {
+      // Land at a random point of the poll interval.
+      await Bun.sleep(Math.random() * 250);
+      const started = performance.now();
+      const hash = await anvil.sendEth(anvil.accounts[0], watched(i % WATCHED), 1n);
+      while (!payments.has(hash)) await new Promise<void>((resolve) => (onPayment = resolve));
+      lags.push((payments.get(hash) as number) - started);
+    }
+    db.close();
+    lags.sort((a, b) => a - b);
+
+    // Both read heights 1..head (chainwatch also reads the genesis block).
+    const bps = head / seconds;
+    const txs = bare.txs;
+    const bareBps = head / bare.seconds;
+    console.log("");
+    console.log(`chainwatch   ${bps.toFixed(0).padStart(6)} blocks/s  ${(txs / seconds).toFixed(0).padStart(7)} tx/s   (catch-up from 0 to ${head} in ${seconds.toFixed(2)} s, process start included)`);
+    console.log(`bare loop    ${bareBps.toFixed(0).padStart(6)} blocks/s  ${(bare.txs / bare.seconds).toFixed(0).padStart(7)} tx/s   (${CONCURRENCY} in flight, ${bare.seconds.toFixed(2)} s)`);
+    console.log(`ratio        ${(bps / bareBps).toFixed(2)} of the bare loop (target ≥ 0.7)`);
+    console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (transaction sent with automine → payment webhook received; poll_interval_ms = 250)`);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    await Promise.all(children.map((c) => c.exited));
+    sink.stop(true);
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,313 @@
+import type { NetworkConfig } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { Metrics } from "../lib/metrics.ts";
+import type { IngestService } from "../ingest/ingest-service.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { createWorker, type Worker } from "../lib/worker.ts";
+import { storedHashAt, storedTip } from "./chain-store.ts";
+import { type FetchedBlock, toBlockInput, tokenContracts } from "./evm-block.ts";
+import type { EvmSource } from "./evm-source.ts";
+import { type FollowerState, saveFollowerState, takeResumeRequest } from "./follower-state.ts";
+import type { TokenDecimals } from "./token-decimals.ts";
+
+export type EvmFollowerDeps = {
+  network: string;
+  config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth">;
+  source: EvmSource;
+  decimals: TokenDecimals;
+  ingest: IngestService;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  /** The label of the upstream that answered last (the pool's). */
+  upstream: () => string;
+  /** Blocks fetched ahead of the commit point while catching up. */
+  concurrency?: number;
+  /** Most blocks committed in one ingest call. */
+  batchBlocks?: number;
+};
+
+const PROGRESS_EVERY_MS = 10_000;
+const PROGRESS_BEHIND = 100;
+const SAVE_EVERY_MS = 1_000;
+
+/** Why a catch-up run ended early. */
+type RunEnd = { kind: "done" } | { kind: "fork"; height: number } | { kind: "refused" };
+
+/**
+ * Follows one EVM network: polls the node's head every `poll_interval_ms`, reads each new height
+ * (block with full transactions and receipts), and feeds the blocks through the ingest service
+ * strictly in height order. The stored tip is the checkpoint: every pass starts at the stored tip
+ * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
+ * While behind, up to `concurrency` heights are fetched ahead of the commit point.
+ *
+ * A block whose parent is not the stored tip means the node switched chains: the follower walks
+ * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
+ * `max_reorg_depth` blocks) and ingests the node's blocks from there; the ingest service orphans
+ * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
+ */
+export function createEvmFollower(deps: EvmFollowerDeps): Worker {
+  const { network, config, source, db, clock, log, metrics } = deps;
+  const concurrency = deps.concurrency ?? 8;
+  const batchBlocks = deps.batchBlocks ?? 32;
+  // Set by stop(): an ongoing catch-up ends after the batch it is committing.
+  let stopping = false;
+  let announced = false;
+  let wakeSleep: (() => void) | null = null;
+
+  let state: FollowerState = "catching_up";
+  let nodeHeight: number | null = null;
+  let tipHeight: number | null = null;
+  let lastError: string | null = null;
+  /** Set by a reorg deeper than max_reorg_depth; cleared by `follow rewind`. */
+  let halted = false;
+  let lastSaveMs = 0;
+  // blocks/s over windows of PROGRESS_EVERY_MS: the last full window's rate, or the current
+  // window's until one is full. A window closes at the first commit past its end.
+  let windowStartMs = clock.now();
+  let windowBlocks = 0;
+  let rate: number | null = null;
+  let lastProgressMs = clock.now();
+
+  const labels = { network };
+  const gauges = () => {
+    if (nodeHeight !== null) metrics.setGauge("chainwatch_follower_node_height", nodeHeight, labels);
+    if (tipHeight !== null) metrics.setGauge("chainwatch_follower_stored_tip", tipHeight, labels);
+    if (nodeHeight !== null && tipHeight !== null) metrics.setGauge("chainwatch_follower_lag", Math.max(0, nodeHeight - tipHeight), labels);
+  };
+
+  const save = async (force = false) => {
+    const now = clock.now();
+    if (!force && now - lastSaveMs < SAVE_EVERY_MS) return;
+    lastSaveMs = now;
+    await saveFollowerState(db, { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond() }, now);
+  };
+
+  const blocksPerSecond = () => {
+    const elapsed = clock.now() - windowStartMs;
+    const current = rate ?? (elapsed > 0 ? (windowBlocks * 1000) / elapsed : 0);
+    return Math.round(current * 10) / 10;
+  };
+
+  const counted = (blocks: number) => {
+    const now = clock.now();
+    windowBlocks += blocks;
+    if (now - windowStartMs >= PROGRESS_EVERY_MS) {
+      rate = (windowBlocks * 1000) / (now - windowStartMs);
+      windowStartMs = now;
+      windowBlocks = 0;
+    }
+    const behind = (nodeHeight ?? 0) - (tipHeight ?? 0);
+    if (behind > PROGRESS_BEHIND && now - lastProgressMs >= PROGRESS_EVERY_MS) {
+      lastProgressMs = now;
+      const bps = blocksPerSecond();
+      log.info("catching up", { network, height: tipHeight, node_height: nodeHeight, blocks_per_second: bps, eta_seconds: bps > 0 ? Math.round(behind / bps) : null });
+    }
+  };
+
+  /** Reads a height and makes sure the decimals of every token it moves are known. */
+  const fetchReady = async (height: number): Promise<FetchedBlock | null> => {
+    const fetched = await source.fetch(height);
+    if (fetched) await deps.decimals.resolve(tokenContracts(fetched.receipts));
+    return fetched;
+  };
+
+  /** Stops the follower until `follow rewind` (a reorg deeper than max_reorg_depth). */
+  const halt = async (error: string) => {
+    halted = true;
+    state = "error";
+    lastError = error;
+    // A rewind asked for before this stop is no answer to it.
+    await takeResumeRequest(db, network);
+  };
+
+  /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
+  const commit = async (batch: FetchedBlock[]): Promise<boolean> => {
+    const result = await deps.ingest.ingest(batch.map((b) => toBlockInput(network, b, deps.decimals.decimalsOf)));
+    if (!result.ok) {
+      // The stored chain moved under the follower (a rewind, a block posted to /ingest/blocks):
+      // the next pass starts again from the stored tip.
+      if (result.code === "PARENT_MISMATCH") return false;
+      // The ingest service has logged and counted it.
+      if (result.code === "REORG_TOO_DEEP") {
+        await halt(result.error);
+        return false;
+      }
+      throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
+    }
+    tipHeight = batch[batch.length - 1].height;
+    gauges();
+    counted(batch.length);
+    await save();
+    return true;
+  };
+
+  /**
+   * Ingests heights from..head in order, fetching up to `concurrency` ahead. `parent` is the hash
+   * the first block must extend (null: nothing stored below it). Ends early at a block that does
+   * not extend the one before it, or when the node has no block at a height yet.
+   */
+  const catchUp = async (from: number, head: number, parent: string | null): Promise<RunEnd> => {
+    type Slot = { settled: boolean; value: FetchedBlock | null; promise: Promise<FetchedBlock | null> };
+    const slots = new Map<number, Slot>();
+    let launched = from;
+    let next = from;
+    const launch = () => {
+      while (launched <= head && launched < next + concurrency && !stopping) {
+        const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
+        slot.promise.then((v) => Object.assign(slot, { settled: true, value: v }), () => {});
+        slots.set(launched++, slot);
+      }
+    };
+    while (next <= head && !stopping) {
+      launch();
+      // A failed fetch throws here; the fetches still in flight are abandoned with the run.
+      let block = await (slots.get(next) as Slot).promise;
+      const batch: FetchedBlock[] = [];
+      let end: RunEnd | null = null;
+      while (true) {
+        if (block === null) {
+          end = { kind: "done" };
+          break;
+        }
+        if (parent !== null && block.parentHash !== parent) {
+          end = { kind: "fork", height: block.height };
+          break;
+        }
+        batch.push(block);
+        slots.delete(block.height);
+        parent = block.hash;
+        const following = slots.get(block.height + 1);
+        if (batch.length >= batchBlocks || !following?.settled) break;
+        block = following.value;
+      }
+      next += batch.length;
+      // Refill the window before committing, so the node keeps working while SQLite does.
+      if (!end) launch();
+      if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
+      if (end) return end;
+    }
+    return { kind: "done" };
+  };
+
+  /** Finds the newest height where the node and the store agree, at most max_reorg_depth below the tip; null when deeper. */
+  const commonAncestor = async (tip: { height: number }): Promise<number | null> => {
+    for (let h = tip.height; h >= 0 && h >= tip.height - config.max_reorg_depth; h--) {
+      const stored = await storedHashAt(db, network, h);
+      // Nothing stored this low (the follower started above it): nothing to disagree with.
+      if (stored === null) return h;
+      if ((await source.hashAt(h)) === stored) return h;
+    }
+    return null;
+  };
+
+  /** One poll: returns true when it stored blocks, so the next pass runs at once. */
+  const pass = async (): Promise<boolean> => {
+    if (halted) {
+      if (!(await takeResumeRequest(db, network))) return false;
+      halted = false;
+      lastError = null;
+      log.info("follower resumed", { network });
+    }
+    const head = await source.head();
+    nodeHeight = head;
+    const tip = await storedTip(db, network);
+    tipHeight = tip?.height ?? null;
+    gauges();
+    const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
+    state = head - from >= 1 ? "catching_up" : "following";
+    if (from > head) {
+      // Nothing new; but a reorg to a chain no longer than ours shows only as another hash at the top.
+      if (!tip) return false;
+      const top = Math.min(head, tip.height);
+      if ((await source.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
+      return walkBack(tip, head);
+    }
+    const end = await catchUp(from, head, tip?.hash ?? null);
+    if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head);
+    return tipHeight !== (tip?.height ?? null);
+  };
+
+  /**
+   * The node left the stored chain: re-reads it from the common ancestor, or stops on a reorg
+   * deeper than allowed. Returns false: the next pass waits a poll interval either way, so a node
+   * that keeps disagreeing cannot make the follower spin.
+   */
+  const walkBack = async (tip: { height: number; hash: string }, head: number): Promise<boolean> => {
+    const ancestor = await commonAncestor(tip);
+    if (ancestor === null) {
+      await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);
+      metrics.inc("chainwatch_deep_reorgs_total", labels);
+      log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
+      return false;
+    }
+    // The node agrees with the stored tip after all (it answered from two different views).
+    if (ancestor === tip.height) return false;
+    // The ingest service counts and logs the reorg when it applies it.
+    log.info("walking back to the common ancestor", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
+    await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
+    return false;
+  };
+
+  /** Waits `ms`, or less when stop() wakes it. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleep = null;
+        resolve();
+      }
+      wakeSleep = done;
+    });
+
+  /** The worker's run: polls until stop(). A throw ends it; the worker's next tick starts it again. */
+  const follow = async (isStopping: () => boolean) => {
+    if (!announced) log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
+    announced = true;
+    let logged: string | null = null;
+    while (!isStopping()) {
+      let again = false;
+      try {
+        again = await pass();
+        if (!halted) {
+          if (logged !== null) log.info("follower recovered", { network });
+          logged = null;
+          lastError = null;
+        }
+      } catch (e) {
+        const message = (e as Error).message ?? String(e);
+        state = "error";
+        lastError = message;
+        // One line per change of trouble, not one per failed poll (the pool logs upstream changes).
+        if (logged !== message) log.warn("follower poll failed", { network, error: message });
+        logged = message;
+      }
+      if (halted) state = "error";
+      await save(true).catch((e) => log.error("cannot save follower state", { network, error: String(e) }));
+      if (!again && !isStopping()) await sleep(config.poll_interval_ms);
+    }
+    state = "stopped";
+    await save(true);
+  };
+
+  const worker = createWorker({
+    name: `follower:${network}`,
+    log,
+    // Polling is the run's own loop (poll_interval_ms may be under a second); the schedule only
+    // restarts a run that ended with an error.
+    schedule: "* * * * * *",
+    runOnStart: true,
+    failure: `follower of ${network} stopped by an error; restarting`,
+    run: follow,
+    // wake(): poll now instead of at the end of the interval.
+    nudge: () => wakeSleep?.(),
+    onStop: () => {
+      stopping = true;
+      wakeSleep?.();
+    },
+  });
+  return worker;
+}

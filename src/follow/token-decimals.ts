@@ -1,0 +1,59 @@
+import { decodeFunctionResult, encodeFunctionData, erc20Abi } from "viem";
+import type { TokenConfig } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import type { Clock } from "../lib/clock.ts";
+import { MAX_DECIMALS } from "../lib/amount.ts";
+import { type RpcClient, RpcError } from "./rpc-client.ts";
+
+/** Token decimals of one network: `[networks.X.tokens]` first, then the database cache, then `decimals()` by eth_call. */
+export type TokenDecimals = {
+  /** Makes sure every contract's decimals are known (asking the node at most once per contract). */
+  resolve(contracts: Iterable<string>): Promise<void>;
+  /** The decimals of a resolved contract; null when it has none usable (amounts are then raw units). */
+  decimalsOf(contract: string): number | null;
+};
+
+const DECIMALS_CALL = encodeFunctionData({ abi: erc20Abi, functionName: "decimals" });
+
+export function createTokenDecimals(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; rpc: RpcClient }): TokenDecimals {
+  const known = new Map<string, number | null>(Object.entries(deps.tokens).map(([address, t]) => [address.toLowerCase(), t.decimals]));
+
+  /** decimals() answered by the node; null when the contract answered but not with a usable uint8. */
+  const askNode = async (contract: string): Promise<number | null> => {
+    let data: `0x${string}`;
+    try {
+      data = await deps.rpc.call<`0x${string}`>("eth_call", [{ to: contract, data: DECIMALS_CALL }, "latest"]);
+    } catch (e) {
+      // The node answered (execution reverted, no such function): a fact worth caching.
+      // No upstream answered: unknown, so the caller retries the block later.
+      if (e instanceof RpcError && e.code !== null) return null;
+      throw e;
+    }
+    try {
+      const n = decodeFunctionResult({ abi: erc20Abi, functionName: "decimals", data });
+      return n <= MAX_DECIMALS ? n : null;
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    async resolve(contracts) {
+      const missing = [...contracts].filter((c) => !known.has(c));
+      if (missing.length === 0) return;
+      const cached = await deps.db.selectFrom("token_decimals").select(["address", "decimals"]).where("network", "=", deps.network).where("address", "in", missing).execute();
+      for (const row of cached) known.set(row.address, row.decimals);
+      for (const contract of missing) {
+        if (known.has(contract)) continue;
+        const decimals = await askNode(contract);
+        known.set(contract, decimals);
+        await deps.db
+          .insertInto("token_decimals")
+          .values({ network: deps.network, address: contract, decimals, created_at: deps.clock.now() })
+          .onConflict((oc) => oc.columns(["network", "address"]).doNothing())
+          .execute();
+      }
+    },
+    decimalsOf: (contract) => known.get(contract) ?? null,
+  };
+}

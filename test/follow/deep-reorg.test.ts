@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Address, Hash } from "viem";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { storedTip } from "../../src/follow/chain-store.ts";
+import { addWatch } from "../../src/watch/watches.ts";
+import { runCli, until, writeToml } from "../delivery/fixtures.ts";
+import { type Anvil, startAnvil } from "../support/anvil.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { type ServeProcess, spawnLoggedServe } from "./support.ts";
+
+// A reorg deeper than max_reorg_depth (2): the follower stops with a clear error, counts it and
+// waits; `follow rewind` from the CLI (another process) sets it going again on the new chain.
+
+const W = "0x00000000000000000000000000000000000d11e5" as Address;
+let anvil: Anvil;
+let dir: string;
+let config: string;
+let ctx: Context;
+let sink: WebhookSink;
+let serve: ServeProcess | null = null;
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  sink = startWebhookSink();
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-deep-reorg-"));
+  config = writeToml(dir, [
+    "[billing]",
+    "enabled = false",
+    "[delivery]",
+    "allow_private_targets = true",
+    "[networks.anv]",
+    'family = "evm"',
+    "confirmations = 1",
+    `rpc_urls = ["${anvil.url}"]`,
+    "follow = true",
+    "start_height = 0",
+    "poll_interval_ms = 100",
+    "max_reorg_depth = 2",
+  ]);
+  const loaded = loadConfig(config);
+  if (!loaded.ok) throw new Error(loaded.error);
+  ctx = await openContext(loaded.config, { env: {} });
+  const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
+  if (!plan.ok) throw new Error(plan.error);
+  const made = await createAccount(ctx, { name: "deep", plan: "p" });
+  if (!made.ok) throw new Error(made.error);
+  await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", made.account.id).execute();
+  const watched = await addWatch(ctx.db, { accountId: made.account.id, network: "anv", address: W.toLowerCase(), now: Date.now() });
+  if (!watched.ok) throw new Error("watch refused");
+});
+afterAll(async () => {
+  if (serve && serve.proc.exitCode === null) serve.proc.kill("SIGKILL");
+  await serve?.proc.exited;
+  await ctx.db.destroy();
+  await sink.stop();
+  await anvil.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const tip = async () => (await storedTip(ctx.db, "anv"))?.height ?? -1;
+const status = async () => {
+  const out = await runCli(["follow", "status", "--json", "--config", config]);
+  expect(out.code).toBe(0);
+  return JSON.parse(out.stdout).followers[0] as Record<string, unknown>;
+};
+
+test(
+  "a reorg deeper than max_reorg_depth stops the follower with an error until follow rewind",
+  async () => {
+    await anvil.rpc("anvil_mine", ["0x6"]);
+    serve = await spawnLoggedServe(config);
+    await until(tip, (h) => h >= 6, 20_000);
+
+    // Three blocks replaced, one of them now paying W: deeper than the allowed 2.
+    await anvil.rpc("anvil_reorg", [3, [[{ from: anvil.accounts[0], to: W, value: "0x2a" }, 0]]]);
+    await until(status, (s) => s.state === "error", 20_000);
+    const stopped = await status();
+    expect(stopped.last_error).toBe("reorg deeper than max_reorg_depth (2) below height 6; run: chainwatch follow rewind anv --to <height>");
+    expect(stopped).toMatchObject({ stored_tip: 6, node_height: 6 });
+    expect(serve.lines.filter((l) => l.msg === "deep reorg: follower stopped")).toEqual([
+      expect.objectContaining({ level: "error", network: "anv", stored_tip: 6, max_reorg_depth: 2 }),
+    ]);
+    const metrics = await (await fetch(`${serve.url}/metrics`)).text();
+    expect(metrics).toContain('chainwatch_deep_reorgs_total{network="anv"} 1');
+    // Stopped means stopped: new blocks on the node are not read.
+    await anvil.rpc("anvil_mine", ["0x1"]);
+    await until(status, (s) => s.node_height === 6 || s.node_height === 7, 5_000);
+    expect(await tip()).toBe(6);
+
+    const rewind = await runCli(["follow", "rewind", "anv", "--to", "3", "--json", "--config", config]);
+    expect(rewind.code).toBe(0);
+    expect(JSON.parse(rewind.stdout)).toMatchObject({ network: "anv", to: 3 });
+
+    const head = Number(await anvil.public.getBlockNumber());
+    await until(status, (s) => s.state === "following" && s.stored_tip === head, 20_000);
+    const newChain = await anvil.public.getBlock({ blockNumber: 4n });
+    const payments = () => Promise.resolve(sink.received.map((r) => JSON.parse(r.body)).filter((b) => b.type === "payment"));
+    const [payment] = await until(payments, (p) => p.length > 0, 20_000);
+    expect(payment).toMatchObject({ type: "payment", address: W.toLowerCase(), amount_raw: "42", block_height: 4, block_hash: newChain.hash, tx_hash: newChain.transactions[0] as Hash });
+    expect(serve.lines.some((l) => l.msg === "follower resumed" && l.network === "anv")).toBe(true);
+  },
+  { timeout: 90_000 },
+);
