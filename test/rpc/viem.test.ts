@@ -21,7 +21,10 @@ let rpcUrl: string;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  td = await startTestDaemon({ config: { networks: { eth: { family: "evm", decimals: 18, get_block_cost: 20, rpc_urls: [anvil.url] } } } });
+  // The follower is on too: a transaction sent through /rpc comes back as an address-watch event.
+  td = await startTestDaemon({
+    config: { networks: { eth: { family: "evm", decimals: 18, get_block_cost: 20, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 50 } } },
+  });
   c = await td.client({ credits: 1_000_000, rpcRps: 10_000 });
   rpcUrl = `${td.url}/rpc/eth/${c.apiKey}`;
 });
@@ -31,6 +34,18 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
+/** The watch's event for a transaction, once the follower has stored its block; fails after 10 s. */
+async function eventFor(watchId: string, txHash: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 500; i++) {
+    const res = await c.request("GET", `/v1/address-watch/events?watch_id=${watchId}`);
+    expect(res.status).toBe(200);
+    const found = ((await res.json()) as { events: Record<string, unknown>[] }).events.find((e) => e.tx_hash === txHash);
+    if (found) return found;
+    await Bun.sleep(20);
+  }
+  throw new Error(`no event for ${txHash}`);
+}
+
 describe("viem through /rpc/{network}/{api_key}", () => {
   test("reads the block number, a balance and the chain id as the node does", async () => {
     const client = createPublicClient({ chain: foundry, transport: http(rpcUrl, { retryCount: 0 }) });
@@ -39,11 +54,14 @@ describe("viem through /rpc/{network}/{api_key}", () => {
     expect(await client.getChainId()).toBe(31337);
   });
 
-  test("sends a locally signed transfer with eth_sendRawTransaction and reads its receipt and the new balance", async () => {
+  test("a locally signed transfer sent with eth_sendRawTransaction is mined, and the follower turns it into a payment event", async () => {
     const account = privateKeyToAccount(DEV_KEY);
     const transport = http(rpcUrl, { retryCount: 0 });
     const wallet = createWalletClient({ account, chain: foundry, transport });
     const client = createPublicClient({ chain: foundry, transport, pollingInterval: 20 });
+    const watched = await c.request("POST", "/v1/address-watch/addresses", { network_slug: "eth", address: RECIPIENT });
+    expect(watched.status).toBe(201);
+    const { watch_id } = (await watched.json()) as { watch_id: string };
     const before = await client.getBalance({ address: RECIPIENT });
     const hash = await wallet.sendTransaction({ to: RECIPIENT, value: parseEther("1.5") });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
@@ -52,6 +70,22 @@ describe("viem through /rpc/{network}/{api_key}", () => {
     expect(await client.getBalance({ address: RECIPIENT })).toBe(before + parseEther("1.5"));
     // The node itself saw the same transaction.
     expect((await anvil.public.getTransaction({ hash })).to?.toLowerCase()).toBe(RECIPIENT.toLowerCase());
+    // The follower read the block the node mined it in: a payment event on the watched address.
+    const event = await eventFor(watch_id, hash);
+    expect(event).toMatchObject({
+      type: "payment",
+      direction: "in",
+      network: "eth",
+      watch_id,
+      address: RECIPIENT.toLowerCase(),
+      tx_hash: hash,
+      amount: "1.5",
+      amount_raw: "1500000000000000000",
+      asset: null,
+      block_height: Number(receipt.blockNumber),
+      block_hash: receipt.blockHash,
+      removed: false,
+    });
   });
 
   test("finds a contract's log with getLogs", async () => {
