@@ -3,8 +3,10 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
-import { type Db, migrate, openDatabase } from "./db/database.ts";
-import { createApp, VERSION } from "./http/app.ts";
+import { type Db, openDatabase } from "./db/database.ts";
+import { migrateChecked } from "./db/version-guard.ts";
+import { createApp } from "./http/app.ts";
+import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
@@ -37,7 +39,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create: true });
   if (!key.ok) throw new StartupError(key.error);
   const db = openDatabase(sqlitePath(config.database.url));
-  const migrated = await migrate(db);
+  const migrated = await migrateChecked(db, VERSION);
   if (!migrated.ok) {
     await db.destroy();
     throw new StartupError(migrated.error);

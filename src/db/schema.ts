@@ -205,6 +205,12 @@ export interface CabinetSessionsTable {
   created_at: number;
 }
 
+/** Facts about the database itself (`migrated_by`: the chainwatch version that last migrated it). */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -221,6 +227,7 @@ export interface DB {
   aml_jobs: AmlJobsTable;
   cabinet_links: CabinetLinksTable;
   cabinet_sessions: CabinetSessionsTable;
+  meta: MetaTable;
 }
 
 export type Plan = Selectable<PlansTable>;

@@ -12,8 +12,9 @@ import { paymentRoutes } from "./routes/payments.ts";
 import { watchRoutes } from "./routes/watches.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { webhookTestRoutes } from "./routes/webhook-test.ts";
+import { VERSION } from "../version.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION } from "../version.ts";
 
 /** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
 export function createApp(deps: AppDeps) {

@@ -7,6 +7,7 @@ import * as m0005 from "./0005_payment_transfer_confirmation.ts";
 import * as m0006 from "./0006_block_subscriptions.ts";
 import * as m0007 from "./0007_reorg.ts";
 import * as m0009 from "./0009_cabinet_sessions.ts";
+import * as m0011 from "./0011_meta.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0006_block_subscriptions": m0006,
   "0007_reorg": m0007,
   "0009_cabinet_sessions": m0009,
+  "0011_meta": m0011,
 };
