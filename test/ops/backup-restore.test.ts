@@ -197,7 +197,7 @@ describe("chainwatch backup and restore", () => {
     expect(doc.previous).toStartWith(`${target}/chainwatch.db.before-restore-`);
     expect(existsSync(doc.previous)).toBe(true);
     const accounts = await cli(["accounts", "list", "--config", config, "--json"]);
-    expect(accounts.stderr).toBe("");
+    expect(accounts.code).toBe(0);
     expect(JSON.parse(accounts.stdout).accounts.length).toBe(clients.length);
   });
 
