@@ -199,6 +199,10 @@ describe("chainwatch backup and restore", () => {
     const accounts = await cli(["accounts", "list", "--config", config, "--json"]);
     expect(accounts.code).toBe(0);
     expect(JSON.parse(accounts.stdout).accounts.length).toBe(clients.length);
+    // A stopped database (no daemon, no -wal) backs up too.
+    const again = await cli(["backup", join(target, "again.db"), "--config", config]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toStartWith(`backed up ${target}/chainwatch.db to ${target}/again.db (`);
   });
 
   test("restore refuses without the master key of the backup", async () => {
