@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +7,9 @@ import { openContext, startDaemon } from "../../src/daemon.ts";
 import { pgDumpCommand } from "../../src/ops/backup.ts";
 import { type Credentials, signedHeaders, startTestDaemon, type TestClient, type TestDaemon, testConfig } from "../support/harness.ts";
 import { startWebhookSink } from "../support/webhook-sink.ts";
+
+// Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
+setDefaultTimeout(30_000);
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 

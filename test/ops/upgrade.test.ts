@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +8,9 @@ import { refusalFor } from "../../src/db/version-guard.ts";
 import { compareVersions, VERSION } from "../../src/version.ts";
 import { testConfig } from "../support/harness.ts";
 import pkg from "../../package.json" with { type: "json" };
+
+// Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
+setDefaultTimeout(30_000);
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const dirs: string[] = [];
