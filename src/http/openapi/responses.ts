@@ -16,6 +16,7 @@ const ERRORS: Record<number, string> = {
   404: "Not found",
   409: "Conflict",
   413: "Request body over the size limit",
+  415: "Content-Type must be application/json.",
   429: "Rate limit exceeded. (per key, sliding 1000 ms window)",
 };
 

@@ -57,6 +57,7 @@ export const EventFilters = T.Object({
   payout_networks: T.Array(T.String()),
   block: T.Boolean(),
   block_networks: T.Array(T.String()),
+  min_confirmations: T.Integer({ minimum: 0, maximum: 1000, description: "Wallet and block events wait for this many confirmations before delivery; 0: at once" }),
 });
 
 export const WebhookSettings = T.Object({
@@ -82,6 +83,7 @@ export const WalletEvent = T.Object({
   asset: Nullable(T.String({ description: "Token contract; null for the native coin" })),
   amount: Decimal,
   amount_raw: RawAmount,
+  removed: T.Boolean({ description: "true once a reorg orphaned the block: the event is delivered again with removed: true" }),
   created_at: Rfc3339,
 });
 
@@ -94,6 +96,7 @@ export const BlockEvent = T.Object({
   block_hash: T.String(),
   tx_count: T.Integer(),
   transactions: T.Array(T.String()),
+  removed: T.Boolean({ description: "true once a reorg orphaned the block: the event is delivered again with removed: true" }),
   created_at: Rfc3339,
 });
 

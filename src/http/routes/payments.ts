@@ -53,7 +53,7 @@ export function paymentRoutes(deps: AppDeps) {
             requestBody: jsonRequest("CreatePaymentOrder"),
             responses: responses(
               { 201: ["PaymentOrder", "Created"] },
-              [[400, "A field error naming the field"], [409, "Order already exists. or Address already has an active order."], 413],
+              [[400, "A field error naming the field"], [409, "Order already exists. or Address already has an active order."], 413, 415],
             ),
           },
         },
@@ -95,7 +95,7 @@ export function paymentRoutes(deps: AppDeps) {
             summary: "Set the payment webhook URL; null sends payment-order webhooks to the address-watch webhook when enabled",
             tags: ["payments"],
             requestBody: jsonRequest("PaymentSettings"),
-            responses: responses({ 200: ["PaymentSettings", "The settings as stored"] }, [[400, "A field error or a refused URL"], 413]),
+            responses: responses({ 200: ["PaymentSettings", "The settings as stored"] }, [[400, "A field error or a refused URL"], 413, 415]),
           },
         },
       )

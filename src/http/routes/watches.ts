@@ -77,7 +77,7 @@ export function watchRoutes(deps: AppDeps) {
           requestBody: jsonRequest("AddWatch"),
           responses: responses(
             { 201: ["Watch", "Watched"], 200: ["Watch", "Already watched: the same record"] },
-            [[400, "Unknown network: X, Invalid address for network X, or a field error"], [403, "Address slot limit reached. (or IP address not allowed.)"], 413],
+            [[400, "Unknown network: X, Invalid address for network X, or a field error"], [403, "Address slot limit reached. (or IP address not allowed.)"], 413, 415],
           ),
         },
       },
@@ -95,7 +95,7 @@ export function watchRoutes(deps: AppDeps) {
           summary: "Stop watching an address, freeing its slot",
           tags: ["address-watch"],
           requestBody: jsonRequest("DeleteWatch"),
-          responses: responses({ 200: ["WatchDeleted", "Deleted"] }, [400, [404, "Watch not found."], 413]),
+          responses: responses({ 200: ["WatchDeleted", "Deleted"] }, [400, [404, "Watch not found."], 413, 415]),
         },
       },
     );

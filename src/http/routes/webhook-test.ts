@@ -45,7 +45,7 @@ export function webhookTestRoutes(deps: AppDeps) {
         summary: "Queue a test webhook of one kind on one network; answers 202 without waiting for the receiver",
         tags: ["address-watch"],
         requestBody: jsonRequest("WebhookTest"),
-        responses: responses({ 202: ["TestQueued", "Queued; the receiver's answer is in the delivery's attempts"] }, [[400, "Unknown event or network, or no webhook URL"], 413]),
+        responses: responses({ 202: ["TestQueued", "Queued; the receiver's answer is in the delivery's attempts"] }, [[400, "Unknown event or network, or no webhook URL"], 413, 415]),
       },
     },
   );

@@ -38,7 +38,7 @@ export function webhookRoutes(deps: AppDeps) {
           summary: "Set the webhook; `events` keys given replace, keys left out keep their value",
           tags: ["address-watch"],
           requestBody: jsonRequest("WebhookUpdate"),
-          responses: responses({ 200: ["WebhookSettings", "The webhook as stored"] }, [[400, "A field error, a refused URL (private target, not http(s)), or url required when enabled"], 413]),
+          responses: responses({ 200: ["WebhookSettings", "The webhook as stored"] }, [[400, "A field error, a refused URL (private target, not http(s)), or url required when enabled"], 413, 415]),
         },
       },
     );
