@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 import { type CommandDef, renderUsage, runCommand } from "citty";
-import { VERSION } from "../src/http/app.ts";
+import { VERSION } from "../src/version.ts";
 import { accountsCommand } from "./commands/accounts.ts";
 import { cabinetCommand } from "./commands/cabinet.ts";
+import { backupCommand, restoreCommand, versionCommand } from "./commands/backup.ts";
 import { ingestCommand } from "./commands/ingest.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { deliveriesCommand } from "./commands/deliveries.ts";
@@ -29,6 +30,9 @@ function rootCommand(g: Globals): CommandDef {
       deliveries: deliveriesCommand(g),
       cabinet: cabinetCommand(g),
       follow: followCommand(g),
+      backup: backupCommand(g),
+      restore: restoreCommand(g),
+      version: versionCommand(g),
     },
   };
 }

@@ -6,8 +6,10 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
-import { type Db, migrate, openDatabase } from "./db/database.ts";
-import { createApp, VERSION } from "./http/app.ts";
+import { type Db, openDatabase } from "./db/database.ts";
+import { migrateChecked } from "./db/version-guard.ts";
+import { createApp } from "./http/app.ts";
+import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
@@ -47,7 +49,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const file = sqlitePath(config.database.url);
   if (!create && file !== ":memory:" && !existsSync(file)) throw new StartupError(`no database at ${resolve(file)}; run \`chainwatch migrate\` first`);
   const db = openDatabase(file);
-  const migrated = await migrate(db);
+  const migrated = await migrateChecked(db, VERSION);
   if (!migrated.ok) {
     await db.destroy();
     throw new StartupError(migrated.error);

@@ -53,7 +53,18 @@ type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, str
 
 const CSRF_REFUSED = "Missing or invalid CSRF token. Reload the page and try again.";
 
-const detail = (summary: string) => ({ detail: { summary, tags: ["cabinet"], security: [] } });
+const HTML = { "text/html": { schema: { type: "string" as const } } };
+/** What a cabinet page or form post can answer, for the OpenAPI document. */
+const PAGE_RESPONSES = {
+  200: { description: "The page (a form post sent with Accept: application/json answers {message} instead)", content: HTML },
+  400: { description: "The API's message for a refused form, shown with the form as typed", content: HTML },
+  401: { description: "Not signed in: the signed-out page", content: HTML },
+  403: { description: "A form post without the session's CSRF token", content: HTML },
+  404: { description: "Not a record of the session's account", content: HTML },
+};
+const detail = (summary: string, responses: Record<number, { description: string; content?: typeof HTML }> = PAGE_RESPONSES) => ({
+  detail: { summary, tags: ["cabinet"], security: [], responses },
+});
 
 /**
  * The account holders' cabinet (DESIGN §11): server-rendered pages over the same services as the
@@ -138,7 +149,10 @@ export function cabinetRoutes(deps: AppDeps) {
             headers: { location: "/cabinet/", "set-cookie": sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secure), ...SECURITY_HEADERS },
           });
         },
-        detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview"),
+        detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview", {
+          303: { description: "Signed in: the session cookie is set and the browser goes to /cabinet/" },
+          200: { description: "The link is used, expired or unknown (or the post came from another site): an explanation page", content: HTML },
+        }),
       )
       .post(
         "/cabinet/logout",

@@ -240,6 +240,12 @@ export interface FollowerStateTable {
   updated_at: number;
 }
 
+/** Facts about the database itself (`migrated_by`: the chainwatch version that last migrated it). */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -259,6 +265,7 @@ export interface DB {
   cabinet_sessions: CabinetSessionsTable;
   token_decimals: TokenDecimalsTable;
   follower_state: FollowerStateTable;
+  meta: MetaTable;
 }
 
 export type Plan = Selectable<PlansTable>;

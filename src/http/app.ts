@@ -14,15 +14,18 @@ import { createRpcProxy } from "../rpc/proxy.ts";
 import { watchRoutes } from "./routes/watches.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { webhookTestRoutes } from "./routes/webhook-test.ts";
+import { VERSION } from "../version.ts";
+import { openapiDocumentation } from "./openapi/document.ts";
+import { referencePage } from "./openapi/page-route.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION } from "../version.ts";
 
 /** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
 export function createApp(deps: AppDeps) {
   // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
   const requestCounters = new Map<string, { inc(): void }>();
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
-  return new Elysia({ strictPath: true })
+  const app = new Elysia({ strictPath: true })
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
@@ -55,22 +58,8 @@ export function createApp(deps: AppDeps) {
       }
       counter.inc();
     })
-    .use(
-      openapi({
-        path: "/openapi",
-        documentation: {
-          info: { title: "chainwatch", version: VERSION, description: "Signed address-watch, webhook and payment-order API." },
-          components: {
-            securitySchemes: {
-              ApiKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
-              Timestamp: { type: "apiKey", in: "header", name: "X-Timestamp" },
-              Signature: { type: "apiKey", in: "header", name: "X-Signature" },
-            },
-          },
-          security: [{ ApiKey: [], Timestamp: [], Signature: [] }],
-        },
-      }),
-    )
+    // The JSON document at /openapi/json; the page at /openapi is ours (below), not a CDN viewer.
+    .use(openapi({ path: "/openapi", provider: null, documentation: openapiDocumentation(VERSION) }))
     .use(healthRoutes(deps))
     .use(ingestRoutes(deps))
     .use(eventRoutes(deps))
@@ -81,5 +70,6 @@ export function createApp(deps: AppDeps) {
     .use(webhookTestRoutes(deps))
     .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }))
     .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
+  return app.use(referencePage(app));
 }
 

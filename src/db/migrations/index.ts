@@ -9,6 +9,7 @@ import * as m0007 from "./0007_reorg.ts";
 import * as m0008 from "./0008_rpc_usage.ts";
 import * as m0009 from "./0009_cabinet_sessions.ts";
 import * as m0010 from "./0010_credit_grants.ts";
+import * as m0011 from "./0011_meta.ts";
 import * as m0012 from "./0012_follower.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
@@ -23,5 +24,6 @@ export const migrations: Record<string, Migration> = {
   "0008_rpc_usage": m0008,
   "0009_cabinet_sessions": m0009,
   "0010_credit_grants": m0010,
+  "0011_meta": m0011,
   "0012_follower": m0012,
 };

@@ -6,6 +6,7 @@ import { countEvents } from "../../watch/events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { integerParam, type RawQuery, rawQuery } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
+import { responses } from "../openapi/responses.ts";
 
 /** Loads the authenticated account with its plan; the key store only returns keys of live accounts. */
 export async function loadAccount(deps: AppDeps, accountId: string) {
@@ -46,6 +47,7 @@ export function accountRoutes(deps: AppDeps) {
           description:
             "`plan.rpc_rps` is the plan's limit on the JSON-RPC endpoint (POST /rpc/{network}), in calls per second; it does not limit this signed API, which allows `rate_limit.per_key_rps` requests per second per key.",
           tags: ["account"],
+          responses: responses({ 200: ["Account", "The account"] }),
         },
       },
     )
@@ -57,7 +59,7 @@ export function accountRoutes(deps: AppDeps) {
       },
       {
         query: t.Object({ days: t.Optional(t.String({ description: "1..90, default 30" })) }),
-        detail: { summary: "Daily usage series, exactly `days` UTC days, today last", tags: ["account"] },
+        detail: { summary: "Daily usage series, exactly `days` UTC days, today last", tags: ["account"], responses: responses({ 200: ["Usage", "The series"] }, [[400, "days must be an integer from 1 to 90"]]) },
       },
     )
     .get(
@@ -70,7 +72,7 @@ export function accountRoutes(deps: AppDeps) {
           confirmations: n.confirmations,
         })),
       }),
-      { detail: { summary: "Networks this daemon serves", tags: ["account"] } },
+      { detail: { summary: "Networks this daemon serves", tags: ["account"], responses: responses({ 200: ["Endpoints", "The networks"] }) } },
     )
     .get(
       "/v1/address-watch/account",
@@ -84,6 +86,6 @@ export function accountRoutes(deps: AppDeps) {
           events_total: eventsTotal,
         };
       },
-      { detail: { summary: "Address-watch slots, webhook state and event count", tags: ["address-watch"] } },
+      { detail: { summary: "Address-watch slots, webhook state and event count", tags: ["address-watch"], responses: responses({ 200: ["AddressWatchAccount", "Slots, webhook and event count"] }) } },
     );
 }

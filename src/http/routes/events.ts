@@ -5,6 +5,7 @@ import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest, fromFailure } from "../errors.ts";
 import { integerParam, type RawQuery, rawQuery, single } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
+import { responses } from "../openapi/responses.ts";
 
 const EVENT_TYPES = ["payment", "payout", "other", "block"];
 
@@ -41,7 +42,11 @@ export function eventRoutes(deps: AppDeps) {
         network: t.Optional(t.String({ description: "A network slug" })),
         watch_id: t.Optional(t.String({ description: "Only this watch's events" })),
       }),
-      detail: { summary: "Address-watch events, oldest first, the same bodies as the webhooks", tags: ["address-watch"] },
+      detail: {
+        summary: "Address-watch events, oldest first, the same bodies as the webhooks",
+        tags: ["address-watch"],
+        responses: responses({ 200: ["EventList", "A page of events"] }, [[400, "A bad limit or type, Unknown network: X, or Unknown cursor: X"]]),
+      },
     },
   );
 }

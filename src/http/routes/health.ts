@@ -1,16 +1,24 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
+import { responses, UNSIGNED } from "../openapi/responses.ts";
 
 /** Unauthenticated operations endpoints: liveness and Prometheus metrics. */
 export function healthRoutes(deps: AppDeps) {
   return new Elysia()
-    .get("/healthz", () => ({ ok: true }), { detail: { summary: "Liveness", tags: ["operations"] } })
+    .get("/healthz", () => ({ ok: true }), { detail: { summary: "Liveness", tags: ["operations"], security: UNSIGNED, responses: responses({ 200: ["Health", "The daemon is up"] }, [], { signed: false }) } })
     .get(
       "/metrics",
       () =>
         new Response(deps.metrics.render(), {
           headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
         }),
-      { detail: { summary: "Prometheus metrics", tags: ["operations"] } },
+      {
+        detail: {
+          summary: "Prometheus metrics",
+          tags: ["operations"],
+          security: UNSIGNED,
+          responses: { 200: { description: "Prometheus text exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } } },
+        },
+      },
     );
 }

@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
-import { BatchSchema } from "../../ingest/batch-schema.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError, fromFailure, invalidJson, notFound } from "../errors.ts";
 import { type RawBodyContext, rawJsonBody, requireJson } from "../plugins/raw-body.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
 
 /**
  * Whether `Authorization: Bearer <token>` carries the configured token. Both sides are hashed
@@ -49,8 +48,20 @@ export function ingestRoutes(deps: AppDeps) {
             summary: "Feed a block batch (one block or an array); 202 with new blocks and events written; 409 for a reorg deeper than max_reorg_depth or a block that does not connect",
             description: "Authenticated by `Authorization: Bearer <ingest.token>`, not by API keys; disabled (404) when no token is configured.",
             tags: ["ingest"],
-            security: [],
-            requestBody: { content: { "application/json": { schema: BatchSchema as TSchema } } },
+            security: [{ IngestToken: [] }],
+            requestBody: jsonRequest("IngestBatch"),
+            responses: responses(
+              { 202: ["IngestResult", "Stored; counts of new blocks and events"] },
+              [
+                [400, "Invalid JSON body, or a field error naming the block and field; nothing of the batch is stored"],
+                [401, "Invalid ingest token."],
+                [404, "The feed is off (no ingest.token)"],
+                [409, "A reorg deeper than max_reorg_depth, or a block that does not connect to the stored chain"],
+                413,
+                [415, "Content-Type must be application/json."],
+              ],
+              { signed: false },
+            ),
           },
         },
       )

@@ -1,20 +1,19 @@
-import type { Static, TSchema } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia, t } from "elysia";
 import { describeValueError } from "../../lib/value-errors.ts";
 import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
-import { PaymentSettingsSchema, readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
+import { readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { ApiError, badRequest, fromFailure } from "../errors.ts";
 import { integerParam, rawQuery, single } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
 
 /** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
-
-const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema } } });
 
 // Elysia's own body validation silently drops unknown fields; validate here so each error names its field.
 function parseCreateBody(body: unknown): Static<typeof CreateOrderBody> {
@@ -51,7 +50,11 @@ export function paymentRoutes(deps: AppDeps) {
           detail: {
             summary: "Create a payment order; its address is watched implicitly and takes no address slot",
             tags: ["payments"],
-            requestBody: jsonBody(CreateOrderBody),
+            requestBody: jsonRequest("CreatePaymentOrder"),
+            responses: responses(
+              { 201: ["PaymentOrder", "Created"] },
+              [[400, "A field error naming the field"], [409, "Order already exists. or Address already has an active order."], 413, 415],
+            ),
           },
         },
       )
@@ -73,12 +76,12 @@ export function paymentRoutes(deps: AppDeps) {
             status: t.Optional(t.String({ description: `One of ${PAYMENT_STATUSES.join(", ")}` })),
             limit: t.Optional(t.String({ description: `1..${MAX_LIST_LIMIT}, default ${DEFAULT_LIST_LIMIT}` })),
           }),
-          detail: { summary: "The account's payment orders, newest first", tags: ["payments"] },
+          detail: { summary: "The account's payment orders, newest first", tags: ["payments"], responses: responses({ 200: ["PaymentList", "The orders"] }, [[400, "A bad status or limit"]]) },
         },
       )
       // Registered before /v1/payments/:payment_id so "settings" is never taken for an id.
       .get("/v1/payments/settings", async ({ auth }) => readPaymentSettings(deps.db, auth.accountId), {
-        detail: { summary: "Where payment-order webhooks go", tags: ["payments"] },
+        detail: { summary: "Where payment-order webhooks go", tags: ["payments"], responses: responses({ 200: ["PaymentSettings", "The settings"] }) },
       })
       .put(
         "/v1/payments/settings",
@@ -91,7 +94,8 @@ export function paymentRoutes(deps: AppDeps) {
           detail: {
             summary: "Set the payment webhook URL; null sends payment-order webhooks to the address-watch webhook when enabled",
             tags: ["payments"],
-            requestBody: jsonBody(PaymentSettingsSchema),
+            requestBody: jsonRequest("PaymentSettings"),
+            responses: responses({ 200: ["PaymentSettings", "The settings as stored"] }, [[400, "A field error or a refused URL"], 413, 415]),
           },
         },
       )
@@ -102,7 +106,7 @@ export function paymentRoutes(deps: AppDeps) {
           if (!order) throw new ApiError("PAYMENT_NOT_FOUND");
           return orderView(order);
         },
-        { detail: { summary: "One payment order", tags: ["payments"] } },
+        { detail: { summary: "One payment order", tags: ["payments"], responses: responses({ 200: ["PaymentOrder", "The order"] }, [[404, "Payment not found."]]) } },
       )
   );
 }

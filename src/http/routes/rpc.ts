@@ -40,6 +40,7 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
       tags: ["json-rpc"],
       security,
       requestBody: { content: { "application/json": { schema: { description: "A JSON-RPC 2.0 request object, or an array of up to 100" } } } },
+      responses: RPC_RESPONSES,
     },
     // The body is read here, as text, and forwarded byte for byte: Elysia must not parse it first.
     parse: "none" as const,
@@ -48,6 +49,32 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
     .post("/rpc/:network", handler, detail("JSON-RPC endpoint (key in X-Api-Key)", [{ ApiKey: [] }]))
     .post("/rpc/:network/:api_key", handler, detail("JSON-RPC endpoint (key in the path)", []));
 }
+
+/** A JSON-RPC 2.0 answer: the node's own, or chainwatch's refusal with the request's id. */
+const RPC_ANSWER = {
+  "application/json": {
+    schema: {
+      description: "A JSON-RPC 2.0 response object ({jsonrpc, id, result} or {jsonrpc, id, error: {code, message}}), or an array of them for a batch",
+    },
+  },
+};
+const rpcError = (description: string) => ({ description, content: RPC_ANSWER });
+
+/** Every status /rpc answers with (README "JSON-RPC" has the error table); each body is JSON-RPC, not {"error": "…"}. */
+const RPC_RESPONSES = {
+  "200": { description: "The node's answer, passed through; also -32601 for a refused method", content: RPC_ANSWER },
+  "400": rpcError("-32700 body is not JSON, or -32600 not JSON-RPC 2.0, an empty batch or more than 100 calls"),
+  "401": rpcError("-32001 Invalid API key"),
+  "402": rpcError("-32004 Insufficient credits."),
+  "403": rpcError("-32002 IP address not allowed."),
+  "404": rpcError("-32003 Unknown network (no rpc_urls, or a family without a method policy)"),
+  "413": rpcError("-32600 body over server.body_limit_bytes"),
+  "429": {
+    ...rpcError("-32005 Rate limit exceeded. (the plan's rpc_rps, per account)"),
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait: 1" } },
+  },
+  "502": rpcError("-32603 Upstream unavailable. (every rpc_urls node failed)"),
+};
 
 /**
  * The body as text, or null past `limit` bytes: checked against Content-Length first, then the

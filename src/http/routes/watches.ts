@@ -9,6 +9,7 @@ import { addWatch, deleteWatch, listWatches, type WatchView, watchView } from ".
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { ApiError, badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
 
 /** POST /v1/address-watch/addresses body. */
 export const AddWatchSchema = T.Object(
@@ -33,8 +34,6 @@ function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
   if (first) throw badRequest(describeValueError(first));
   return body as Static<S>;
 }
-
-const jsonBody = (schema: TSchema) => ({ content: { "application/json": { schema } } });
 
 /**
  * Adds a watch from a POST /v1/address-watch/addresses body: the one place its rules and messages
@@ -75,20 +74,29 @@ export function watchRoutes(deps: AppDeps) {
         detail: {
           summary: "Watch an address (idempotent: the same network and address again answers 200 with the same record)",
           tags: ["address-watch"],
-          requestBody: jsonBody(AddWatchSchema),
+          requestBody: jsonRequest("AddWatch"),
+          responses: responses(
+            { 201: ["Watch", "Watched"], 200: ["Watch", "Already watched: the same record"] },
+            [[400, "Unknown network: X, Invalid address for network X, or a field error"], [403, "Address slot limit reached. (or IP address not allowed.)"], 413, 415],
+          ),
         },
       },
     )
     .get(
       "/v1/address-watch/addresses",
       async ({ auth }) => ({ addresses: (await listWatches(deps.db, auth.accountId)).map(watchView) }),
-      { detail: { summary: "Watched addresses, oldest first", tags: ["address-watch"] } },
+      { detail: { summary: "Watched addresses, oldest first", tags: ["address-watch"], responses: responses({ 200: ["WatchList", "The watches"] }) } },
     )
     .delete(
       "/v1/address-watch/addresses",
       async ({ auth, body }) => deleteWatchRequest(deps, auth.accountId, body),
       {
-        detail: { summary: "Stop watching an address, freeing its slot", tags: ["address-watch"], requestBody: jsonBody(DeleteWatchSchema) },
+        detail: {
+          summary: "Stop watching an address, freeing its slot",
+          tags: ["address-watch"],
+          requestBody: jsonRequest("DeleteWatch"),
+          responses: responses({ 200: ["WatchDeleted", "Deleted"] }, [400, [404, "Watch not found."], 413, 415]),
+        },
       },
     );
 }

@@ -1,4 +1,4 @@
-import { type TSchema, Type as T } from "@sinclair/typebox";
+import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { queueTestDelivery, TEST_EVENTS } from "../../delivery/test-payloads.ts";
@@ -7,6 +7,7 @@ import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { loadAccount } from "./account.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
 
 /** Body of the test trigger: which subscription (event × network) to imitate. */
 export const WebhookTestSchema = T.Object(
@@ -43,7 +44,8 @@ export function webhookTestRoutes(deps: AppDeps) {
       detail: {
         summary: "Queue a test webhook of one kind on one network; answers 202 without waiting for the receiver",
         tags: ["address-watch"],
-        requestBody: { content: { "application/json": { schema: WebhookTestSchema as TSchema } } },
+        requestBody: jsonRequest("WebhookTest"),
+        responses: responses({ 202: ["TestQueued", "Queued; the receiver's answer is in the delivery's attempts"] }, [[400, "Unknown event or network, or no webhook URL"], 413, 415]),
       },
     },
   );

@@ -1,10 +1,10 @@
-import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { findNetwork } from "../../config/networks.ts";
-import { readWebhookSettings, updateWebhookSettings, type WebhookSettings, WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
+import { readWebhookSettings, updateWebhookSettings, type WebhookSettings } from "../../watch/webhook-settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
 
 /** The webhook as GET /v1/address-watch/webhook shows it: the settings plus the daemon's egress IPs. */
 export function webhookView(deps: AppDeps, s: WebhookSettings) {
@@ -28,7 +28,7 @@ export function webhookRoutes(deps: AppDeps) {
   return new Elysia()
     .use(signature(signatureDeps(deps)))
     .get("/v1/address-watch/webhook", async ({ auth }) => view(await readWebhookSettings(deps.db, auth.accountId)), {
-      detail: { summary: "The address-watch webhook: url, enabled, event filters and egress IPs", tags: ["address-watch"] },
+      detail: { summary: "The address-watch webhook: url, enabled, event filters and egress IPs", tags: ["address-watch"], responses: responses({ 200: ["WebhookSettings", "The webhook"] }) },
     })
     .put(
       "/v1/address-watch/webhook",
@@ -37,7 +37,8 @@ export function webhookRoutes(deps: AppDeps) {
         detail: {
           summary: "Set the webhook; `events` keys given replace, keys left out keep their value",
           tags: ["address-watch"],
-          requestBody: { content: { "application/json": { schema: WebhookUpdateSchema as TSchema } } },
+          requestBody: jsonRequest("WebhookUpdate"),
+          responses: responses({ 200: ["WebhookSettings", "The webhook as stored"] }, [[400, "A field error, a refused URL (private target, not http(s)), or url required when enabled"], 413, 415]),
         },
       },
     );

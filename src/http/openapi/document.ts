@@ -1,0 +1,68 @@
+import { SCHEMAS } from "./schemas.ts";
+
+const header = (name: string, description: string, required = true) => ({ name, in: "header", required, description, schema: { type: "string" } });
+
+/** The headers of every webhook POST (docs/reference.md, "Webhooks"). */
+const WEBHOOK_HEADERS = [
+  header("X-Webhook-Id", "The delivery id (dlv_…), the same on every retry: deduplicate on it"),
+  header("X-Timestamp", "Unix seconds when this attempt was signed"),
+  header("X-Signature", "Lower-case hex HMAC-SHA256 over `<X-Timestamp>.<raw body>`, keyed with the account's whsec_ secret (base64-decoded after the prefix)"),
+  header("webhook-id", "Standard Webhooks: the delivery id"),
+  header("webhook-timestamp", "Standard Webhooks: Unix seconds"),
+  header("webhook-signature", "Standard Webhooks: `v1,<base64 HMAC-SHA256 over <id>.<timestamp>.<body>>`"),
+  header("X-Webhook-Test", "`true` on test deliveries, which are never billed", false),
+];
+
+const RECEIVED = {
+  "2XX": { description: "Received. Answer within delivery.timeout_ms; anything else (3xx included) is retried with backoff." },
+};
+
+const webhook = (summary: string, description: string, schema: unknown) => ({
+  post: { summary, description, parameters: WEBHOOK_HEADERS, requestBody: { required: true, content: { "application/json": { schema } } }, responses: RECEIVED },
+});
+
+/**
+ * Everything in the OpenAPI document that is not derived from the routes: info, the signed-API
+ * security schemes (the default for every operation), the component schemas and the webhooks
+ * chainwatch sends (OpenAPI 3.1 `webhooks`).
+ */
+export function openapiDocumentation(version: string) {
+  return {
+    info: {
+      title: "chainwatch",
+      version,
+      description:
+        "Signed address-watch, webhook and payment-order API. Every /v1 request carries X-Api-Key, X-Timestamp (Unix seconds, ±300 s) and X-Signature: hex HMAC-SHA256 under the key's secret of four lines joined by \\n — the timestamp, the upper-case method, the path without query string, and the hex SHA-256 of the raw body.",
+    },
+    tags: [
+      { name: "account", description: "Plan, credits and usage" },
+      { name: "address-watch", description: "Watched addresses, their events and the webhook" },
+      { name: "payments", description: "Payment orders and their webhooks" },
+      { name: "ingest", description: "The indexer feed" },
+      { name: "operations", description: "Health and metrics, without authentication" },
+    ],
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey" as const, in: "header" as const, name: "X-Api-Key" },
+        Timestamp: { type: "apiKey" as const, in: "header" as const, name: "X-Timestamp" },
+        Signature: { type: "apiKey" as const, in: "header" as const, name: "X-Signature" },
+        IngestToken: { type: "http" as const, scheme: "bearer", description: "`[ingest] token` of the config" },
+      },
+      // TypeBox schemas are JSON Schema already; the round trip drops TypeBox's symbol keys.
+      schemas: JSON.parse(JSON.stringify(SCHEMAS)),
+    },
+    security: [{ ApiKey: [], Timestamp: [], Signature: [] }],
+    webhooks: {
+      "address-watch-event": webhook(
+        "Wallet activity or a new block on a watched network",
+        "Sent to the address-watch webhook URL when enabled and the event passes the account's filters. The same body is an item of GET /v1/address-watch/events.",
+        { oneOf: [{ $ref: "#/components/schemas/WalletEvent" }, { $ref: "#/components/schemas/BlockEvent" }] },
+      ),
+      "payment-order": webhook(
+        "A payment order entered a new state",
+        "Sent to payments.webhook_url, else to the address-watch webhook URL when enabled; filters do not apply. The webhooks of one order arrive one at a time, in lifecycle order.",
+        { $ref: "#/components/schemas/PaymentOrderWebhook" },
+      ),
+    },
+  };
+}

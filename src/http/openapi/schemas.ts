@@ -1,0 +1,189 @@
+import { type TSchema, Type as T } from "@sinclair/typebox";
+import { BatchSchema } from "../../ingest/batch-schema.ts";
+import { CreateOrderBody, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { PaymentSettingsSchema } from "../../payments/settings.ts";
+import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
+import { AddWatchSchema, DeleteWatchSchema } from "../routes/watches.ts";
+import { WebhookTestSchema } from "../routes/webhook-test.ts";
+
+// Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
+// tests check real responses against, so the document cannot drift from what the API sends.
+// Objects stay open (no additionalProperties: false): adding a field is not a breaking change.
+
+const Rfc3339 = T.String({ format: "date-time", description: "RFC 3339 with a numeric offset, e.g. 2026-11-21T19:08:00.000+00:00" });
+const Decimal = T.String({ pattern: "^[0-9]+(\\.[0-9]+)?$", description: "Decimal amount, e.g. \"1.5\"" });
+const RawAmount = T.String({ pattern: "^[0-9]+$", description: "Integer amount in the smallest unit" });
+const Nullable = <S extends TSchema>(s: S, options: { description?: string } = {}) => T.Union([s, T.Null()], options);
+const Status = T.Union(PAYMENT_STATUSES.map((s) => T.Literal(s)));
+
+export const ErrorBody = T.Object({ error: T.String({ description: "What went wrong; a field error names the field" }) });
+export const Health = T.Object({ ok: T.Literal(true) });
+
+export const Account = T.Object({
+  account_id: T.String(),
+  name: T.String(),
+  environment: T.String(),
+  plan: T.Object({ name: T.String(), address_slots: T.Integer(), rpc_rps: T.Integer(), monthly_credits: T.Integer() }),
+  credits: T.Object({ balance: T.Integer(), spent_today: T.Integer() }),
+  address_slots: T.Object({ used: T.Integer(), limit: T.Integer() }),
+});
+
+export const Usage = T.Object({
+  days: T.Integer({ minimum: 1, maximum: 90 }),
+  series: T.Array(
+    T.Object({ date: T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }), credits: T.Integer(), deliveries: T.Integer(), events: T.Integer() }),
+    { description: "Exactly `days` UTC days, oldest first, today last, zero-filled" },
+  ),
+});
+
+export const Endpoints = T.Object({
+  endpoints: T.Array(T.Object({ network: T.String(), family: T.String(), decimals: T.Integer(), confirmations: T.Integer() })),
+});
+
+export const AddressWatchAccount = T.Object({
+  address_slots: T.Object({ used: T.Integer(), limit: T.Integer() }),
+  webhook: T.Object({ url: Nullable(T.String()), enabled: T.Boolean() }),
+  events_total: T.Integer(),
+});
+
+export const Watch = T.Object({ watch_id: T.String({ pattern: "^aw_" }), network_slug: T.String(), address: T.String(), created_at: Rfc3339 });
+export const WatchList = T.Object({ addresses: T.Array(Watch) });
+export const WatchDeleted = T.Object({ watch_id: T.String(), deleted: T.Literal(true) });
+
+export const EventFilters = T.Object({
+  payment: T.Boolean(),
+  payment_networks: T.Array(T.String()),
+  payout: T.Boolean(),
+  payout_networks: T.Array(T.String()),
+  block: T.Boolean(),
+  block_networks: T.Array(T.String()),
+  min_confirmations: T.Integer({ minimum: 0, maximum: 1000, description: "Wallet and block events wait for this many confirmations before delivery; 0: at once" }),
+});
+
+export const WebhookSettings = T.Object({
+  url: Nullable(T.String()),
+  enabled: T.Boolean(),
+  events: EventFilters,
+  egress_ips: T.Array(T.String(), { description: "Read-only: the public source IPs of outbound POSTs" }),
+});
+
+export const TestQueued = T.Object({ queued: T.Literal(true), delivery_id: T.String({ pattern: "^dlv_" }) });
+
+/** A wallet hit on a watched address: webhook body and events-listing item. */
+export const WalletEvent = T.Object({
+  id: T.String({ pattern: "^evt_" }),
+  type: T.Union([T.Literal("payment"), T.Literal("payout"), T.Literal("other")]),
+  direction: T.Union([T.Literal("in"), T.Literal("out")]),
+  watch_id: T.String(),
+  network: T.String(),
+  address: T.String(),
+  tx_hash: T.String(),
+  block_height: T.Integer(),
+  block_hash: T.String(),
+  asset: Nullable(T.String({ description: "Token contract; null for the native coin" })),
+  amount: Decimal,
+  amount_raw: RawAmount,
+  removed: T.Boolean({ description: "true once a reorg orphaned the block: the event is delivered again with removed: true" }),
+  created_at: Rfc3339,
+});
+
+/** A new block on a network the account watches: webhook body and events-listing item. */
+export const BlockEvent = T.Object({
+  id: T.String({ pattern: "^evt_" }),
+  type: T.Literal("block"),
+  network: T.String(),
+  block_height: T.Integer(),
+  block_hash: T.String(),
+  tx_count: T.Integer(),
+  transactions: T.Array(T.String()),
+  removed: T.Boolean({ description: "true once a reorg orphaned the block: the event is delivered again with removed: true" }),
+  created_at: Rfc3339,
+});
+
+export const EventList = T.Object({
+  events: T.Array(T.Union([WalletEvent, BlockEvent])),
+  next_after: Nullable(T.String({ description: "Pass as `after` for the next page; null when nothing follows" })),
+});
+
+export const Aml = T.Object({
+  score: T.Number(),
+  risk_level: T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]),
+  hacking_event: T.String(),
+  detail_list: T.Array(T.Unknown()),
+  risk_detail: T.Array(T.Unknown()),
+  address_label: T.String(),
+  checked_at: Rfc3339,
+});
+
+const orderFacts = {
+  payment_id: T.String({ pattern: "^pay_" }),
+  order_id: T.String(),
+  network: T.String(),
+  address: T.String(),
+  asset: Nullable(T.String()),
+  amount: Decimal,
+  amount_raw: RawAmount,
+  amount_received: Decimal,
+  amount_received_raw: RawAmount,
+};
+
+export const PaymentOrder = T.Object({
+  ...orderFacts,
+  status: Status,
+  tx_hash: Nullable(T.String()),
+  expires_at: Rfc3339,
+  created_at: Rfc3339,
+  aml: Nullable(Aml),
+});
+
+export const PaymentList = T.Object({ payments: T.Array(PaymentOrder) });
+
+/** The webhook announcing that an order entered a state. */
+export const PaymentOrderWebhook = T.Object({
+  product: T.Literal("payments"),
+  type: T.Literal("payment_order"),
+  event: Status,
+  ...orderFacts,
+  status: Status,
+  lifecycle: Status,
+  tx_hash: Nullable(T.String()),
+  aml: Nullable(Aml, { description: "The screening result on paid and failed; null otherwise" }),
+});
+
+export const IngestResult = T.Object({
+  blocks: T.Integer({ description: "Blocks stored that were not stored before" }),
+  events: T.Integer({ description: "Events written, counted per account" }),
+});
+
+/** Every named schema, as `components.schemas` lists it. */
+export const SCHEMAS = {
+  Error: ErrorBody,
+  Health,
+  Account,
+  Usage,
+  Endpoints,
+  AddressWatchAccount,
+  AddWatch: AddWatchSchema,
+  DeleteWatch: DeleteWatchSchema,
+  Watch,
+  WatchList,
+  WatchDeleted,
+  EventFilters,
+  WebhookSettings,
+  WebhookUpdate: WebhookUpdateSchema,
+  WebhookTest: WebhookTestSchema,
+  TestQueued,
+  WalletEvent,
+  BlockEvent,
+  EventList,
+  Aml,
+  CreatePaymentOrder: CreateOrderBody,
+  PaymentOrder,
+  PaymentList,
+  PaymentSettings: PaymentSettingsSchema,
+  PaymentOrderWebhook,
+  IngestBatch: BatchSchema,
+  IngestResult,
+} satisfies Record<string, TSchema>;
+
+export type SchemaName = keyof typeof SCHEMAS;

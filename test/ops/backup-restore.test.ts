@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { Database } from "bun:sqlite";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openContext, startDaemon } from "../../src/daemon.ts";
+import { pgDumpCommand } from "../../src/ops/backup.ts";
+import { type Credentials, signedHeaders, startTestDaemon, type TestClient, type TestDaemon, testConfig } from "../support/harness.ts";
+import { startWebhookSink } from "../support/webhook-sink.ts";
+
+// Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
+setDefaultTimeout(30_000);
+
+const CLI = join(import.meta.dir, "../../cli/index.ts");
+
+async function cli(args: string[]) {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+function tomlFor(dir: string): string {
+  const file = join(dir, "chainwatch.toml");
+  writeFileSync(file, `[database]\nurl = "sqlite://${dir}/chainwatch.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
+  return file;
+}
+
+const address = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+/** A JSON response body, for reading fields in assertions. */
+const body = async (r: Response | Promise<Response>) => (await (await r).json()) as any;
+const SENDER = "0x1111111111111111111111111111111111111111";
+let height = 19_000_000;
+/** One block paying each given address once. */
+function block(to: string[]) {
+  const h = height++;
+  return {
+    network: "eth",
+    height: h,
+    hash: `0x${h.toString(16)}`,
+    parent_hash: `0x${(h - 1).toString(16)}`,
+    transactions: to.map((addr, i) => ({ hash: `0x${h.toString(16)}${i.toString().padStart(4, "0")}`, from: SENDER, to: addr, value: "1000" })),
+  };
+}
+
+describe("chainwatch backup and restore", () => {
+  let source: TestDaemon;
+  const clients: TestClient[] = [];
+  const watched: string[] = [];
+  const dirs: string[] = [];
+  const failing = startWebhookSink();
+
+  beforeAll(async () => {
+    // The receiver answers 503 and a retry waits an hour: deliveries are pending when the backup runs.
+    failing.respond(() => new Response("down", { status: 503 }));
+    source = await startTestDaemon({ config: { delivery: { backoff_seconds: [3600] } } });
+    for (let i = 0; i < 3; i++) {
+      const c = await source.client({ credits: 1_000_000, slots: 20 });
+      clients.push(c);
+      expect((await c.request("PUT", "/v1/address-watch/webhook", { url: failing.url, enabled: true })).status).toBe(200);
+      for (let j = 0; j < 4; j++) {
+        const a = address(i * 100 + j + 1);
+        watched.push(a);
+        expect((await c.request("POST", "/v1/address-watch/addresses", { network_slug: "eth", address: a })).status).toBe(201);
+      }
+    }
+    for (let k = 0; k < 5; k++) expect((await source.ingest(block(watched))).status).toBe(202);
+  });
+
+  afterAll(async () => {
+    await source.stop();
+    await failing.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  function freshDir(): string {
+    const d = mkdtempSync(join(tmpdir(), "chainwatch-restore-"));
+    dirs.push(d);
+    return d;
+  }
+
+  test("a backup taken under write load restores with every key, watch, event and pending delivery", async () => {
+    const before = await Promise.all(
+      clients.map(async (c) => ({
+        watches: (await body(c.request("GET", "/v1/address-watch/addresses"))).addresses,
+        events: (await body(c.request("GET", "/v1/address-watch/events?limit=1000"))).events.map((e: { id: string }) => e.id),
+      })),
+    );
+    const pending = (await source.ctx.db.selectFrom("deliveries").select("id").where("status", "=", "pending").execute()).map((r) => r.id);
+    expect(pending.length).toBeGreaterThanOrEqual(60);
+
+    // Write load: blocks keep arriving through the daemon while the CLI copies the database.
+    let writing = true;
+    let written = 0;
+    const load = (async () => {
+      while (writing) {
+        expect((await source.ingest(block(watched))).status).toBe(202);
+        written++;
+      }
+    })();
+    const backupFile = join(freshDir(), "nightly.db");
+    const backedUp = await cli(["backup", backupFile, "--config", tomlFor(source.dir), "--json"]);
+    writing = false;
+    await load;
+    expect(backedUp.stderr).toBe("");
+    expect(backedUp.code).toBe(0);
+    const doc = JSON.parse(backedUp.stdout);
+    expect(doc).toMatchObject({ ok: true, file: backupFile, master_key: join(source.dir, "master.key") });
+    expect(doc.reminder).toContain("master key");
+    expect(written).toBeGreaterThan(0);
+    expect(statSync(backupFile).mode & 0o777).toBe(0o600);
+
+    // The copy is one consistent moment: every wallet event has its delivery (same transaction).
+    const copy = new Database(backupFile, { readonly: true });
+    const orphans = copy
+      .query("SELECT count(*) AS n FROM events e WHERE e.account_id <> '*' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id)")
+      .get() as { n: number };
+    copy.close();
+    expect(orphans.n).toBe(0);
+
+    // A fresh machine: the backup and the master key, nothing else.
+    const target = freshDir();
+    copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
+    const restored = await cli(["restore", backupFile, "--config", tomlFor(target), "--json"]);
+    expect(restored.stderr).toBe("");
+    expect(restored.code).toBe(0);
+    expect(JSON.parse(restored.stdout)).toEqual({ ok: true, database: join(target, "chainwatch.db"), previous: null });
+
+    // Start on the restored directory; once the webhooks point at a live receiver, move two hours on
+    // so the waiting deliveries are due.
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset };
+    const config = testConfig(target, { delivery: { backoff_seconds: [3600] } });
+    const ctx = await openContext(config, { clock, env: {} });
+    const daemon = await startDaemon(ctx);
+    const sink = startWebhookSink();
+    try {
+      const call = (creds: Credentials, method: string, path: string, body?: unknown) => {
+        const text = body === undefined ? "" : JSON.stringify(body);
+        return fetch(`${daemon.url}${path}`, {
+          method,
+          body: body === undefined ? undefined : text,
+          headers: { "Content-Type": "application/json", ...signedHeaders(creds, method, path.split("?")[0], text, Math.floor(clock.now() / 1000)) },
+        });
+      };
+      for (const [i, c] of clients.entries()) {
+        const account = await call(c, "GET", "/v1/account");
+        expect(account.status).toBe(200);
+        expect((await body(account)).account_id).toBe(c.accountId);
+        expect((await body(call(c, "GET", "/v1/address-watch/addresses"))).addresses).toEqual(before[i].watches);
+        const events = (await body(call(c, "GET", "/v1/address-watch/events?limit=1000"))).events.map((e: { id: string }) => e.id);
+        expect(events.slice(0, before[i].events.length)).toEqual(before[i].events);
+        const put = await call(c, "PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true });
+        expect(put.status).toBe(200);
+      }
+      const stored = (await ctx.db.selectFrom("deliveries").select("id").where("status", "=", "pending").execute()).length;
+      offset = 2 * 3600_000;
+      daemon.deps.wakeDelivery();
+      expect(stored).toBeGreaterThanOrEqual(pending.length);
+      const received = await sink.waitFor(stored, 20_000);
+      const ids = new Set(received.map((r) => r.headers["x-webhook-id"]));
+      for (const id of pending) expect(ids.has(id)).toBe(true);
+    } finally {
+      await sink.stop();
+      await daemon.stop();
+    }
+  });
+
+  test("backup never overwrites a file", async () => {
+    const file = join(freshDir(), "exists.db");
+    writeFileSync(file, "precious");
+    const r = await cli(["backup", file, "--config", tomlFor(source.dir)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`chainwatch: ${file} already exists; back up to a new file\n`);
+    expect(await Bun.file(file).text()).toBe("precious");
+  });
+
+  test("restore refuses a database that a running daemon has open, and changes nothing", async () => {
+    const backupFile = join(freshDir(), "b.db");
+    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    const r = await cli(["restore", backupFile, "--config", tomlFor(source.dir)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the database ${source.dir}/chainwatch.db is in use`);
+    // The daemon keeps working on its database.
+    expect((await clients[0].request("GET", "/v1/account")).status).toBe(200);
+    expect(existsSync(`${source.dir}/chainwatch.db.restoring`)).toBe(false);
+  });
+
+  test("restore over a stopped database keeps the previous one beside it", async () => {
+    const backupFile = join(freshDir(), "b.db");
+    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    const target = freshDir();
+    copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
+    const config = tomlFor(target);
+    expect((await cli(["migrate", "--config", config])).code).toBe(0);
+    const r = await cli(["restore", backupFile, "--config", config, "--json"]);
+    expect(r.stderr).toBe("");
+    const doc = JSON.parse(r.stdout);
+    expect(doc.previous).toStartWith(`${target}/chainwatch.db.before-restore-`);
+    expect(existsSync(doc.previous)).toBe(true);
+    const accounts = await cli(["accounts", "list", "--config", config, "--json"]);
+    expect(accounts.code).toBe(0);
+    expect(JSON.parse(accounts.stdout).accounts.length).toBe(clients.length);
+    // A stopped database (no daemon, no -wal) backs up too.
+    const again = await cli(["backup", join(target, "again.db"), "--config", config]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toStartWith(`backed up ${target}/chainwatch.db to ${target}/again.db (`);
+  });
+
+  test("restore refuses without the master key of the backup", async () => {
+    const backupFile = join(freshDir(), "b.db");
+    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    const target = freshDir();
+    const missing = await cli(["restore", backupFile, "--config", tomlFor(target)]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`master key file ${target}/master.key does not exist: put the master key of the backed-up installation there`);
+    writeFileSync(join(target, "master.key"), `${"ab".repeat(32)}\n`, { mode: 0o600 });
+    const wrong = await cli(["restore", backupFile, "--config", tomlFor(target)]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toBe(`chainwatch: the master key cannot decrypt the secrets in ${backupFile}: put the master key of the backed-up installation in place first\n`);
+    expect(existsSync(join(target, "chainwatch.db"))).toBe(false);
+  });
+
+  test("restore refuses a file that is not a chainwatch backup", async () => {
+    const target = freshDir();
+    copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
+    const junk = join(target, "junk.db");
+    writeFileSync(junk, "not a database at all, just text that is long enough to look like something");
+    const r = await cli(["restore", junk, "--config", tomlFor(target)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toStartWith(`chainwatch: ${junk} is not a readable SQLite database`);
+  });
+});
+
+describe("backup on PostgreSQL", () => {
+  test("prints a pg_dump command that carries no password", async () => {
+    expect(pgDumpCommand("postgres://chain:s3cret@db.internal:5433/chainwatch", "/backups/cw.dump")).toBe(
+      "pg_dump --format=custom --file=/backups/cw.dump --host=db.internal --port=5433 --username=chain --dbname=chainwatch",
+    );
+    expect(pgDumpCommand("postgresql://u@h/my db", "it's.dump")).toBe(`pg_dump --format=custom --file='it'\\''s.dump' --host=h --username=u --dbname='my db'`);
+  });
+});
