@@ -1,7 +1,6 @@
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
-import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { type Db, migrate, openDatabase } from "./db/database.ts";
 import { createApp, VERSION } from "./http/app.ts";
@@ -38,7 +37,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const env = opts.env ?? process.env;
   const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create: true });
   if (!key.ok) throw new StartupError(key.error);
-  const db = openDatabase(sqlitePath(config.database.url));
+  const db = openDatabase(config.database.url);
   const migrated = await migrate(db);
   if (!migrated.ok) {
     await db.destroy();

@@ -66,8 +66,8 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
 }
 
 function checkSemantics(c: Config): string | null {
-  if (!/^sqlite:\/\//.test(c.database.url) && c.database.url !== ":memory:")
-    return "config key `database.url`: only sqlite:// URLs are supported by this build";
+  if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
+    return "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL";
   if (c.billing.enabled && !c.billing.rates[c.environment])
     return `config key \`billing.rates.${c.environment}\` is required for environment "${c.environment}"`;
   // A lease shorter than a send would let a second claim re-send a delivery still in flight.
@@ -89,9 +89,4 @@ function checkSemantics(c: Config): string | null {
     n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
   }
   return null;
-}
-
-/** The SQLite file path of a sqlite:// URL (`:memory:` stays as is). */
-export function sqlitePath(url: string): string {
-  return url === ":memory:" ? url : url.replace(/^sqlite:\/\//, "");
 }

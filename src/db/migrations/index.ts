@@ -8,6 +8,7 @@ import * as m0006 from "./0006_block_subscriptions.ts";
 import * as m0007 from "./0007_reorg.ts";
 import * as m0008 from "./0008_rpc_usage.ts";
 import * as m0009 from "./0009_cabinet_sessions.ts";
+import * as m0012 from "./0012_watch_position.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0007_reorg": m0007,
   "0008_rpc_usage": m0008,
   "0009_cabinet_sessions": m0009,
+  "0012_watch_position": m0012,
 };
