@@ -4,6 +4,7 @@ import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { testDatabaseUrl } from "../support/harness.ts";
 
 // The CLI as a user runs it: separate `bun cli/index.ts` processes over one SQLite file, with a
 // `serve` process beside them. Nothing here imports chainwatch code.
@@ -49,7 +50,7 @@ function tomlFor(dbDir: string, listenPort: number): string {
     'host = "127.0.0.1"',
     `port = ${listenPort}`,
     "[database]",
-    `url = "sqlite://${dbDir}/cw.db"`,
+    `url = "${testDatabaseUrl(dbDir)}"`,
     "[secrets]",
     `master_key_file = "${dbDir}/master.key"`,
     "",

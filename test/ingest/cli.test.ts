@@ -7,6 +7,7 @@ import { setPlan } from "../../src/accounts/plans.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { openContext } from "../../src/daemon.ts";
 import { addWatch } from "../../src/watch/watches.ts";
+import { testDatabaseUrl } from "../support/harness.ts";
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
@@ -52,7 +53,7 @@ describe("chainwatch ingest", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-ingest-"));
     config = join(dir, "cw.toml");
-    writeFileSync(config, `[database]\nurl = "sqlite://${dir}/cw.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
+    writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(dir)}"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
     const loaded = loadConfig(config);
     if (!loaded.ok) throw new Error(loaded.error);
     const ctx = await openContext(loaded.config, { env: {} });

@@ -36,11 +36,15 @@ function deepMerge(a: Json, b: Json): Json {
 export function testDatabaseUrl(dir: string): string {
   const server = process.env.CHAINWATCH_TEST_DATABASE_URL;
   if (!server) return `sqlite://${dir}/chainwatch.db`;
+  // One directory, one database, as one directory holds one SQLite file.
+  const known = databaseOfDir.get(dir);
+  if (known) return known;
   const name = `cw_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
   const created = Bun.spawnSync([psqlBinary(), "-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", `create database ${name}`], { stderr: "pipe", stdout: "ignore" });
   if (created.exitCode !== 0) throw new Error(`cannot create test database ${name}: ${created.stderr.toString()}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
+  databaseOfDir.set(dir, url.toString());
   return url.toString();
 }
 
@@ -48,6 +52,7 @@ export function testDatabaseUrl(dir: string): string {
 export const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
 
 let databases = 0;
+const databaseOfDir = new Map<string, string>();
 
 function psqlBinary(): string {
   if (Bun.which("psql")) return "psql";
