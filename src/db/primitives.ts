@@ -29,3 +29,12 @@ export function lockAccount(trx: Transaction<DB>, accountId: string): Promise<vo
 export function serialize(trx: Transaction<DB>, name: string): Promise<void> {
   return isPostgres(trx) ? postgresPrimitives.serialize(trx, name) : sqlitePrimitives.serialize();
 }
+
+/**
+ * The clause that turns a select of due work into a claim: rows locked until the transaction
+ * commits, those another daemon holds skipped (`FOR UPDATE OF alias SKIP LOCKED` on PostgreSQL;
+ * nothing on SQLite, whose write transactions run one at a time).
+ */
+export function claimLockClause(db: Executor, alias: string): string {
+  return isPostgres(db) ? postgresPrimitives.claimLockClause(alias) : sqlitePrimitives.claimLockClause(alias);
+}

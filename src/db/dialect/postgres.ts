@@ -90,5 +90,5 @@ export const postgresPrimitives = {
     await sql`select pg_advisory_xact_lock(hashtext(${`chainwatch:${name}`}))`.execute(trx);
   },
   /** Appended to a claim's SELECT: rows another daemon is claiming are passed over, not waited on. */
-  skipLocked: " for update of d skip locked",
+  claimLockClause: (alias: string) => ` for update of ${alias} skip locked`,
 };

@@ -131,6 +131,6 @@ export const sqlitePrimitives = {
   insertionOrder: sql`rowid`,
   async lockAccount(): Promise<void> {},
   async serialize(): Promise<void> {},
-  /** SQLite's single writer cannot skip a locked row: there are none. */
-  skipLocked: "",
+  /** No row locks to take or skip: the claim's write transaction runs alone. */
+  claimLockClause: (_alias: string) => "",
 };
