@@ -3,6 +3,7 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import type { Config } from "./config/schema.ts";
 import { type Db, migrate, openDatabase } from "./db/database.ts";
+import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp, VERSION } from "./http/app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import type { AppDeps } from "./http/deps.ts";
@@ -81,7 +82,13 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
   });
-  const wakeDelivery = () => delivery.wake();
+  // Several daemons on PostgreSQL: work queued here wakes the others' loops too (LISTEN/NOTIFY).
+  const bus = createWakeBus({ db: ctx.db, url: config.database.url, log: ctx.log });
+  bus.on("delivery", () => delivery.wake());
+  const wakeDelivery = () => {
+    delivery.wake();
+    bus.notify("delivery");
+  };
   // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
   const screener = createScreener(config.aml, { fetch: opts.fetch, resolve: resolveHost });
   if (!screener.ok) throw new StartupError(screener.error);
@@ -148,6 +155,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       // Stop accepting requests first, then let workers finish what is in flight.
       await app.stop();
       await Promise.all(workers.map((w) => w.stop()));
+      await bus.close();
       await ctx.db.destroy();
     },
   };
