@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ConfigSource, findConfig, loadConfig, sqlitePath } from "../src/config/load.ts";
+import { dialectOfUrl } from "../src/db/database.ts";
 import type { Config } from "../src/config/schema.ts";
 import { type Context, openContext } from "../src/daemon.ts";
 import { CommandError, type Globals } from "./globals.ts";
@@ -21,9 +22,18 @@ function describeOrigin(source: ConfigSource): string {
   return `config ${resolve(source.path)} from ${source.via}`;
 }
 
-/** The database file a config points at, absolute (relative paths are taken from the working directory). */
+/**
+ * The database a config points at, to name it: a SQLite file made absolute (relative paths are
+ * taken from the working directory), or a PostgreSQL URL without its password.
+ */
 export function databaseFile(config: Config): string {
-  const file = sqlitePath(config.database.url);
+  const url = config.database.url;
+  if (dialectOfUrl(url) === "postgres") {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.href;
+  }
+  const file = sqlitePath(url);
   return file === ":memory:" ? file : resolve(file);
 }
 
@@ -33,7 +43,8 @@ export function databaseFile(config: Config): string {
  */
 function missingData(config: Config, env: Record<string, string | undefined>): string | null {
   const db = databaseFile(config);
-  if (db !== ":memory:" && !existsSync(db)) return `no database at ${db}`;
+  // A PostgreSQL database is created by its administrator; migrate fills it.
+  if (dialectOfUrl(config.database.url) === "sqlite" && db !== ":memory:" && !existsSync(db)) return `no database at ${db}`;
   if (!env.CHAINWATCH_MASTER_KEY && !existsSync(config.secrets.master_key_file))
     return `no master key at ${resolve(config.secrets.master_key_file)} (and $CHAINWATCH_MASTER_KEY is not set)`;
   return null;

@@ -6,8 +6,9 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
-import { type Db, openDatabase } from "./db/database.ts";
+import { type Db, dialectOfUrl, openDatabase } from "./db/database.ts";
 import { migrateChecked } from "./db/version-guard.ts";
+import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
@@ -46,9 +47,12 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const create = opts.create ?? true;
   const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create });
   if (!key.ok) throw new StartupError(key.error);
-  const file = sqlitePath(config.database.url);
-  if (!create && file !== ":memory:" && !existsSync(file)) throw new StartupError(`no database at ${resolve(file)}; run \`chainwatch migrate\` first`);
-  const db = openDatabase(file);
+  const url = config.database.url;
+  if (!create && dialectOfUrl(url) === "sqlite") {
+    const file = sqlitePath(url);
+    if (file !== ":memory:" && !existsSync(file)) throw new StartupError(`no database at ${resolve(file)}; run \`chainwatch migrate\` first`);
+  }
+  const db = openDatabase(url);
   const migrated = await migrateChecked(db, VERSION);
   if (!migrated.ok) {
     await db.destroy();
@@ -92,7 +96,13 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
   });
-  const wakeDelivery = () => delivery.wake();
+  // Several daemons on PostgreSQL: work queued here wakes the others' loops too (LISTEN/NOTIFY).
+  const bus = createWakeBus({ db: ctx.db, url: config.database.url, log: ctx.log });
+  bus.on("delivery", () => delivery.wake());
+  const wakeDelivery = () => {
+    delivery.wake();
+    bus.notify("delivery");
+  };
   // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
   const screener = createScreener(config.aml, { fetch: opts.fetch, resolve: resolveHost });
   if (!screener.ok) throw new StartupError(screener.error);
@@ -161,6 +171,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       // Stop accepting requests first, then let workers finish what is in flight.
       await app.stop();
       await Promise.all(workers.map((w) => w.stop()));
+      await bus.close();
       await ctx.db.destroy();
     },
   };

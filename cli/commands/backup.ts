@@ -2,7 +2,8 @@ import { defineCommand } from "citty";
 import { resolve } from "node:path";
 import { sqlitePath } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/schema.ts";
-import { backupSqlite, isPostgresUrl, pgDumpCommand, restoreSqlite } from "../../src/ops/backup.ts";
+import { dialectOfUrl } from "../../src/db/database.ts";
+import { backupSqlite, pgDumpCommand, restoreSqlite } from "../../src/ops/backup.ts";
 import { loadMasterKey } from "../../src/secrets/master-key.ts";
 import { createSecretBox } from "../../src/secrets/secret-box.ts";
 import { VERSION } from "../../src/version.ts";
@@ -23,7 +24,7 @@ export function backupCommand(g: Globals) {
     run: ({ args }) => {
       const { config } = configFor(g);
       const file = String(args.file);
-      if (isPostgresUrl(config.database.url)) {
+      if (dialectOfUrl(config.database.url) === "postgres") {
         // A cron job must not mistake this for a backup taken: print the command, exit 1.
         process.stdout.write(`${pgDumpCommand(config.database.url, file)}\n`);
         throw new CommandError("backup of a PostgreSQL database is pg_dump's job: run the command above (password from PGPASSWORD or ~/.pgpass)");
@@ -48,7 +49,7 @@ export function restoreCommand(g: Globals) {
     args: { ...globalArgs, file: { type: "positional", description: "A file written by chainwatch backup", required: true } },
     run: ({ args }) => {
       const { config } = configFor(g);
-      if (isPostgresUrl(config.database.url)) throw new CommandError("restore a PostgreSQL database with pg_restore");
+      if (dialectOfUrl(config.database.url) === "postgres") throw new CommandError("restore a PostgreSQL database with pg_restore");
       const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: process.env.CHAINWATCH_MASTER_KEY, create: false });
       if (!key.ok) {
         throw new CommandError(`${key.error.replace(/; run .*$/, "")}: put the master key of the backed-up installation there (or set CHAINWATCH_MASTER_KEY) before restoring`);

@@ -88,8 +88,8 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
 }
 
 function checkSemantics(c: Config): string | null {
-  if (!/^sqlite:\/\//.test(c.database.url) && c.database.url !== ":memory:")
-    return "config key `database.url`: only sqlite:// URLs are supported by this build";
+  if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
+    return "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL";
   if (c.billing.enabled && !c.billing.rates[c.environment])
     return `config key \`billing.rates.${c.environment}\` is required for environment "${c.environment}"`;
   // A lease shorter than a send would let a second claim re-send a delivery still in flight.

@@ -1,135 +1,43 @@
-import { Database, type Statement } from "bun:sqlite";
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, Migrator, type Transaction } from "kysely";
-import { BunSqliteDialect } from "kysely-bun-sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
+import { type Kysely, Migrator, type Transaction } from "kysely";
+import { isPostgres } from "./dialect/detect.ts";
 import { migrations } from "./migrations/index.ts";
 import type { DB } from "./schema.ts";
+import { openPostgres } from "./dialect/postgres.ts";
+import { openSqlite } from "./dialect/sqlite.ts";
 
 export type Db = Kysely<DB>;
 
 /** What repositories take: the database, or a transaction a caller composes several writes in. */
 export type Executor = Kysely<DB> | Transaction<DB>;
 
-/**
- * SQLite dialect whose transactions start with BEGIN IMMEDIATE: the CLI and the daemon write the
- * same file, and a deferred BEGIN that later writes fails with SQLITE_BUSY at once instead of
- * waiting out busy_timeout. Everything dialect-specific lives in this file.
- */
-class ImmediateSqliteDialect extends BunSqliteDialect {
-  override createDriver(): Driver {
-    const driver = super.createDriver();
-    driver.beginTransaction = async (connection: DatabaseConnection) => {
-      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-    };
-    // The driver's own mutex wakes every waiter on each release and all but one go back to
-    // sleep: with N requests queued each query costs N wake-ups, which made a one-query route
-    // five times slower than an auth-only one under 32 concurrent requests. This queue hands the
-    // connection to the next waiter only, so the driver's mutex below it is never contended.
-    const queue = fifoMutex();
-    const acquire = driver.acquireConnection.bind(driver);
-    const release = driver.releaseConnection.bind(driver);
-    driver.acquireConnection = async () => {
-      await queue.lock();
-      return acquire();
-    };
-    driver.releaseConnection = async (connection: DatabaseConnection) => {
-      await release(connection);
-      queue.unlock();
-    };
-    return driver;
-  }
+export type DialectName = "sqlite" | "postgres";
+
+/** Which engine a database URL names: postgres:// and postgresql:// are PostgreSQL, the rest SQLite. */
+export function dialectOfUrl(url: string): DialectName {
+  return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
 
-/** A mutex that wakes exactly one waiter, first come first served. */
-function fifoMutex() {
-  let locked = false;
-  const waiters: (() => void)[] = [];
-  return {
-    lock(): Promise<void> {
-      if (!locked) {
-        locked = true;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => waiters.push(resolve));
-    },
-    unlock(): void {
-      const next = waiters.shift();
-      // Ownership passes straight to the next waiter; `locked` stays true in between.
-      if (next) next();
-      else locked = false;
-    },
-  };
-}
-
-/** Opens (creating its folder) the SQLite file with the pragmas the daemon relies on. */
-export function openDatabase(path: string): Db {
-  if (path !== ":memory:") createPrivately(path);
-  const sqlite = new Database(path, { create: true, strict: true });
-  // busy_timeout first, so the journal-mode switch itself waits for another writer.
-  sqlite.run("PRAGMA busy_timeout = 5000");
-  sqlite.run("PRAGMA journal_mode = WAL");
-  sqlite.run("PRAGMA synchronous = NORMAL");
-  sqlite.run("PRAGMA foreign_keys = ON");
-  // 64 MiB page cache: the (network, address) watch index of a million watches stays in memory.
-  sqlite.run("PRAGMA cache_size = -65536");
-  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+/** Which engine an executor (a database or a transaction) runs on. */
+export function dialectOf(db: Executor): DialectName {
+  return isPostgres(db) ? "postgres" : "sqlite";
 }
 
 /**
- * Makes sure the database and its WAL and SHM files are never readable by other users: folders
- * created here get 0700, the file is created empty with 0600 before SQLite opens it (SQLite gives
- * -wal and -shm the mode of the main file), and files left 0644 by an older version are narrowed.
- * An existing folder is left as it is: it may be the operator's working directory.
+ * Opens the database a URL names: a pool for postgres(ql)://, else the SQLite file (its folder
+ * created) of a sqlite:// URL or `:memory:`.
  */
-function createPrivately(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  try {
-    closeSync(openSync(path, "wx", 0o600));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
-}
-
-/**
- * kysely-bun-sqlite calls `prepare()` on every query: SQLite compiles the SQL again each time
- * (most of a point read's cost) and the statement waits for the GC. The dialect only ever calls
- * `prepare` and `close`, so it gets a database whose `prepare` reuses compiled statements, least
- * recently used evicted past `max` (IN lists and multi-row inserts vary the SQL text). Reuse is
- * safe: the driver runs one statement at a time behind its connection mutex, a stream included.
- */
-function withStatementCache(sqlite: Database, max = 512): Database {
-  const cache = new Map<string, Statement>();
-  const cached = {
-    prepare(sql: string): Statement {
-      const hit = cache.get(sql);
-      if (hit) {
-        cache.delete(sql);
-        cache.set(sql, hit);
-        return hit;
-      }
-      const stmt = sqlite.prepare(sql);
-      cache.set(sql, stmt);
-      if (cache.size > max) {
-        const [oldest, evicted] = cache.entries().next().value as [string, Statement];
-        cache.delete(oldest);
-        evicted.finalize();
-      }
-      return stmt;
-    },
-    close(): void {
-      for (const stmt of cache.values()) stmt.finalize();
-      cache.clear();
-      sqlite.close();
-    },
-  };
-  return cached as unknown as Database;
+export function openDatabase(url: string): Db {
+  if (dialectOfUrl(url) === "postgres") return openPostgres(url).db;
+  return openSqlite(url === ":memory:" ? url : url.replace(/^sqlite:\/\//, ""));
 }
 
 export type MigrationOutcome = { ok: true; applied: string[] } | { ok: false; error: string };
 
-/** Applies pending migrations; returns the names applied or the error, never throws. */
+/**
+ * Applies pending migrations; returns the names applied or the error, never throws. On PostgreSQL
+ * Kysely's Migrator holds an advisory lock throughout, so daemons started together apply each
+ * migration once; on SQLite BEGIN IMMEDIATE serialises them.
+ */
 export async function migrate(db: Db): Promise<MigrationOutcome> {
   // Branches own their migration numbers and land in any order (0009 may be applied before 0007):
   // a database that already ran a higher number still gets the lower one that landed later.

@@ -1,5 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { claimLockClause } from "../db/primitives.ts";
 import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 
@@ -66,7 +67,10 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs } = opts;
   return inTransaction(db, async (trx) => {
-    const { rows } = await trx.executeQuery<ClaimRow>(statement(SELECT_DUE, [nowMs, nowMs, opts.limit]));
+    // On PostgreSQL the due rows stay locked until this transaction commits their lease, and rows
+    // another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
+    const lock = claimLockClause(trx, "d");
+    const { rows } = await trx.executeQuery<ClaimRow>(statement(lock === "" ? SELECT_DUE : `${SELECT_DUE}${lock}`, [nowMs, nowMs, opts.limit]));
     const promised = new Map(opts.reserved ?? []);
     const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];

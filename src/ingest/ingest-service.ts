@@ -4,6 +4,7 @@ import type { IngestedBlock } from "../chain/block.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
+import { serialize } from "../db/primitives.ts";
 import type { DB } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -159,6 +160,9 @@ async function writeBatch(
   views: Map<string, NetworkView>,
   nowMs: number,
 ): Promise<BatchWritten> {
+  // Batches write one at a time (SQLite's writer lock; an advisory lock on PostgreSQL): event seq
+  // is max + 1, so commit order must be seq order, and payments must not move under expiry.
+  await serialize(trx, "ingest");
   // Inside the transaction, so two concurrent batches never store one block twice; reorgs orphan here.
   const chain = await applyChain(trx, blocks, { maxReorgDepth: (n) => deps.config.networks[n].max_reorg_depth, nowMs });
   const { fresh, orphaned, reorgs } = chain;

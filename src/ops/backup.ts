@@ -147,7 +147,3 @@ export function pgDumpCommand(url: string, file: string): string {
   return parts.join(" ");
 }
 
-/** Whether a database URL names PostgreSQL. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//.test(url);
-}

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { serialize } from "../db/primitives.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
@@ -23,6 +24,8 @@ export async function expireDueOrders(db: Db, nowMs: number): Promise<number> {
     .executeTakeFirst();
   if (!any) return 0;
   return db.transaction().execute(async (trx) => {
+    // Not interleaved with an ingest that is paying one of these orders (see ingest-service.ts).
+    await serialize(trx, "ingest");
     // Read inside the write transaction: an ingest that just paid an order is already visible.
     const due = await trx
       .selectFrom("payments")

@@ -2,6 +2,7 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { NetworkConfig } from "../config/schema.ts";
 import type { Db, Executor } from "../db/database.ts";
+import { lockAccount, serialize } from "../db/primitives.ts";
 import type { Payment } from "../db/schema.ts";
 import { MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -146,6 +147,9 @@ export async function createOrder(
   if (!valid.ok) return invalidInput(valid.error);
   const v = valid.order;
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
+    // Two creations for one address (from any accounts) or one order_id run one after the other.
+    await lockAccount(trx, accountId);
+    await serialize(trx, `order-address:${v.network}:${v.address}`);
     const existing = await trx
       .selectFrom("payments")
       .select("id")

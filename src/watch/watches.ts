@@ -1,6 +1,7 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { slotsUsed } from "../accounts/accounts.ts";
 import type { Executor } from "../db/database.ts";
+import { insertionOrder, lockAccount } from "../db/primitives.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
@@ -21,14 +22,16 @@ export type AddWatchOutcome = { ok: true; created: boolean; watch: Watch } | Fai
  * Watches `address` (already normalized) on `network` for an account, within its plan's slot cap.
  *
  * Takes the database, not a transaction, because it owns one: the look-up, the count and the
- * insert must share a single write transaction (BEGIN IMMEDIATE), so two concurrent adds (in this
- * or another process) cannot both see the last free slot.
+ * insert must share a single write transaction under the account's lock (BEGIN IMMEDIATE on
+ * SQLite, a row lock on PostgreSQL), so two concurrent adds (in this or another process) cannot
+ * both see the last free slot.
  */
 export async function addWatch(
   db: Kysely<DB>,
   input: { accountId: string; network: string; address: string; now: number },
 ): Promise<AddWatchOutcome> {
   return db.transaction().execute(async (trx) => {
+    await lockAccount(trx, input.accountId);
     const existing = await findWatchByAddress(trx, input.accountId, input.network, input.address);
     // Re-adding is idempotent even at a full cap: it takes no new slot.
     if (existing) return { ok: true, created: false, watch: existing };
@@ -53,13 +56,13 @@ export async function addWatch(
 
 /** An account's watches in the order they were created. */
 export function listWatches(db: Executor, accountId: string): Promise<Watch[]> {
-  // rowid breaks ties between watches created in the same millisecond, in insertion order.
+  // Insertion order breaks ties between watches created in the same millisecond.
   return db
     .selectFrom("watches")
     .selectAll()
     .where("account_id", "=", accountId)
     .orderBy("created_at")
-    .orderBy(sql`rowid`)
+    .orderBy(insertionOrder(db))
     .execute();
 }
 

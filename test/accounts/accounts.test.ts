@@ -8,6 +8,7 @@ import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { manualClock } from "../support/clock.ts";
+import { testDatabaseUrl } from "../support/harness.ts";
 
 const clock = manualClock();
 let dir: string;
@@ -15,7 +16,7 @@ let ctx: Context;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-accounts-"));
-  const cfg = parseConfig({ database: { url: `sqlite://${dir}/db.sqlite` }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
+  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
   if (!cfg.ok) throw new Error(cfg.error);
   ctx = await openContext(cfg.config, { clock, env: {} });
 });

@@ -9,6 +9,7 @@ import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { manualClock } from "../support/clock.ts";
 import { parseCidr } from "../../src/net/ip.ts";
+import { testDatabaseUrl } from "../support/harness.ts";
 
 let dir: string;
 let ctx: Context;
@@ -18,7 +19,7 @@ let accountId: string;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-keystore-"));
-  const cfg = parseConfig({ database: { url: `sqlite://${dir}/db.sqlite` }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
+  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
   if (!cfg.ok) throw new Error(cfg.error);
   ctx = await openContext(cfg.config, { clock, env: {} });
   store = createKeyStore({ db: ctx.db, box: ctx.box, clock });

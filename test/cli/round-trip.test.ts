@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { join } from "node:path";
+import { onPostgres, testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
 
 // The CLI as a user runs it: separate `bun cli/index.ts` processes over one SQLite file, with a
 // `serve` process beside them. Nothing here imports chainwatch code.
@@ -51,7 +52,7 @@ function tomlFor(dbDir: string, listenPort: number): string {
     'host = "127.0.0.1"',
     `port = ${listenPort}`,
     "[database]",
-    `url = "sqlite://${dbDir}/cw.db"`,
+    `url = "${testDatabaseUrl(dbDir)}"`,
     "[secrets]",
     `master_key_file = "${dbDir}/master.key"`,
     // The webhook receiver of these tests listens on 127.0.0.1.
@@ -117,9 +118,10 @@ describe("chainwatch CLI round trip", () => {
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
       code: 1,
       stdout: "",
-      stderr: `chainwatch: no database at ${dir}/cw.db (config ${config} from --config); run \`chainwatch migrate\` to create it, or pass --create\n`,
+      // A PostgreSQL database exists before chainwatch does (its administrator creates it): the missing master key is what stops the command.
+      stderr: `chainwatch: ${onPostgres ? `no master key at ${dir}/master.key (and $CHAINWATCH_MASTER_KEY is not set)` : `no database at ${dir}/chainwatch.db`} (config ${config} from --config); run \`chainwatch migrate\` to create it, or pass --create\n`,
     });
-    expect(existsSync(join(dir, "cw.db"))).toBe(false);
+    expect(existsSync(join(dir, "chainwatch.db"))).toBe(false);
     expect(existsSync(join(dir, "master.key"))).toBe(false);
   });
 
@@ -141,8 +143,8 @@ describe("chainwatch CLI round trip", () => {
     const r = await cli(["migrate", "--json", "--config", config]);
     expect({ code: r.code, stdout: JSON.parse(r.stdout), stderr: r.stderr }).toEqual({
       code: 0,
-      stdout: { ok: true, database: `sqlite://${dir}/cw.db` },
-      stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n`,
+      stdout: { ok: true, database: testDatabaseUrl(dir) },
+      stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n`,
     });
     expect(existsSync(join(dir, "master.key"))).toBe(true);
   });
@@ -357,7 +359,7 @@ describe("chainwatch CLI round trip", () => {
     expect(lines.some((l) => l.msg === "shutting down" && l.signal === "SIGTERM")).toBe(true);
     // serve says once which database it uses and which config chose it.
     expect(lines.filter((l) => l.msg === "database")).toEqual([
-      { time: expect.any(String), level: "info", msg: "database", database: `${dir}/cw.db`, config: `config ${config} from --config` },
+      { time: expect.any(String), level: "info", msg: "database", database: testDatabaseName(dir), config: `config ${config} from --config` },
     ]);
     // The grant at start is logged; the webhook test's success is not a state change worth a line.
     expect(lines.some((l) => l.msg === "monthly credits granted" && l.accounts === 1)).toBe(true);

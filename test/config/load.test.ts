@@ -123,7 +123,7 @@ describe("a bad config names the key and the reason", () => {
       "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it",
     ],
     ["a zero height jump", "[ingest]\nmax_height_jump = 0\n", "config key `ingest.max_height_jump`: expected integer to be greater or equal to 1"],
-    ["a non-SQLite database", '[database]\nurl = "postgres://db/cw"\n', "config key `database.url`: only sqlite:// URLs are supported by this build"],
+    ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
     [

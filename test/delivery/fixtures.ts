@@ -14,7 +14,7 @@ import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";
-import { testConfig } from "../support/harness.ts";
+import { testConfig, testDatabaseUrl } from "../support/harness.ts";
 
 type Json = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ export function writeToml(dir: string, extra: string[] = []): string {
     'host = "127.0.0.1"',
     "port = 0",
     "[database]",
-    `url = "sqlite://${dir}/cw.db"`,
+    `url = "${testDatabaseUrl(dir)}"`,
     "[secrets]",
     `master_key_file = "${dir}/master.key"`,
     ...extra,

@@ -7,6 +7,7 @@ import { setPlan } from "../../src/accounts/plans.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { openContext } from "../../src/daemon.ts";
 import { addWatch } from "../../src/watch/watches.ts";
+import { testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
@@ -52,7 +53,7 @@ describe("chainwatch ingest", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-ingest-"));
     config = join(dir, "cw.toml");
-    writeFileSync(config, `[database]\nurl = "sqlite://${dir}/cw.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
+    writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(dir)}"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
     const loaded = loadConfig(config);
     if (!loaded.ok) throw new Error(loaded.error);
     const ctx = await openContext(loaded.config, { env: {} });
@@ -67,13 +68,13 @@ describe("chainwatch ingest", () => {
   it("feeds a batch file through the ingest service and prints the counts with --json", async () => {
     writeFileSync(join(dir, "batch.json"), JSON.stringify([block(1, "0xb1"), block(2, "0xb2")]));
     const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
-    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
+    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
     expect(await eventCount()).toBe(4);
   });
 
   it("reads the batch from stdin for - and prints a line without --json", async () => {
     const r = await cli(["--config", config, "ingest", "-"], JSON.stringify(block(3, "0xb3")));
-    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
+    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
   });
 
   it("adds nothing for blocks already stored", async () => {

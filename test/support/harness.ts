@@ -27,12 +27,55 @@ function deepMerge(a: Json, b: Json): Json {
   return out;
 }
 
-/** A config for tests: a temp SQLite file, port 0, private targets allowed (receivers live on 127.0.0.1). */
+/**
+ * The database a test gets: a temp SQLite file in `dir`, or, when CHAINWATCH_TEST_DATABASE_URL
+ * names a PostgreSQL server (`.ci/run` starts one), a fresh database of its own on that server,
+ * so tests stay isolated and may run in parallel. Created with psql because configs are built
+ * synchronously.
+ */
+export function testDatabaseUrl(dir: string): string {
+  const server = process.env.CHAINWATCH_TEST_DATABASE_URL;
+  if (!server) return `sqlite://${dir}/chainwatch.db`;
+  // One directory, one database, as one directory holds one SQLite file.
+  const known = databaseOfDir.get(dir);
+  if (known) return known;
+  const name = `cw_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
+  const created = Bun.spawnSync([psqlBinary(), "-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", `create database ${name}`], { stderr: "pipe", stdout: "ignore" });
+  if (created.exitCode !== 0) throw new Error(`cannot create test database ${name}: ${created.stderr.toString()}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  databaseOfDir.set(dir, url.toString());
+  return url.toString();
+}
+
+/** How the CLI names a test's database: the SQLite file, or the PostgreSQL URL with its password masked. */
+export function testDatabaseName(dir: string): string {
+  const url = testDatabaseUrl(dir);
+  if (url.startsWith("sqlite://")) return url.slice("sqlite://".length);
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.href;
+}
+
+/** Whether the suite runs on PostgreSQL (for the few tests that read SQLite's file directly). */
+export const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
+
+let databases = 0;
+const databaseOfDir = new Map<string, string>();
+
+function psqlBinary(): string {
+  if (Bun.which("psql")) return "psql";
+  const found = [...new Bun.Glob("/usr/lib/postgresql/*/bin/psql").scanSync("/")].sort().pop();
+  if (!found) throw new Error("CHAINWATCH_TEST_DATABASE_URL is set but psql is not installed");
+  return found;
+}
+
+/** A config for tests: a temp database (see testDatabaseUrl), port 0, private targets allowed (receivers live on 127.0.0.1). */
 export function testConfig(dir: string, overrides: Json = {}): Config {
   const raw = deepMerge(
     {
       server: { host: "127.0.0.1", port: 0 },
-      database: { url: `sqlite://${dir}/chainwatch.db` },
+      database: { url: testDatabaseUrl(dir) },
       secrets: { master_key_file: `${dir}/master.key` },
       ingest: { token: INGEST_TOKEN },
       delivery: { allow_private_targets: true, backoff_seconds: [1, 1, 1], timeout_ms: 2000 },

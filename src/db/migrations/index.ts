@@ -11,6 +11,7 @@ import * as m0009 from "./0009_cabinet_sessions.ts";
 import * as m0010 from "./0010_credit_grants.ts";
 import * as m0011 from "./0011_meta.ts";
 import * as m0012 from "./0012_follower.ts";
+import * as m0013 from "./0013_watch_position.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "0010_credit_grants": m0010,
   "0011_meta": m0011,
   "0012_follower": m0012,
+  "0013_watch_position": m0013,
 };

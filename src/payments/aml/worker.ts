@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../../db/database.ts";
+import { claimLockClause, serialize } from "../../db/primitives.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { parseJson } from "../../lib/json.ts";
 import type { Logger } from "../../lib/log.ts";
@@ -46,6 +47,7 @@ export async function claimDueAmlJobs(db: Db, nowMs: number, leaseMs: number, li
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", nowMs)]))
       .orderBy("next_attempt_at")
       .limit(limit)
+      .modifyEnd(sql.raw(claimLockClause(trx, "aml_jobs")))
       .execute();
     if (jobs.length === 0) return [];
     await trx
@@ -73,6 +75,8 @@ export async function completeAmlJob(
   opts: { nowMs: number; failLevels: readonly RiskLevel[] },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    // A payment's transitions (and their sequence, max + 1) are written one transaction at a time.
+    await serialize(trx, "ingest");
     await trx.deleteFrom("aml_jobs").where("payment_id", "=", job.payment_id).execute();
     const order = await trx.selectFrom("payments").selectAll().where("id", "=", job.payment_id).executeTakeFirst();
     // Only an order waiting on screening takes a verdict; anything else was settled by an earlier run.

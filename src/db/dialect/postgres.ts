@@ -1,0 +1,149 @@
+import { sql, type Transaction, type CompiledQuery, type DatabaseConnection, type Driver, Kysely, type KyselyPlugin, OperationNodeTransformer, PostgresDialect, type ColumnDefinitionNode, type DataTypeNode, GeneratedNode } from "kysely";
+import pg from "pg";
+import type { DB } from "../schema.ts";
+import type { Db } from "../database.ts";
+import { forPostgres } from "../fixed-sql.ts";
+
+// Everything PostgreSQL-specific lives in this file: the driver (node-postgres through Kysely's
+// own PostgresDialect), how values come back, and how the SQLite-shaped schema and fixed SQL
+// translate.
+
+/** int8 (count(*), bigint columns) and numeric (sum of bigint): numbers, as bun:sqlite gives them. */
+const INT8 = 20;
+const NUMERIC = 1700;
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === INT8 || oid === NUMERIC) return (text: string) => (text === null ? null : Number(text));
+    return pg.types.getTypeParser(oid, format as any);
+  },
+};
+
+/**
+ * Migrations are written for SQLite, whose INTEGER is 64 bits and whose AUTOINCREMENT never reuses
+ * an id. On PostgreSQL the faithful column is `bigint` (millisecond timestamps overflow `integer`)
+ * and an identity column. Translated here, once, so no migration changes what it runs on SQLite.
+ */
+class SqliteSchemaOnPostgres extends OperationNodeTransformer {
+  protected override transformColumnDefinition(node: ColumnDefinitionNode): ColumnDefinitionNode {
+    const out = super.transformColumnDefinition(node);
+    const type = out.dataType as DataTypeNode;
+    const isInteger = type.kind === "DataTypeNode" && type.dataType === "integer";
+    if (!isInteger && !out.autoIncrement) return out;
+    return {
+      ...out,
+      dataType: isInteger ? { ...type, dataType: "bigint" } : type,
+      ...(out.autoIncrement ? { autoIncrement: false, generated: GeneratedNode.create({ identity: true, byDefault: true }) } : {}),
+    } as ColumnDefinitionNode;
+  }
+}
+
+const schemaPlugin: KyselyPlugin = {
+  // Only schema statements are touched: queries pass as they are, at no cost.
+  transformQuery: (args) =>
+    args.node.kind === "CreateTableNode" || args.node.kind === "AlterTableNode" ? new SqliteSchemaOnPostgres().transformNode(args.node) : args.node,
+  transformResult: async (args) => args.result,
+};
+
+/** Kysely's PostgresDialect whose connections translate fixed statements (`?` → `$n`). */
+class ChainwatchPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    const patched = new WeakSet<DatabaseConnection>();
+    driver.acquireConnection = async () => {
+      const connection = await acquire();
+      if (!patched.has(connection)) {
+        const execute = connection.executeQuery.bind(connection);
+        connection.executeQuery = <R>(q: CompiledQuery) => execute<R>(forPostgres(q));
+        patched.add(connection);
+      }
+      return connection;
+    };
+    return driver;
+  }
+}
+
+export type PostgresOptions = { poolSize?: number };
+
+/** A pool to `url`; a Kysely over it. Nothing connects until the first query. */
+export function openPostgres(url: string, opts: PostgresOptions = {}): { db: Db; pool: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types, idleTimeoutMillis: 10_000 });
+  // An idle client that loses its server (restart, kill) emits `error` on the pool; without a
+  // listener that would end the process. The next query simply opens a new connection.
+  pool.on("error", () => {});
+  const db = new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool }), plugins: [schemaPlugin] });
+  return { db, pool };
+}
+
+/**
+ * The concurrency primitives on PostgreSQL (READ COMMITTED, many writers). See
+ * `src/db/primitives.ts` for what each guarantees.
+ */
+export const postgresPrimitives = {
+  insertionOrder: sql`position`,
+  /** Row lock on the account until the transaction ends: checks and writes under it run one at a time per account. */
+  async lockAccount(trx: Transaction<DB>, accountId: string): Promise<void> {
+    await sql`select 1 from accounts where id = ${accountId} for update`.execute(trx);
+  },
+  /** A transaction-scoped advisory lock on a name: whoever holds it runs alone until commit. */
+  async serialize(trx: Transaction<DB>, name: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${`chainwatch:${name}`}))`.execute(trx);
+  },
+  /** Appended to a claim's SELECT: rows another daemon is claiming are passed over, not waited on. */
+  claimLockClause: (alias: string) => ` for update of ${alias} skip locked`,
+};
+
+export type PostgresListener = { close(): Promise<void> };
+
+/**
+ * LISTEN on `channel` over a connection of its own (a pooled one would be handed to queries),
+ * calling `onNotify` with each payload; reconnects a second after the connection drops.
+ */
+export function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onError: (e: unknown) => void): PostgresListener {
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: url });
+    client = c;
+    c.on("notification", (n) => {
+      if (n.channel === channel) onNotify(n.payload ?? "");
+    });
+    c.on("error", (e) => {
+      onError(e);
+      reconnect(c);
+    });
+    c.on("end", () => reconnect(c));
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (e) {
+      onError(e);
+      reconnect(c);
+    }
+  };
+  const reconnect = (c: pg.Client) => {
+    if (closed || client !== c || retry) return;
+    client = null;
+    c.end().catch(() => {});
+    retry = setTimeout(() => {
+      retry = null;
+      if (!closed) void connect();
+    }, 1000);
+  };
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    },
+  };
+}
+
+/** Sends a notification through the pool (no transaction: it is sent at once). */
+export async function notifyPostgres(db: Db, channel: string, payload: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+}

@@ -1,0 +1,40 @@
+import type { RawBuilder, Transaction } from "kysely";
+import type { Executor } from "./database.ts";
+import { isPostgres } from "./dialect/detect.ts";
+import { postgresPrimitives } from "./dialect/postgres.ts";
+import { sqlitePrimitives } from "./dialect/sqlite.ts";
+import type { DB } from "./schema.ts";
+
+// The invariants that SQLite gave for free (one writer: BEGIN IMMEDIATE serialises every write
+// transaction) made explicit, so they hold with several daemons on PostgreSQL. Code calls these;
+// each dialect file implements them (no-ops on SQLite).
+
+/** The order rows of `watches` were inserted in (SQLite's rowid; an identity column on PostgreSQL). */
+export function insertionOrder(db: Executor): RawBuilder<unknown> {
+  return isPostgres(db) ? postgresPrimitives.insertionOrder : sqlitePrimitives.insertionOrder;
+}
+
+/**
+ * Locks an account for the rest of the transaction: a check-then-write on its rows (the slot cap,
+ * one live order per address, a payment's transition sequence) cannot interleave with another.
+ */
+export function lockAccount(trx: Transaction<DB>, accountId: string): Promise<void> {
+  return isPostgres(trx) ? postgresPrimitives.lockAccount(trx, accountId) : sqlitePrimitives.lockAccount();
+}
+
+/**
+ * Runs the rest of the transaction alone among those serialised on the same `name`: for work whose
+ * correctness needs commit order to match sequence order (events appended with seq = max + 1).
+ */
+export function serialize(trx: Transaction<DB>, name: string): Promise<void> {
+  return isPostgres(trx) ? postgresPrimitives.serialize(trx, name) : sqlitePrimitives.serialize();
+}
+
+/**
+ * The clause that turns a select of due work into a claim: rows locked until the transaction
+ * commits, those another daemon holds skipped (`FOR UPDATE OF alias SKIP LOCKED` on PostgreSQL;
+ * nothing on SQLite, whose write transactions run one at a time).
+ */
+export function claimLockClause(db: Executor, alias: string): string {
+  return isPostgres(db) ? postgresPrimitives.claimLockClause(alias) : sqlitePrimitives.claimLockClause(alias);
+}
