@@ -147,17 +147,12 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   };
   workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams }));
   const app = createApp(deps);
-  app.listen({
-    hostname: config.server.host,
-    port: config.server.port,
-    // Elysia turns SO_REUSEPORT on: a second daemon on the same port would then start "fine" and
-    // split the traffic (and the per-process rate limits) with the first. Fail instead.
-    reusePort: false,
-    // Bun's own cap sits above every route limit so the routes answer with a JSON 413.
-    maxRequestBodySize: 2 * Math.max(config.server.body_limit_bytes, config.ingest.body_limit_bytes),
+  const server = await listen(app, config).catch(async (e: unknown) => {
+    // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.
+    await bus.close();
+    await ctx.db.destroy();
+    throw e instanceof StartupError ? e : new StartupError((e as Error).message ?? String(e));
   });
-  const server = app.server;
-  if (!server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   ctx.log.info("listening", { url: server.url.href });
   for (const w of workers) w.start();
   let stopped = false;
@@ -175,4 +170,19 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       await ctx.db.destroy();
     },
   };
+}
+
+/** Starts listening, or throws: a port in use is a startup error, not a second daemon on it. */
+async function listen(app: ReturnType<typeof createApp>, config: Config) {
+  app.listen({
+    hostname: config.server.host,
+    port: config.server.port,
+    // Elysia turns SO_REUSEPORT on: a second daemon on the same port would then start "fine" and
+    // split the traffic (and the per-process rate limits) with the first. Fail instead.
+    reusePort: false,
+    // Bun's own cap sits above every route limit so the routes answer with a JSON 413.
+    maxRequestBodySize: 2 * Math.max(config.server.body_limit_bytes, config.ingest.body_limit_bytes),
+  });
+  if (!app.server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
+  return app.server;
 }

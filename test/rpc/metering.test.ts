@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createApiKey } from "../../src/accounts/api-keys.ts";
 import { openContext } from "../../src/daemon.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
-import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { startTestDaemon, type TestClient, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";
 import { call, eventually, postRpc, rpcError } from "./support.ts";
 
 // The plan's calls-per-second window, credits from the account's pool and the usage series, with
@@ -86,7 +86,7 @@ describe("credits", () => {
     const c = await td.client({ credits: 0, rpcRps: 100 });
     expect(await rpcAs(c, blockNumber(1))).toMatchObject({ status: 402, body: rpcError(1, -32004, "Insufficient credits.") });
     const config = join(td.dir, "cli.toml");
-    writeFileSync(config, `[database]\nurl = "sqlite://${td.dir}/chainwatch.db"\n[secrets]\nmaster_key_file = "${td.dir}/master.key"\n`);
+    writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(td.dir)}"\n[secrets]\nmaster_key_file = "${td.dir}/master.key"\n`);
     const cli = Bun.spawn([process.execPath, join(import.meta.dir, "../../cli/index.ts"), "accounts", "credit", c.accountId, "--add", "3", "--json", "--config", config], {
       stdout: "pipe",
       stderr: "pipe",

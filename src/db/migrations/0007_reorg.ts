@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { isPostgres } from "../dialect/detect.ts";
 
 /**
  * Reorg-aware storage (DESIGN §8). Blocks get a status: `canonical`, `orphaned` (replaced by a
@@ -34,8 +35,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable("events").addColumn("block_hash", "text").execute();
   // Events stored before this migration: their block is in the body, and every body now says
   // whether it was removed.
-  await sql`update events set block_height = json_extract(body, '$.block_height'), block_hash = json_extract(body, '$.block_hash'),
-    body = json_set(body, '$.removed', json('false'))`.execute(db);
+  // (JSON functions differ by dialect; the body column is text on both.)
+  if (isPostgres(db)) {
+    await sql`update events set block_height = (body::jsonb ->> 'block_height')::bigint, block_hash = body::jsonb ->> 'block_hash',
+      body = jsonb_set(body::jsonb, '{removed}', 'false'::jsonb)::text`.execute(db);
+  } else {
+    await sql`update events set block_height = json_extract(body, '$.block_height'), block_hash = json_extract(body, '$.block_hash'),
+      body = json_set(body, '$.removed', json('false'))`.execute(db);
+  }
   // A reorg reads the events of the orphaned heights; heights grow, so the index only appends.
   await db.schema.createIndex("events_network_block").on("events").columns(["network", "block_height"]).execute();
 
