@@ -86,10 +86,11 @@ async function getAccount(creds: Key) {
 }
 
 /** Polls (bounded) until `check` holds; returns the last value seen. */
+/** Reads until `check` holds; 120 ms apart, so signed reads stay under the key's 10 requests a second. */
 async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, attempts = 60): Promise<T> {
   let v = await read();
   for (let i = 0; i < attempts && !check(v); i++) {
-    await Bun.sleep(50);
+    await Bun.sleep(120);
     v = await read();
   }
   return v;
