@@ -7,19 +7,11 @@ import { openContext, startDaemon } from "../../src/daemon.ts";
 import { pgDumpCommand } from "../../src/ops/backup.ts";
 import { type Credentials, onPostgres, signedHeaders, startTestDaemon, type TestClient, type TestDaemon, testConfig } from "../support/harness.ts";
 import { startWebhookSink } from "../support/webhook-sink.ts";
+import { runCli } from "../delivery/fixtures.ts";
 
 // Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
 setDefaultTimeout(30_000);
 
-const CLI = join(import.meta.dir, "../../cli/index.ts");
-
-async function cli(args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
 
 function tomlFor(dir: string): string {
   const file = join(dir, "chainwatch.toml");
@@ -101,7 +93,7 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
       }
     })();
     const backupFile = join(freshDir(), "nightly.db");
-    const backedUp = await cli(["backup", backupFile, "--config", tomlFor(source.dir), "--json"]);
+    const backedUp = await runCli(["backup", backupFile, "--config", tomlFor(source.dir), "--json"]);
     writing = false;
     await load;
     expect(backedUp.stderr).toBe("");
@@ -123,7 +115,7 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
     // A fresh machine: the backup and the master key, nothing else.
     const target = freshDir();
     copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
-    const restored = await cli(["restore", backupFile, "--config", tomlFor(target), "--json"]);
+    const restored = await runCli(["restore", backupFile, "--config", tomlFor(target), "--json"]);
     expect(restored.stderr).toBe("");
     expect(restored.code).toBe(0);
     expect(JSON.parse(restored.stdout)).toEqual({ ok: true, database: join(target, "chainwatch.db"), previous: null });
@@ -171,7 +163,7 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
   test("backup never overwrites a file", async () => {
     const file = join(freshDir(), "exists.db");
     writeFileSync(file, "precious");
-    const r = await cli(["backup", file, "--config", tomlFor(source.dir)]);
+    const r = await runCli(["backup", file, "--config", tomlFor(source.dir)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`chainwatch: ${file} already exists; back up to a new file\n`);
     expect(await Bun.file(file).text()).toBe("precious");
@@ -179,8 +171,8 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
 
   test("restore refuses a database that a running daemon has open, and changes nothing", async () => {
     const backupFile = join(freshDir(), "b.db");
-    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
-    const r = await cli(["restore", backupFile, "--config", tomlFor(source.dir)]);
+    expect((await runCli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    const r = await runCli(["restore", backupFile, "--config", tomlFor(source.dir)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`the database ${source.dir}/chainwatch.db is in use`);
     // The daemon keeps working on its database.
@@ -190,34 +182,34 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
 
   test("restore over a stopped database keeps the previous one beside it", async () => {
     const backupFile = join(freshDir(), "b.db");
-    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    expect((await runCli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
     const target = freshDir();
     copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
     const config = tomlFor(target);
-    expect((await cli(["migrate", "--config", config])).code).toBe(0);
-    const r = await cli(["restore", backupFile, "--config", config, "--json"]);
+    expect((await runCli(["migrate", "--config", config])).code).toBe(0);
+    const r = await runCli(["restore", backupFile, "--config", config, "--json"]);
     expect(r.stderr).toBe("");
     const doc = JSON.parse(r.stdout);
     expect(doc.previous).toStartWith(`${target}/chainwatch.db.before-restore-`);
     expect(existsSync(doc.previous)).toBe(true);
-    const accounts = await cli(["accounts", "list", "--config", config, "--json"]);
+    const accounts = await runCli(["accounts", "list", "--config", config, "--json"]);
     expect(accounts.code).toBe(0);
     expect(JSON.parse(accounts.stdout).accounts.length).toBe(clients.length);
     // A stopped database (no daemon, no -wal) backs up too.
-    const again = await cli(["backup", join(target, "again.db"), "--config", config]);
+    const again = await runCli(["backup", join(target, "again.db"), "--config", config]);
     expect(again.code).toBe(0);
     expect(again.stdout).toStartWith(`backed up ${target}/chainwatch.db to ${target}/again.db (`);
   });
 
   test("restore refuses without the master key of the backup", async () => {
     const backupFile = join(freshDir(), "b.db");
-    expect((await cli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
+    expect((await runCli(["backup", backupFile, "--config", tomlFor(source.dir)])).code).toBe(0);
     const target = freshDir();
-    const missing = await cli(["restore", backupFile, "--config", tomlFor(target)]);
+    const missing = await runCli(["restore", backupFile, "--config", tomlFor(target)]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`master key file ${target}/master.key does not exist: put the master key of the backed-up installation there`);
     writeFileSync(join(target, "master.key"), `${"ab".repeat(32)}\n`, { mode: 0o600 });
-    const wrong = await cli(["restore", backupFile, "--config", tomlFor(target)]);
+    const wrong = await runCli(["restore", backupFile, "--config", tomlFor(target)]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe(`chainwatch: the master key cannot decrypt the secrets in ${backupFile}: put the master key of the backed-up installation in place first\n`);
     expect(existsSync(join(target, "chainwatch.db"))).toBe(false);
@@ -228,7 +220,7 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
     copyFileSync(join(source.dir, "master.key"), join(target, "master.key"));
     const junk = join(target, "junk.db");
     writeFileSync(junk, "not a database at all, just text that is long enough to look like something");
-    const r = await cli(["restore", junk, "--config", tomlFor(target)]);
+    const r = await runCli(["restore", junk, "--config", tomlFor(target)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toStartWith(`chainwatch: ${junk} is not a readable SQLite database`);
   });

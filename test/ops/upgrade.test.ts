@@ -8,23 +8,15 @@ import { refusalFor } from "../../src/db/version-guard.ts";
 import { compareVersions, VERSION } from "../../src/version.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 import pkg from "../../package.json" with { type: "json" };
+import { runCli } from "../delivery/fixtures.ts";
 
 // Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
 setDefaultTimeout(30_000);
 
-const CLI = join(import.meta.dir, "../../cli/index.ts");
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-async function cli(args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
 
 /** A migrated database in a fresh directory, and a config file for the CLI. */
 async function migratedDir() {
@@ -40,10 +32,10 @@ async function migratedDir() {
 describe("versions", () => {
   test("one version: package.json's, in `chainwatch version`, --version and --help", async () => {
     expect(VERSION).toBe(pkg.version);
-    expect(await cli(["version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
-    expect((await cli(["version", "--json"])).stdout).toBe(`{"version":"${pkg.version}"}\n`);
-    expect((await cli(["--version"])).stdout).toBe(`${pkg.version}\n`);
-    expect((await cli(["--help"])).stdout).toContain(`chainwatch v${pkg.version}`);
+    expect(await runCli(["version"])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+    expect((await runCli(["version", "--json"])).stdout).toBe(`{"version":"${pkg.version}"}\n`);
+    expect((await runCli(["--version"])).stdout).toBe(`${pkg.version}\n`);
+    expect((await runCli(["--help"])).stdout).toContain(`chainwatch v${pkg.version}`);
   });
 
   test.each([
@@ -86,7 +78,7 @@ describe.skipIf(onPostgres)("a database migrated by a newer chainwatch", () => {
     db.run("UPDATE meta SET value = '99.0.0' WHERE key = 'migrated_by'");
     db.run("INSERT INTO kysely_migration (name, timestamp) VALUES ('0099_future', '2030-01-01T00:00:00.000Z')");
     db.close();
-    const r = await cli(["serve", "--config", toml]);
+    const r = await runCli(["serve", "--config", toml]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `chainwatch: the database was migrated by chainwatch 99.0.0; this is chainwatch ${VERSION} (migrations this version does not have: 0099_future): run chainwatch 99.0.0 or newer, or restore a backup taken before the upgrade\n`,
@@ -102,7 +94,7 @@ describe.skipIf(onPostgres)("a database migrated by a newer chainwatch", () => {
     db.run("UPDATE meta SET value = '0.0.1' WHERE key = 'migrated_by'");
     db.close();
     // Nothing to migrate: the stamp keeps naming the version that last changed the schema.
-    expect((await cli(["plans", "list", "--config", toml])).code).toBe(0);
+    expect((await runCli(["plans", "list", "--config", toml])).code).toBe(0);
     const after = new Database(file, { readonly: true });
     expect(after.query("SELECT value FROM meta WHERE key = 'migrated_by'").get()).toEqual({ value: "0.0.1" });
     after.close();
