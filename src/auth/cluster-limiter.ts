@@ -22,7 +22,7 @@ export type ClusterLimiterDeps = {
   log: Logger;
   /** How many tokens one lease asks for at least, given the limit (default: 1 per 50 of the limit). */
   chunk?: (limit: number) => number;
-  /** How often the rows of past seconds are deleted, and how many seconds are kept. */
+  /** How often this daemon deletes the rows of seconds that have passed (default 10 s). */
   pruneEveryMs?: number;
 };
 
@@ -39,7 +39,7 @@ const MAX_ROUNDS = 8;
  * locally. Leases asked for while one is in flight are merged into the next.
  *
  * Across daemons the limit counts per clock second: within each second of the clock the cluster
- * admits at most `limit` (less what a daemon leased and did not use: at most `chunk - 1` each).
+ * admits at most `limit` (less what a daemon leased and did not use: about a slice each).
  * Daemons' clocks must agree (NTP). If the database fails, each daemon falls back to its own
  * window (logged once) rather than refuse every request.
  */
@@ -93,11 +93,11 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
       // What the lease before brought may already cover the requests waiting on this one.
       const short = queued.want - (b.granted - b.used);
       if (short <= 0 || b.exhausted) return;
-      const run = sendLease(b, key, limit, Math.max(chunkOf(limit), short));
-      b.inflight = run.finally(() => {
+      const run: Promise<void> = sendLease(b, key, limit, Math.max(chunkOf(limit), short)).finally(() => {
         if (b.inflight === run) b.inflight = null;
       });
-      return b.inflight;
+      b.inflight = run;
+      return run;
     });
     return queued.done;
   };
