@@ -3,11 +3,13 @@ import { resolve } from "node:path";
 import { monthlyGrantWorker } from "./billing/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
+import { createClusterLimiter } from "./auth/cluster-limiter.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { type Db, dialectOfUrl, openDatabase } from "./db/database.ts";
 import { migrateChecked } from "./db/version-guard.ts";
+import { sharedRateBudget } from "./db/primitives.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
@@ -124,12 +126,14 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     rpcMeter.worker(),
     monthlyGrantWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
   ];
+  const budget = sharedRateBudget(ctx.db);
   const deps: AppDeps = {
     ...ctx,
     metrics,
     keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
     snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
-    limiter: createSlidingWindowLimiter(),
+    // SQLite: one daemon, its own window. PostgreSQL: the window plus a budget shared by every daemon.
+    limiter: budget ? createClusterLimiter({ budget, log: ctx.log }) : createSlidingWindowLimiter(),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery,
     // After commit: deliver the new webhooks and screen the orders that just reached aml_check.

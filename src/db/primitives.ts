@@ -1,7 +1,7 @@
 import type { RawBuilder, Transaction } from "kysely";
-import type { Executor } from "./database.ts";
+import type { Db, Executor } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
-import { postgresPrimitives } from "./dialect/postgres.ts";
+import { postgresPrimitives, postgresRateWindows } from "./dialect/postgres.ts";
 import { sqlitePrimitives } from "./dialect/sqlite.ts";
 import type { DB } from "./schema.ts";
 
@@ -37,4 +37,24 @@ export function serialize(trx: Transaction<DB>, name: string): Promise<void> {
  */
 export function claimLockClause(db: Executor, alias: string): string {
   return isPostgres(db) ? postgresPrimitives.claimLockClause(alias) : sqlitePrimitives.claimLockClause(alias);
+}
+
+/** The budget of a cluster-wide rate limit that every daemon on one database draws from. */
+export type SharedRateBudget = {
+  /** Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got. */
+  lease(key: string, second: number, want: number, limit: number): Promise<number>;
+  /** Forgets the seconds before `second`. */
+  prune(second: number): Promise<void>;
+};
+
+/**
+ * The shared budget of the rate limits on PostgreSQL (a row per key and second); none on SQLite,
+ * whose one daemon per file counts alone.
+ */
+export function sharedRateBudget(db: Db): SharedRateBudget | null {
+  if (!isPostgres(db)) return null;
+  return {
+    lease: (key, second, want, limit) => postgresRateWindows.lease(db, key, second, want, limit),
+    prune: (second) => postgresRateWindows.prune(db, second),
+  };
 }

@@ -112,6 +112,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     let held = 0;
     let charged = 0;
     let calls = 0;
+    const allowed: Slot[] = [];
     for (const entry of entries) {
       const slot: Slot = { entry, call: entry.ok ? entry.call : null, cost: 0, outcome: "ok", local: null, answer: undefined };
       slots.push(slot);
@@ -119,13 +120,19 @@ export function createRpcProxy(deps: RpcProxyDeps) {
         setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.message));
         continue;
       }
-      const { id, method } = entry.call;
-      const verdict = policy(method);
+      const verdict = policy(entry.call.method);
       if (!verdict.ok) {
-        setLocal(slot, "refused", errorObject(id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.message));
+        setLocal(slot, "refused", errorObject(entry.call.id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.message));
         continue;
       }
-      if (!deps.limiter.tryAcquire(`rpc:${key.accountId}`, account.rpcRps, now)) {
+      allowed.push(slot);
+    }
+    // Each call the policy lets through counts toward the window, in order: the first ones pass.
+    const acquired = allowed.length === 0 ? 0 : deps.limiter.acquire(`rpc:${key.accountId}`, account.rpcRps, allowed.length, now);
+    const admitted = typeof acquired === "number" ? acquired : await acquired;
+    for (const [i, slot] of allowed.entries()) {
+      const { id, method } = slot.call as RpcCall;
+      if (i >= admitted) {
         setLocal(slot, "rate_limited", errorObject(id, RPC_ERRORS.RATE_LIMITED.code, RPC_ERRORS.RATE_LIMITED.message));
         continue;
       }

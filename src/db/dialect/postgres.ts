@@ -2,7 +2,7 @@ import { sql, type Transaction, type CompiledQuery, type DatabaseConnection, typ
 import pg from "pg";
 import type { DB } from "../schema.ts";
 import type { Db } from "../database.ts";
-import { forPostgres } from "../fixed-sql.ts";
+import { fixedStatement, forPostgres } from "../fixed-sql.ts";
 
 // Everything PostgreSQL-specific lives in this file: the driver (node-postgres through Kysely's
 // own PostgresDialect), how values come back, and how the SQLite-shaped schema and fixed SQL
@@ -147,3 +147,34 @@ export function listenPostgres(url: string, channel: string, onNotify: (payload:
 export async function notifyPostgres(db: Db, channel: string, payload: string): Promise<void> {
   await sql`select pg_notify(${channel}, ${payload})`.execute(db);
 }
+
+/**
+ * The per-second budgets of the cluster-wide rate limits (DESIGN §10): one row per limit key and
+ * clock second counting what every daemon took. UNLOGGED: a budget lives for a second, so it
+ * needs no WAL and may be lost in a crash (the limits then start the second afresh).
+ */
+export const postgresRateWindows = {
+  async create(db: Kysely<any>): Promise<void> {
+    await sql`create unlogged table if not exists rate_windows (limit_key text not null, second bigint not null, used bigint not null, primary key (limit_key, second))`.execute(db);
+  },
+  async drop(db: Kysely<any>): Promise<void> {
+    await sql`drop table if exists rate_windows`.execute(db);
+  },
+  /**
+   * Takes up to `want` of the `limit` a second of `key` in `second`: one atomic upsert (the row
+   * lock orders the daemons), answering how many it got. A row past its limit keeps counting; that
+   * only records demand.
+   */
+  async lease(db: Db, key: string, second: number, want: number, limit: number): Promise<number> {
+    const { rows } = await db.executeQuery<{ used: number }>(fixedStatement(LEASE, [key, second, want]));
+    const before = Number(rows[0].used) - want;
+    return Math.max(0, Math.min(want, limit - before));
+  },
+  /** Drops the rows of seconds before `second`. */
+  async prune(db: Db, second: number): Promise<void> {
+    await db.executeQuery(fixedStatement("delete from rate_windows where second < ?", [second]));
+  },
+};
+
+const LEASE = `insert into rate_windows (limit_key, second, used) values (?, ?, ?)
+on conflict (limit_key, second) do update set used = rate_windows.used + excluded.used returning used`;
