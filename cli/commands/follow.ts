@@ -20,8 +20,8 @@ export function followCommand(g: Globals) {
             const followers = await followStatus(ctx.db, ctx.config, ctx.clock.now());
             emit(g, { followers }, () =>
               table(
-                ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LAST_ERROR", "LEADER"],
-                followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.last_error, f.leader]),
+                ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "LAST_ERROR"],
+                followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.leader, f.last_error]),
               ),
             );
           }),

@@ -117,7 +117,7 @@ describe.skipIf(!onPostgres)("follower leadership across three daemons", () => {
       const standbys = daemons.filter((d) => d !== leader);
 
       const before = await pay(5, 1);
-      const head = Number(await anvil.public.getBlockNumber());
+      const head = Number(await anvil.public.getBlockNumber({ cacheTime: 0 }));
       await until(tip, (h) => h >= head, 15_000);
       await until(async () => paymentsByTx(), (m) => before.every((h) => m.has(h)), 15_000);
 
@@ -146,7 +146,7 @@ describe.skipIf(!onPostgres)("follower leadership across three daemons", () => {
 
       // Blocks mined after the kill are ingested by the successor, and each payment sent once.
       const later = await pay(5, 100);
-      const newHead = Number(await anvil.public.getBlockNumber());
+      const newHead = Number(await anvil.public.getBlockNumber({ cacheTime: 0 }));
       await until(tip, (h) => h >= newHead, 15_000);
       await until(async () => paymentsByTx(), (m) => later.every((h) => m.has(h)), 15_000);
       await until(async () => (await followerRow())?.leader ?? "", (l) => l.includes(`pid ${successor.proc.pid}`), 5_000);
