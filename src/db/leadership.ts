@@ -27,6 +27,9 @@ export type Leadership = {
 /** The lead when no other daemon can compete: always held. */
 export const soleLead: Lead = { acquire: async () => true, held: () => true };
 
+/** The first half of every follower lock key: "cwld" in ASCII. */
+export const FOLLOWER_LOCK_NAMESPACE = 0x63776c64;
+
 /**
  * The advisory lock key of a network's follower: a fixed namespace for follower leadership,
  * 0x63776c64 ("cwld"), and the CRC-32 of the network slug's UTF-8 bytes as a signed int4. Stable
@@ -36,8 +39,6 @@ export const soleLead: Lead = { acquire: async () => true, held: () => true };
 export function followerLockKey(network: string): AdvisoryKey {
   return [FOLLOWER_LOCK_NAMESPACE, Bun.hash.crc32(network) | 0];
 }
-
-export const FOLLOWER_LOCK_NAMESPACE = 0x63776c64;
 
 /**
  * One lock connection per daemon, shared by its followers. `onLost` hears a failed or dropped lock

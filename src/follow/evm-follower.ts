@@ -197,6 +197,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       next += batch.length;
       // Refill the window before committing, so the node keeps working while SQLite does.
       if (!end) launch();
+      // Confirmed before each commit, not only per poll: a lock connection that went silent (a
+      // network cut) fails this check within its query timeout, well before PostgreSQL frees the
+      // lock for another daemon, so two daemons never ingest side by side for long.
+      if (batch.length > 0 && !(await lead.acquire())) return { kind: "done" };
       if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
       if (end) return end;
     }
