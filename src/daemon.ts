@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { monthlyGrantWorker } from "./billing/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
@@ -10,6 +11,7 @@ import type { Config } from "./config/schema.ts";
 import { type Db, dialectOfUrl, openDatabase } from "./db/database.ts";
 import { migrateChecked } from "./db/version-guard.ts";
 import { sharedRateBudget } from "./db/primitives.ts";
+import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
@@ -149,7 +151,15 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     upstreams,
     rpcMeter,
   };
-  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams }));
+  // One follower per network cluster-wide on PostgreSQL (a session advisory lock per network);
+  // the daemon's name, for `follow status`, gets its port once it listens (before workers start).
+  const leadership = createLeadership({
+    db: ctx.db,
+    url: config.database.url,
+    onLost: (e) => ctx.log.warn("follower lock connection failed; its followers stand by until it is back", { error: String(e) }),
+  });
+  let daemonName = `${hostname()} pid ${process.pid}`;
+  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName }));
   const app = createApp(deps);
   const server = await listen(app, config).catch(async (e: unknown) => {
     // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.
@@ -158,6 +168,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
     throw e instanceof StartupError ? e : new StartupError((e as Error).message ?? String(e));
   });
   ctx.log.info("listening", { url: server.url.href });
+  daemonName = `${hostname()}:${server.port} pid ${process.pid}`;
   for (const w of workers) w.start();
   let stopped = false;
   return {
@@ -170,6 +181,8 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
       // Stop accepting requests first, then let workers finish what is in flight.
       await app.stop();
       await Promise.all(workers.map((w) => w.stop()));
+      // After the followers wrote their last state: a standby elsewhere takes over from here.
+      await leadership.close();
       await bus.close();
       await ctx.db.destroy();
     },

@@ -13,15 +13,15 @@ export function followCommand(g: Globals) {
     meta: { name: "follow", description: "Chain followers: status, and rewind after a deep reorg" },
     subCommands: {
       status: defineCommand({
-        meta: { name: "status", description: "Per followed network: upstream, node height, stored tip, lag, state (as the running daemon last reported)" },
+        meta: { name: "status", description: "Per followed network: upstream, node height, stored tip, lag, state, leading daemon (as it last reported)" },
         args: { ...globalArgs },
         run: () =>
           withContext(g, async (ctx) => {
             const followers = await followStatus(ctx.db, ctx.config, ctx.clock.now());
             emit(g, { followers }, () =>
               table(
-                ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LAST_ERROR"],
-                followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.last_error]),
+                ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "LAST_ERROR"],
+                followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.leader, f.last_error]),
               ),
             );
           }),

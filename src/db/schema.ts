@@ -238,6 +238,8 @@ export interface FollowerStateTable {
   /** 1 after `follow rewind`: a follower stopped by a deep reorg starts again. */
   resume_requested: number;
   updated_at: number;
+  /** The daemon leading the follower (`host:port pid N`), as it wrote the row; null before migration 0014. */
+  leader: string | null;
 }
 
 /** Facts about the database itself (`migrated_by`: the chainwatch version that last migrated it). */

@@ -1,5 +1,6 @@
 import type { NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
+import { type Lead, soleLead } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -27,6 +28,10 @@ export type EvmFollowerDeps = {
   concurrency?: number;
   /** Most blocks committed in one ingest call. */
   batchBlocks?: number;
+  /** Whether this daemon leads the network's follower (several daemons on one database); always, by default. */
+  lead?: Lead;
+  /** How this daemon names itself in `follow status` while it leads. */
+  daemonName?: () => string;
 };
 
 const PROGRESS_EVERY_MS = 10_000;
@@ -50,11 +55,14 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number } | { kind: "ref
  */
 export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   const { network, config, source, db, clock, log, metrics } = deps;
+  const lead = deps.lead ?? soleLead;
   const concurrency = deps.concurrency ?? 8;
   const batchBlocks = deps.batchBlocks ?? 32;
   // Set by stop(): an ongoing catch-up ends after the batch it is committing.
   let stopping = false;
   let announced = false;
+  /** Whether this daemon led at its last look (null: not looked yet). */
+  let leading: boolean | null = null;
   let wakeSleep: (() => void) | null = null;
 
   let state: FollowerState = "catching_up";
@@ -82,7 +90,9 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     const now = clock.now();
     if (!force && now - lastSaveMs < SAVE_EVERY_MS) return;
     lastSaveMs = now;
-    await saveFollowerState(db, { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond() }, now);
+    // A daemon that lost the lead leaves the row to the one that took it.
+    if (!lead.held()) return;
+    await saveFollowerState(db, { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond(), leader: deps.daemonName?.() ?? null }, now);
   };
 
   const blocksPerSecond = () => {
@@ -155,13 +165,14 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     let launched = from;
     let next = from;
     const launch = () => {
-      while (launched <= head && launched < next + concurrency && !stopping) {
+      while (launched <= head && launched < next + concurrency && !stopping && lead.held()) {
         const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
         slot.promise.then((v) => Object.assign(slot, { settled: true, value: v }), () => {});
         slots.set(launched++, slot);
       }
     };
-    while (next <= head && !stopping) {
+    // A lead lost mid catch-up ends it after the batch in flight: another daemon follows on.
+    while (next <= head && !stopping && lead.held()) {
       launch();
       // A failed fetch throws here; the fetches still in flight are abandoned with the run.
       let block = await (slots.get(next) as Slot).promise;
@@ -186,6 +197,10 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       next += batch.length;
       // Refill the window before committing, so the node keeps working while SQLite does.
       if (!end) launch();
+      // Confirmed before each commit, not only per poll: a lock connection that went silent (a
+      // network cut) fails this check within its query timeout, well before PostgreSQL frees the
+      // lock for another daemon, so two daemons never ingest side by side for long.
+      if (batch.length > 0 && !(await lead.acquire())) return { kind: "done" };
       if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
       if (end) return end;
     }
@@ -263,12 +278,31 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       wakeSleep = done;
     });
 
+  /**
+   * Takes or confirms the lead; logs and shows (`chainwatch_follower_leader`) each change. A standby
+   * only asks again, once per poll interval, and reads nothing.
+   */
+  const takeLead = async (): Promise<boolean> => {
+    const now = await lead.acquire();
+    if (now !== leading) {
+      metrics.setGauge("chainwatch_follower_leader", now ? 1 : 0, labels);
+      if (!now) log.info(leading ? "follower lead lost: standing by" : "follower standing by: another daemon leads", { network });
+      else if (leading === false) log.info("follower lead taken", { network });
+      leading = now;
+    }
+    return now;
+  };
+
   /** The worker's run: polls until stop(). A throw ends it; the worker's next tick starts it again. */
   const follow = async (isStopping: () => boolean) => {
-    if (!announced) log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
-    announced = true;
     let logged: string | null = null;
     while (!isStopping()) {
+      if (!(await takeLead())) {
+        if (!isStopping()) await sleep(config.poll_interval_ms);
+        continue;
+      }
+      if (!announced) log.info("following", { network, upstream: deps.upstream(), start_height: config.start_height });
+      announced = true;
       let again = false;
       try {
         again = await pass();
@@ -290,6 +324,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       if (!again && !isStopping()) await sleep(config.poll_interval_ms);
     }
     state = "stopped";
+    // Written before the lock is released (the daemon closes its leadership after its workers),
+    // so a standby taking over next overwrites it, never the other way round.
     await save(true);
   };
 

@@ -15,6 +15,8 @@ export type FollowStatus = {
   state: FollowerState;
   last_error: string | null;
   blocks_per_second: number;
+  /** The daemon following the network now (`host:port pid N`); null when none is. */
+  leader: string | null;
 };
 
 // A running daemon writes each follower's row at least once per poll (and each second while
@@ -50,6 +52,7 @@ export async function followStatus(db: Db, config: Config, nowMs: number): Promi
       state,
       last_error: lastError,
       blocks_per_second: state === "stopped" ? 0 : (row?.blocks_per_second ?? 0),
+      leader: state === "stopped" ? null : (row?.leader ?? null),
     });
   }
   return out;

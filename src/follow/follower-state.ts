@@ -11,9 +11,14 @@ export type FollowerSnapshot = {
   state: FollowerState;
   lastError: string | null;
   blocksPerSecond: number;
+  /** The daemon that leads the follower and writes this row (several daemons on one database). */
+  leader?: string | null;
 };
 
-/** Records what the daemon's follower of a network sees now; leaves `resume_requested` alone. */
+/**
+ * Records what the daemon's follower of a network sees now; leaves `resume_requested` alone. Only
+ * the daemon leading the network's follower calls it: the one row per network is the leader's.
+ */
 export async function saveFollowerState(db: Executor, s: FollowerSnapshot, nowMs: number): Promise<void> {
   const row = {
     upstream: s.upstream,
@@ -22,6 +27,7 @@ export async function saveFollowerState(db: Executor, s: FollowerSnapshot, nowMs
     last_error: s.lastError,
     blocks_per_second: s.blocksPerSecond,
     updated_at: nowMs,
+    leader: s.leader ?? null,
   };
   await db
     .insertInto("follower_state")

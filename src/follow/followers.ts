@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
+import type { Leadership } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -11,10 +12,23 @@ import { createEvmSource } from "./evm-source.ts";
 import { createRpcClient } from "./rpc-client.ts";
 import { createTokenDecimals } from "./token-decimals.ts";
 
-export type FollowersDeps = { config: Config; db: Db; clock: Clock; log: Logger; metrics: Metrics; ingest: IngestService; pools: Map<string, UpstreamPool> };
+export type FollowersDeps = {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  ingest: IngestService;
+  pools: Map<string, UpstreamPool>;
+  /** Which daemon follows each network when several share one database. */
+  leadership: Leadership;
+  /** This daemon's name in `follow status` (`host:port pid N`). */
+  daemonName: () => string;
+};
 
 /**
- * One follower per network with `follow = true`, each reading through the network's shared
+ * One follower per network with `follow = true` in each daemon; only the one leading the network
+ * (DESIGN §10) reads and ingests, the others stand by. Each reads through the network's shared
  * upstream pool (the one /rpc uses) and writing through the one ingest service. loadConfig has
  * already refused `follow` without `rpc_urls` or on a family other than evm.
  */
@@ -36,6 +50,8 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         log: deps.log,
         metrics: deps.metrics,
         upstream: () => pool.current(),
+        lead: deps.leadership.lead(network),
+        daemonName: deps.daemonName,
       }),
     );
   }

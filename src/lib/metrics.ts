@@ -23,6 +23,7 @@ const HELP: Record<string, string> = {
   chainwatch_follower_node_height: "The followed node's latest block number, per network.",
   chainwatch_follower_stored_tip: "The highest stored block height of a followed network.",
   chainwatch_follower_lag: "Blocks the stored tip is behind the followed node.",
+  chainwatch_follower_leader: "1 while this daemon leads the network's follower, 0 while it stands by (several daemons on one database).",
 };
 
 /** Upper bounds (seconds) of the latency buckets: from a local node's sub-millisecond answer to a slow provider's timeout. */

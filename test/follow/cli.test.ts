@@ -41,23 +41,23 @@ test("follow status lists each followed network; never run: stopped, upstream wi
   const out = await runCli(["follow", "status", "--json", "--config", config]);
   expect(out.code).toBe(0);
   expect(JSON.parse(out.stdout)).toEqual({
-    followers: [{ network: "anv", upstream: "http://127.0.0.1:1", node_height: null, stored_tip: 7, lag: null, state: "stopped", last_error: null, blocks_per_second: 0 }],
+    followers: [{ network: "anv", upstream: "http://127.0.0.1:1", node_height: null, stored_tip: 7, lag: null, state: "stopped", last_error: null, blocks_per_second: 0, leader: null }],
   });
 });
 
 test("follow status shows a daemon's report while it is fresh, and stopped once it is stale", async () => {
-  const report = { network: "anv", upstream: "http://127.0.0.1:1", nodeHeight: 9, state: "catching_up" as const, lastError: null, blocksPerSecond: 12.5 };
+  const report = { network: "anv", upstream: "http://127.0.0.1:1", nodeHeight: 9, state: "catching_up" as const, lastError: null, blocksPerSecond: 12.5, leader: "web-1:8080 pid 42" };
   await saveFollowerState(ctx.db, report, Date.now());
   const fresh = JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
-  expect(fresh).toEqual({ network: "anv", upstream: "http://127.0.0.1:1", node_height: 9, stored_tip: 7, lag: 2, state: "catching_up", last_error: null, blocks_per_second: 12.5 });
+  expect(fresh).toEqual({ network: "anv", upstream: "http://127.0.0.1:1", node_height: 9, stored_tip: 7, lag: 2, state: "catching_up", last_error: null, blocks_per_second: 12.5, leader: "web-1:8080 pid 42" });
 
   const longAgo = Date.UTC(2026, 0, 1);
   await saveFollowerState(ctx.db, report, longAgo);
   const stale = JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
-  expect(stale).toMatchObject({ state: "stopped", blocks_per_second: 0, last_error: "no report from a running daemon since 2026-01-01T00:00:00.000+00:00" });
+  expect(stale).toMatchObject({ state: "stopped", blocks_per_second: 0, leader: null, last_error: "no report from a running daemon since 2026-01-01T00:00:00.000+00:00" });
 
   const human = await runCli(["follow", "status", "--config", config]);
-  expect(human.stdout.split("\n")[0]).toBe("NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LAST_ERROR");
+  expect(human.stdout.split("\n")[0]).toBe("NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  LAST_ERROR");
 });
 
 test("follow rewind forgets the blocks above --to and asks a stopped follower to resume", async () => {

@@ -177,5 +177,7 @@ describe("following an anvil node", () => {
     expect(text).toMatch(/chainwatch_follower_lag\{network="anv"\} [01]\b/);
     const state = await td.ctx.db.selectFrom("follower_state").selectAll().where("network", "=", "anv").executeTakeFirstOrThrow();
     expect(state).toMatchObject({ upstream: anvil.url, state: "following", last_error: null });
+    // The daemon leading the follower (always this one on SQLite) names itself by port and pid.
+    expect(state.leader).toEndWith(`:${new URL(td.url).port} pid ${process.pid}`);
   });
 });

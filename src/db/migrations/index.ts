@@ -12,6 +12,7 @@ import * as m0010 from "./0010_credit_grants.ts";
 import * as m0011 from "./0011_meta.ts";
 import * as m0012 from "./0012_follower.ts";
 import * as m0013 from "./0013_watch_position.ts";
+import * as m0014 from "./0014_follower_leader.ts";
 import * as m0015 from "./0015_rate_windows.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   "0011_meta": m0011,
   "0012_follower": m0012,
   "0013_watch_position": m0013,
+  "0014_follower_leader": m0014,
   "0015_rate_windows": m0015,
 };
