@@ -71,7 +71,8 @@ export async function startAnvil(args: string[] = []): Promise<Anvil> {
   });
   const url = `http://127.0.0.1:${port}`;
   const transport = http(url, { retryCount: 0 });
-  const publicClient = createPublicClient({ chain: foundry, transport, pollingInterval: 50 });
+  // cacheTime 0: a test reads the head right after mining; viem would otherwise answer getBlockNumber from a 50 ms cache.
+  const publicClient = createPublicClient({ chain: foundry, transport, pollingInterval: 50, cacheTime: 0 });
   const wallet = createWalletClient({ chain: foundry, transport });
   const test = createTestClient({ chain: foundry, mode: "anvil", transport });
   const accounts = await wallet.getAddresses();
