@@ -20,6 +20,7 @@ import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { spawnDaemons, stopAll } from "./support/daemons.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
@@ -35,7 +36,9 @@ const ROOT = join(import.meta.dir, "..");
 
 const { scenarios, compare } = scenariosFromArgv(process.argv.slice(2), "bun run bench:api");
 const processes: Subprocess[] = [];
+killOnInterrupt(processes);
 const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-api-"));
+onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
 let cluster: BenchCluster | undefined;
 
 try {

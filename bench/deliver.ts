@@ -25,12 +25,14 @@ import { createWakeBus } from "../src/db/wake-bus.ts";
 import { enqueueDelivery } from "../src/delivery/enqueue.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { firstLine, spawnDaemons, stopAll } from "./support/daemons.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 
 const TOTAL = 20_000;
 const CONCURRENCY = 32;
+const ACCOUNTS = positiveIntFromEnv("BENCH_ACCOUNTS", 1);
 const LATENCY_SAMPLES = 200;
 const INGEST_TOKEN = "bench-token";
 const WATCHED = "0x52908400098527886e0f7030069857d2e4169ee7";
@@ -75,6 +77,16 @@ function runReceiver(): void {
   process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
 }
 
+function positiveIntFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[1-9][0-9]*$/.test(raw)) {
+    console.error(`${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return Number(raw);
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
@@ -115,6 +127,8 @@ async function main(): Promise<void> {
   const { scenarios, compare } = scenariosFromArgv(process.argv.slice(2), "bun run bench:deliver");
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-deliver-"));
   const children: Subprocess[] = [];
+  killOnInterrupt(children);
+  onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
   let cluster: BenchCluster | undefined;
   try {
     const receiver = Bun.spawn([process.execPath, import.meta.path, "--receiver"], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
@@ -181,6 +195,15 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     const accountId = made.account.id;
     await ctx.db.updateTable("accounts").set({ webhook_url: hookUrl, webhook_enabled: 1 }).where("id", "=", accountId).execute();
     await addWatch(ctx.db, { accountId, network: "eth", address: WATCHED, now: Date.now() });
+    // BENCH_ACCOUNTS=n spreads the outbox over n accounts (same receiver), so that settling is not
+    // serialized on one account's row (credits, daily usage) across daemons.
+    const accountIds = [accountId];
+    for (let i = 1; i < ACCOUNTS; i++) {
+      const more = await createAccount(ctx, { name: `bench-${i}`, plan: "bench", credits: 1_000_000_000 });
+      if (!more.ok) throw new Error(more.error);
+      await ctx.db.updateTable("accounts").set({ webhook_url: hookUrl, webhook_enabled: 1 }).where("id", "=", more.account.id).execute();
+      accountIds.push(more.account.id);
+    }
 
     // BENCH_PROFILE_DIR=<dir> writes a CPU profile (markdown) of each daemon there when it exits.
     const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
@@ -194,7 +217,8 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     await fetch(`${base}/reset`);
     await ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      for (const body of bodies) await enqueueDelivery(trx, { accountId, kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
+      for (const [i, body] of bodies.entries())
+        await enqueueDelivery(trx, { accountId: accountIds[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
     });
     // The outbox went from empty to 20,000 pending rows in one commit: until autovacuum analyzes
     // the table, PostgreSQL's planner thinks a couple of rows are pending and sorts every pending
@@ -295,7 +319,7 @@ function printSingle(o: Outcome): void {
 function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
   const cores = navigator.hardwareConcurrency;
   console.log("");
-  console.log(`deliveries: ${TOTAL} per set-up, concurrency ${CONCURRENCY} per daemon, receiver answers 200 at once; PostgreSQL ${run.postgres} on this machine; ${cores} CPUs`);
+  console.log(`deliveries: ${TOTAL} per set-up over ${ACCOUNTS} account(s), concurrency ${CONCURRENCY} per daemon, receiver answers 200 at once; PostgreSQL ${run.postgres} on this machine; ${cores} CPUs`);
   console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
   console.log("");
   const head = ["set-up", "deliveries/s", "raw fetch/s", "ratio", "dup", "p50 ms", "p99 ms", "CPU µs/delivery"];
@@ -311,6 +335,7 @@ function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefor
     JSON.stringify({
       bench: "deliver",
       deliveries: TOTAL,
+      accounts: ACCOUNTS,
       concurrency: CONCURRENCY,
       postgres: run.postgres,
       load_before: run.loadBefore,

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { onInterrupt } from "./interrupt.ts";
 
 const SCRIPT = join(import.meta.dir, "../../test/support/postgres.sh");
 
@@ -27,13 +28,8 @@ export async function startCluster(): Promise<BenchCluster> {
     stopped = true;
     Bun.spawnSync(["bash", SCRIPT, "stop", dir], { stdout: "ignore", stderr: "inherit" });
   };
-  // Ctrl-C or a kill of the bench would otherwise leave a postmaster running.
-  const onSignal = (signal: NodeJS.Signals) => {
-    stop();
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  // Ctrl-C, a kill or an exit without `finally` would otherwise leave a postmaster running.
+  onInterrupt(stop);
   process.once("exit", stop);
 
   const started = Bun.spawnSync(["bash", SCRIPT, "start", dir], { stdout: "pipe", stderr: "pipe" });
