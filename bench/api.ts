@@ -4,9 +4,14 @@
 // two SQLite reads) against a bare Bun.serve subprocess answering a JSON body of the same size.
 // One load generator (a third process: N keep-alive fetch loops, pre-signed headers spread over
 // 100 keys) drives both with the same connections and duration. Target: signed / bare >= 0.5.
+//
+// `--database postgres --daemons N` runs one daemon on SQLite, one on PostgreSQL and N on one
+// PostgreSQL database (a throwaway cluster on this machine, see support/postgres.ts) side by side,
+// each right after its own bare run; with N daemons the load generator sends its requests
+// round-robin over their ports. Reports the CPU each process used.
 import type { Subprocess } from "bun";
 import { createHash, createHmac } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
@@ -14,7 +19,12 @@ import { createApiKey } from "../src/accounts/api-keys.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
+import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
+import { spawnDaemons, stopAll } from "./support/daemons.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
+import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
+import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 
 const KEYS = 100;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -24,61 +34,118 @@ const WARMUP_MS = 2_000;
 const PATH = process.env.BENCH_PATH ?? "/v1/account";
 const ROOT = join(import.meta.dir, "..");
 
+const { scenarios, compare } = scenariosFromArgv(process.argv.slice(2), "bun run bench:api");
 const processes: Subprocess[] = [];
+killOnInterrupt(processes);
 const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-api-"));
+onInterrupt(() => rmSync(dir, { recursive: true, force: true }));
+let cluster: BenchCluster | undefined;
 
 try {
   await main();
 } finally {
-  for (const p of processes) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
-  await Promise.all(processes.map((p) => Promise.race([p.exited, Bun.sleep(3000).then(() => p.kill("SIGKILL"))])));
+  await stopAll(processes);
+  cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
+type Outcome = { scenario: Scenario; bare: LoadResult; signed: LoadResult; cpu: CpuWindow; load: string };
+
 async function main(): Promise<void> {
-  const daemonPort = freePort();
-  const configPath = join(dir, "chainwatch.toml");
-  writeFileSync(
-    configPath,
-    [
-      "[server]",
-      `port = ${daemonPort}`,
-      "[database]",
-      `url = "sqlite://${dir}/chainwatch.db"`,
-      "[secrets]",
-      `master_key_file = "${dir}/master.key"`,
-      "[rate_limit]",
-      "per_key_rps = 1000000",
-      "",
-    ].join("\n"),
-  );
+  const loadBefore = loadAverage();
+  if (scenarios.some((s) => s.database === "postgres")) cluster = await startCluster();
+  const outcomes: Outcome[] = [];
+  let bareUrl = "";
+  let bodyBytes = 0;
+  for (const [i, scenario] of scenarios.entries()) {
+    if (compare) log(`${scenarioLabel(scenario)}…`);
+    const sub = join(dir, `s${i}`);
+    mkdirSync(sub);
+    const url = scenario.database === "sqlite" ? `sqlite://${sub}/chainwatch.db` : await cluster!.createDatabase(`bench_api_${i}`);
+    const configPath = join(sub, "chainwatch.toml");
+    writeFileSync(
+      configPath,
+      [
+        "[server]",
+        'host = "127.0.0.1"',
+        "port = 0",
+        "[database]",
+        `url = "${url}"`,
+        "[secrets]",
+        `master_key_file = "${sub}/master.key"`,
+        "[rate_limit]",
+        "per_key_rps = 1000000",
+        "",
+      ].join("\n"),
+    );
 
-  const keys = await createKeys(configPath);
-  log(`created ${keys.length} accounts and keys`);
+    const keys = await createKeys(configPath);
+    log(`created ${keys.length} accounts and keys`);
 
-  const daemon = spawn([process.execPath, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
-  const daemonUrl = `http://127.0.0.1:${daemonPort}`;
-  await waitForHealth(`${daemonUrl}/healthz`, daemon);
+    const mine: Subprocess[] = [];
+    const daemons = await spawnDaemons(configPath, scenario.daemons, (p) => (mine.push(p), processes.push(p)));
+    try {
+      // Round-robin over the daemons' ports; keys and ports cycle together (every pair occurs).
+      const count = KEYS * daemons.length;
+      const signedTargets: LoadTarget[] = Array.from({ length: count }, (_, n) => ({
+        url: `${daemons[n % daemons.length].url}${PATH}`,
+        headers: signedHeaders(keys[n % KEYS], PATH),
+      }));
+      for (const d of daemons) {
+        const sample = await fetch(`${d.url}${PATH}`, { headers: signedTargets[0].headers });
+        const sampleBody = await sample.text();
+        if (sample.status !== 200) throw new Error(`GET ${PATH} answered ${sample.status}: ${sampleBody}`);
+        bodyBytes ||= Buffer.byteLength(sampleBody);
+      }
 
-  const signedTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}${PATH}`, headers: signedHeaders(k, PATH) }));
-  const sample = await fetch(signedTargets[0].url, { headers: signedTargets[0].headers });
-  const sampleBody = await sample.text();
-  if (sample.status !== 200) throw new Error(`GET ${PATH} answered ${sample.status}: ${sampleBody}`);
-  const bodyBytes = Buffer.byteLength(sampleBody);
+      if (!bareUrl) {
+        const barePort = freePort();
+        spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bodyBytes)], dir);
+        bareUrl = `http://127.0.0.1:${barePort}`;
+        await waitForHealth(bareUrl, undefined);
+        log(`load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured, ${bodyBytes}-byte JSON body`);
+      }
+      // The same pre-signed headers go to the bare server, so both see requests of the same size.
+      const bareTargets = signedTargets.slice(0, KEYS).map((t) => ({ ...t, url: `${bareUrl}${PATH}` }));
 
-  const barePort = freePort();
-  spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bodyBytes)], dir);
-  const bareUrl = `http://127.0.0.1:${barePort}`;
-  await waitForHealth(bareUrl, undefined);
-  // The same pre-signed headers go to the bare server, so both see requests of the same size.
-  const bareTargets = signedTargets.map((t) => ({ ...t, url: `${bareUrl}${PATH}` }));
+      const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
+      const bare = await runLoadInSubprocess({ ...spec, targets: bareTargets }, track);
+      const load = loadAverage();
+      const measured = measureCpu(mine);
+      const signed = await runLoadInSubprocess({ ...spec, targets: signedTargets }, measured.track);
+      outcomes.push({ scenario, bare, signed, cpu: await measured.window, load });
+    } finally {
+      await stopAll(mine);
+    }
+  }
 
-  log(`load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured, ${bodyBytes}-byte JSON body`);
-  const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
-  const bare = await runLoadInSubprocess({ ...spec, targets: bareTargets }, track);
-  const signed = await runLoadInSubprocess({ ...spec, targets: signedTargets }, track);
+  if (!compare) return report(outcomes[0].bare, outcomes[0].signed, bodyBytes);
+  reportComparison(outcomes, { bodyBytes, postgres: cluster ? await serverVersion(cluster.url) : "", loadBefore, loadAfter: loadAverage() });
+}
 
-  report(bare, signed, bodyBytes);
+/**
+ * CPU of the daemons, PostgreSQL and the load generator over the measured window of a load run
+ * started right after this call (the window opens after the warm-up, by the clock).
+ */
+function measureCpu(daemons: Subprocess[]): { track: (p: Subprocess) => void; window: Promise<CpuWindow> } {
+  let generator: Subprocess | undefined;
+  const probe = {
+    daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
+    ...(cluster ? { postgres: () => cpuOfTree(cluster!.pid) } : {}),
+    "load generator": () => (generator ? cpuOf(generator.pid) : 0),
+  };
+  const window = Bun.sleep(WARMUP_MS).then(async () => {
+    const end = startCpuWindow(probe);
+    await Bun.sleep(DURATION_MS);
+    return end();
+  });
+  return {
+    track: (p) => {
+      generator = p;
+      track(p);
+    },
+    window,
+  };
 }
 
 /** Plans, accounts and keys created in-process (the CLI would take a process per key). */
@@ -123,6 +190,45 @@ function report(bare: LoadResult, signed: LoadResult, bodyBytes: number): void {
   console.log(`signed / bare = ${ratio.toFixed(2)} (target >= 0.5); ${CONNECTIONS} connections, ${DURATION_MS} ms, ${KEYS} keys, ${bodyBytes}-byte body`);
   console.log(JSON.stringify({ bench: "api", path: PATH, connections: CONNECTIONS, duration_ms: DURATION_MS, keys: KEYS, body_bytes: bodyBytes, bare, signed, ratio: Number(ratio.toFixed(3)) }));
   if (bare.errors > 0 || signed.errors > 0) process.exitCode = 1;
+}
+
+function reportComparison(outcomes: Outcome[], run: { bodyBytes: number; postgres: string; loadBefore: string; loadAfter: string }): void {
+  const cores = navigator.hardwareConcurrency;
+  console.log("");
+  console.log(`GET ${PATH}: ${CONNECTIONS} connections, ${DURATION_MS} ms measured, ${KEYS} keys, ${run.bodyBytes}-byte body; PostgreSQL ${run.postgres} on this machine; ${cores} CPUs`);
+  console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
+  console.log("");
+  const cols = ["bare req/s", "signed req/s", "ratio", "p50 ms", "p99 ms", "errors"];
+  console.log(`${"set-up".padEnd(16)} ${cols.map((c) => c.padStart(12)).join(" ")}  CPU µs/request`);
+  for (const o of outcomes) {
+    const per = Object.entries(cpuPerUnit(o.cpu, o.signed.requests)).map(([k, us]) => `${k} ${us}`).join(", ");
+    const cells = [o.bare.rps, o.signed.rps, (o.signed.rps / o.bare.rps).toFixed(2), o.signed.p50.toFixed(2), o.signed.p99.toFixed(2), o.signed.errors + o.bare.errors];
+    console.log(`${scenarioLabel(o.scenario).padEnd(16)} ${cells.map((c) => String(c).padStart(12)).join(" ")}  ${per}`);
+  }
+  console.log("");
+  for (const o of outcomes) console.log(`CPU while ${scenarioLabel(o.scenario)} answered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
+  console.log(
+    JSON.stringify({
+      bench: "api",
+      path: PATH,
+      connections: CONNECTIONS,
+      duration_ms: DURATION_MS,
+      keys: KEYS,
+      body_bytes: run.bodyBytes,
+      postgres: run.postgres,
+      load_before: run.loadBefore,
+      load_after: run.loadAfter,
+      setups: outcomes.map((o) => ({
+        database: o.scenario.database,
+        daemons: o.scenario.daemons,
+        bare: o.bare,
+        signed: o.signed,
+        ratio: Number((o.signed.rps / o.bare.rps).toFixed(3)),
+        cpu_us_per_request: cpuPerUnit(o.cpu, o.signed.requests),
+      })),
+    }),
+  );
+  if (outcomes.some((o) => o.bare.errors > 0 || o.signed.errors > 0)) process.exitCode = 1;
 }
 
 function spawn(cmd: string[], cwd: string): Subprocess {

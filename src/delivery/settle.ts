@@ -82,7 +82,8 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
       b.credits += outcome.price;
       b.deliveries += 1;
     }
-    for (const [accountId, b] of bill) {
+    // In account id order: settlements racing on several daemons then lock account rows in the same order (no deadlock).
+    for (const [accountId, b] of [...bill].sort(([a], [z]) => (a < z ? -1 : 1))) {
       if (b.credits > 0) await trx.executeQuery(chargeAccount(accountId, b.credits, nowMs));
       await recordUsage(trx, accountId, nowMs, b);
     }

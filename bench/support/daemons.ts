@@ -1,0 +1,49 @@
+// `chainwatch serve` subprocesses for benchmarks: N daemons on one config (so one database and
+// one master key), each on its own ephemeral port (`[server] port = 0`), as DESIGN §10 runs them.
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+
+const CLI = join(import.meta.dir, "../../cli/index.ts");
+
+export type Daemon = { proc: Subprocess; url: string };
+
+/**
+ * Starts `count` daemons one after another and returns each with its base URL (no trailing
+ * slash) once it logged `listening`. `track` receives every process as soon as it exists, so the
+ * caller stops it by pid even if start-up fails.
+ */
+export async function spawnDaemons(configPath: string, count: number, track: (p: Subprocess) => void, extraArgs: string[] = []): Promise<Daemon[]> {
+  const out: Daemon[] = [];
+  for (let i = 0; i < count; i++) {
+    const proc = Bun.spawn([process.execPath, ...extraArgs, CLI, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+    track(proc);
+    const line = await firstLine(proc, (l) => l.includes('"msg":"listening"'));
+    out.push({ proc, url: String(JSON.parse(line).url).replace(/\/$/, "") });
+  }
+  return out;
+}
+
+/** The first stdout line matching `match`; stdout keeps draining afterwards so the child never blocks. */
+export async function firstLine(proc: Subprocess<any, "pipe", any>, match: (line: string) => boolean): Promise<string> {
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`subprocess exited before it was ready: ${buf}`);
+    buf += decoder.decode(value);
+    const line = buf.split("\n").find(match);
+    if (line) {
+      (async () => {
+        while (!(await reader.read().catch(() => ({ done: true }))).done) {}
+      })();
+      return line;
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL after 3 s; waits for each to exit. */
+export async function stopAll(procs: Subprocess[]): Promise<void> {
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
+  await Promise.all(procs.map((p) => Promise.race([p.exited, Bun.sleep(3000).then(() => p.kill("SIGKILL"))])));
+}
