@@ -221,9 +221,9 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
         await enqueueDelivery(trx, { accountId: accountIds[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
     });
     // The outbox went from empty to 20,000 pending rows in one commit: until autovacuum analyzes
-    // the table, PostgreSQL's planner thinks a couple of rows are pending and sorts every pending
-    // row on each claim (~75 ms a claim here; docs/benchmarks.md). Analyze as autovacuum would
-    // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures the trap.
+    // the table, PostgreSQL's planner thinks a couple of rows are pending (the claim no longer
+    // sorts because of it: orderedClaimPlan; docs/benchmarks.md). Analyze as autovacuum would
+    // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures without.
     if (env.cluster && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
     const queuedAt = wallNow();
     const window = startCpuWindow({

@@ -39,6 +39,11 @@ export function claimLockClause(db: Executor, alias: string): string {
   return isPostgres(db) ? postgresPrimitives.claimLockClause(alias) : sqlitePrimitives.claimLockClause(alias);
 }
 
+/** Makes a claim of due rows read them in index order even when the planner's statistics are stale. */
+export function orderedClaimPlan(trx: Transaction<DB>): Promise<void> {
+  return isPostgres(trx) ? postgresPrimitives.orderedClaimPlan(trx) : sqlitePrimitives.orderedClaimPlan();
+}
+
 /** The budget of a cluster-wide rate limit that every daemon on one database draws from. */
 export type SharedRateBudget = {
   /** Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got. */

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
-import { claimLockClause } from "../db/primitives.ts";
+import { claimLockClause, orderedClaimPlan } from "../db/primitives.ts";
 import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 
@@ -43,7 +43,7 @@ type ClaimRow = Delivery & {
  * lower sequence of its payment is still pending or paused. `next_attempt_at` is the only sort key:
  * the due index yields rows in that order (ties by insertion) and the scan stops at the limit.
  */
-const SELECT_DUE = `select d.*, a.credits as account_credits, a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
+export const SELECT_DUE = `select d.*, a.credits as account_credits, a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
 from deliveries as d inner join accounts as a on a.id = d.account_id
 where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
   and (d.payment_id is null or not exists (
@@ -70,6 +70,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     // On PostgreSQL the due rows stay locked until this transaction commits their lease, and rows
     // another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
     const lock = claimLockClause(trx, "d");
+    await orderedClaimPlan(trx);
     const { rows } = await trx.executeQuery<ClaimRow>(statement(lock === "" ? SELECT_DUE : `${SELECT_DUE}${lock}`, [nowMs, nowMs, opts.limit]));
     const promised = new Map(opts.reserved ?? []);
     const routes = new Map<string, AccountRoute>();

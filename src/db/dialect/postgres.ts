@@ -91,6 +91,15 @@ export const postgresPrimitives = {
   },
   /** Appended to a claim's SELECT: rows another daemon is claiming are passed over, not waited on. */
   claimLockClause: (alias: string) => ` for update of ${alias} skip locked`,
+  /**
+   * Before a claim that reads due rows in index order: after a burst the planner's statistics can
+   * still describe a near-empty outbox, and it then sorts every pending row for each claim (75 ms
+   * instead of 0.1 ms) until autovacuum's ANALYZE. With sorting priced out for this transaction
+   * the due index, which yields the rows already in order, is the plan whatever the statistics say.
+   */
+  async orderedClaimPlan(trx: Transaction<DB>): Promise<void> {
+    await sql`set local enable_sort = off`.execute(trx);
+  },
 };
 
 export type PostgresListener = { close(): Promise<void> };

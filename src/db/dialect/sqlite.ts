@@ -133,4 +133,6 @@ export const sqlitePrimitives = {
   async serialize(): Promise<void> {},
   /** No row locks to take or skip: the claim's write transaction runs alone. */
   claimLockClause: (_alias: string) => "",
+  /** SQLite's planner reads the due index in order already (no statistics to go stale). */
+  async orderedClaimPlan(): Promise<void> {},
 };
