@@ -1,10 +1,7 @@
 import type { Transaction } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/enqueue.ts";
-import type { BlockRef } from "./reorg.ts";
-
-// Events per IN (…) list, far below SQLite's bound-parameter cap.
-const CHUNK = 500;
+import { type BlockRef, orphanedByNetwork } from "./reorg.ts";
 
 export type Retraction = { events: number; deliveries: number; dropped: number };
 
@@ -21,21 +18,13 @@ export type Retraction = { events: number; deliveries: number; dropped: number }
  */
 export async function retractOrphaned(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<Retraction> {
   const out: Retraction = { events: 0, deliveries: 0, dropped: 0 };
-  const byNetwork = new Map<string, BlockRef[]>();
-  for (const b of orphaned) {
-    const list = byNetwork.get(b.network);
-    if (list) list.push(b);
-    else byNetwork.set(b.network, [b]);
-  }
-  for (const [network, blocks] of byNetwork) {
-    const heights = [...new Set(blocks.map((b) => b.height))];
-    const hashes = new Set(blocks.map((b) => b.hash));
-    for (let i = 0; i < heights.length; i += CHUNK) {
+  for (const { network, hashes, heightSlices } of orphanedByNetwork(orphaned)) {
+    for (const heights of heightSlices) {
       const rows = await trx
         .selectFrom("events")
         .select(["id", "type", "body", "dedupe_key", "block_hash"])
         .where("network", "=", network)
-        .where("block_height", "in", heights.slice(i, i + CHUNK))
+        .where("block_height", "in", heights)
         .orderBy("seq")
         .execute();
       const events = rows.filter((e) => e.block_hash !== null && hashes.has(e.block_hash));

@@ -1,10 +1,7 @@
 import type { Transaction } from "kysely";
 import type { DB } from "../db/schema.ts";
-import type { BlockRef } from "../ingest/reorg.ts";
+import { type BlockRef, orphanedByNetwork } from "../ingest/reorg.ts";
 import { isTerminal, type PaymentStatus } from "./lifecycle.ts";
-
-// Heights per IN (…) list, far below SQLite's bound-parameter cap.
-const CHUNK = 500;
 
 /**
  * Payment orders count canonical blocks only (DESIGN §8). A transfer recorded from a block a reorg
@@ -14,16 +11,8 @@ const CHUNK = 500;
  * its screening. Orders in a terminal state are left exactly as they are, transfers included.
  */
 export async function forgetOrphanedTransfers(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<void> {
-  const byNetwork = new Map<string, BlockRef[]>();
-  for (const b of orphaned) {
-    const list = byNetwork.get(b.network);
-    if (list) list.push(b);
-    else byNetwork.set(b.network, [b]);
-  }
-  for (const [network, blocks] of byNetwork) {
-    const heights = [...new Set(blocks.map((b) => b.height))];
-    const hashes = new Set(blocks.map((b) => b.hash));
-    for (let i = 0; i < heights.length; i += CHUNK) {
+  for (const { network, hashes, heightSlices } of orphanedByNetwork(orphaned)) {
+    for (const heights of heightSlices) {
       const rows = await trx
         .selectFrom("payment_transfers as t")
         .innerJoin("payments as p", "p.id", "t.payment_id")
@@ -31,7 +20,7 @@ export async function forgetOrphanedTransfers(trx: Transaction<DB>, orphaned: re
         .where("p.network", "=", network)
         // Both values of `confirmed`, so the (confirmed, block_height) index serves the height list.
         .where("t.confirmed", "in", [0, 1])
-        .where("t.block_height", "in", heights.slice(i, i + CHUNK))
+        .where("t.block_height", "in", heights)
         .execute();
       for (const t of rows) {
         if (!hashes.has(t.block_hash) || isTerminal(t.status as PaymentStatus)) continue;
