@@ -4,12 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
-import { createAccount } from "../../src/accounts/accounts.ts";
-import { setPlan } from "../../src/accounts/plans.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
-import { addWatch } from "../../src/watch/watches.ts";
+import { followedNetworkToml, openWithWatcher } from "./support.ts";
 import { runCli, spawnServe, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 
@@ -36,23 +33,9 @@ beforeAll(async () => {
   config = writeToml(dir, [
     "[billing]",
     "enabled = false",
-    "[networks.anv]",
-    'family = "evm"',
-    "confirmations = 1",
-    `rpc_urls = ["${anvil.url}"]`,
-    "follow = true",
-    "start_height = 0",
-    "poll_interval_ms = 100",
+    ...followedNetworkToml(anvil.url, { pollMs: 100 }),
   ]);
-  const loaded = loadConfig(config);
-  if (!loaded.ok) throw new Error(loaded.error);
-  ctx = await openContext(loaded.config, { env: {} });
-  const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
-  if (!plan.ok) throw new Error(plan.error);
-  const made = await createAccount(ctx, { name: "catcher", plan: "p" });
-  if (!made.ok) throw new Error(made.error);
-  const watched = await addWatch(ctx.db, { accountId: made.account.id, network: "anv", address: W.toLowerCase(), now: Date.now() });
-  if (!watched.ok) throw new Error("watch refused");
+  ({ ctx } = await openWithWatcher(config, { name: "catcher", address: W }));
 });
 afterAll(async () => {
   for (const p of daemons) {

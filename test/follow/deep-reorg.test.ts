@@ -3,16 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hash } from "viem";
-import { createAccount } from "../../src/accounts/accounts.ts";
-import { setPlan } from "../../src/accounts/plans.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
-import { addWatch } from "../../src/watch/watches.ts";
 import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
-import { type ServeProcess, spawnLoggedServe } from "./support.ts";
+import { followedNetworkToml, openWithWatcher, type ServeProcess, spawnLoggedServe } from "./support.ts";
 
 // A reorg deeper than max_reorg_depth (2): the follower stops with a clear error, counts it and
 // waits; `follow rewind` from the CLI (another process) sets it going again on the new chain.
@@ -34,25 +30,9 @@ beforeAll(async () => {
     "enabled = false",
     "[delivery]",
     "allow_private_targets = true",
-    "[networks.anv]",
-    'family = "evm"',
-    "confirmations = 1",
-    `rpc_urls = ["${anvil.url}"]`,
-    "follow = true",
-    "start_height = 0",
-    "poll_interval_ms = 100",
-    "max_reorg_depth = 2",
+    ...followedNetworkToml(anvil.url, { pollMs: 100, maxReorgDepth: 2 }),
   ]);
-  const loaded = loadConfig(config);
-  if (!loaded.ok) throw new Error(loaded.error);
-  ctx = await openContext(loaded.config, { env: {} });
-  const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
-  if (!plan.ok) throw new Error(plan.error);
-  const made = await createAccount(ctx, { name: "deep", plan: "p" });
-  if (!made.ok) throw new Error(made.error);
-  await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", made.account.id).execute();
-  const watched = await addWatch(ctx.db, { accountId: made.account.id, network: "anv", address: W.toLowerCase(), now: Date.now() });
-  if (!watched.ok) throw new Error("watch refused");
+  ({ ctx } = await openWithWatcher(config, { name: "deep", address: W, webhookUrl: sink.url }));
 });
 afterAll(async () => {
   if (serve && serve.proc.exitCode === null) serve.proc.kill("SIGKILL");

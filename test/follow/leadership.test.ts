@@ -3,17 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hash } from "viem";
-import { createAccount } from "../../src/accounts/accounts.ts";
-import { setPlan } from "../../src/accounts/plans.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
-import { addWatch } from "../../src/watch/watches.ts";
 import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
-import { type ServeProcess, spawnLoggedServe } from "./support.ts";
+import { followedNetworkToml, openWithWatcher, type ServeProcess, spawnLoggedServe } from "./support.ts";
 
 // DESIGN §10: three `serve` processes on one PostgreSQL database follow one anvil node. One leads
 // (a session advisory lock), the others stand by; SIGKILL of the leader ends its session, and a
@@ -42,24 +38,9 @@ describe.skipIf(!onPostgres)("follower leadership across three daemons", () => {
       "[delivery]",
       "allow_private_targets = true",
       "interval_seconds = 1",
-      "[networks.anv]",
-      'family = "evm"',
-      "confirmations = 1",
-      `rpc_urls = ["${anvil.url}"]`,
-      "follow = true",
-      "start_height = 0",
-      `poll_interval_ms = ${POLL_MS}`,
+      ...followedNetworkToml(anvil.url, { pollMs: POLL_MS }),
     ]);
-    const loaded = loadConfig(config);
-    if (!loaded.ok) throw new Error(loaded.error);
-    ctx = await openContext(loaded.config, { env: {} });
-    const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
-    if (!plan.ok) throw new Error(plan.error);
-    const made = await createAccount(ctx, { name: "led", plan: "p" });
-    if (!made.ok) throw new Error(made.error);
-    await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", made.account.id).execute();
-    const watched = await addWatch(ctx.db, { accountId: made.account.id, network: "anv", address: W.toLowerCase(), now: Date.now() });
-    if (!watched.ok) throw new Error("watch refused");
+    ({ ctx } = await openWithWatcher(config, { name: "led", address: W, webhookUrl: sink.url }));
   });
 
   afterAll(async () => {

@@ -1,4 +1,9 @@
 import type { Subprocess } from "bun";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { setPlan } from "../../src/accounts/plans.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { addWatch } from "../../src/watch/watches.ts";
 import { CLI, cleanEnv } from "../delivery/fixtures.ts";
 
 /** A `chainwatch serve` subprocess whose JSON log lines are kept for assertions. */
@@ -27,4 +32,37 @@ export async function spawnLoggedServe(configPath: string): Promise<ServeProcess
   })();
   const started = await Promise.race([url, proc.exited.then(async () => Promise.reject(new Error(`serve exited: ${await new Response(proc.stderr).text()}`)))]);
   return { proc, url: started, lines };
+}
+
+/** The `[networks.anv]` lines of a config following one anvil node from height 0. */
+export function followedNetworkToml(anvilUrl: string, opts: { pollMs: number; maxReorgDepth?: number }): string[] {
+  return [
+    "[networks.anv]",
+    'family = "evm"',
+    "confirmations = 1",
+    `rpc_urls = ["${anvilUrl}"]`,
+    "follow = true",
+    "start_height = 0",
+    `poll_interval_ms = ${opts.pollMs}`,
+    ...(opts.maxReorgDepth === undefined ? [] : [`max_reorg_depth = ${opts.maxReorgDepth}`]),
+  ];
+}
+
+/**
+ * Opens the context of a config file and makes an account (plan `p`, 5 slots) watching `address`
+ * on `anv`, its webhook pointed at `webhookUrl` when given. The caller destroys `ctx.db`.
+ */
+export async function openWithWatcher(configPath: string, opts: { name: string; address: string; webhookUrl?: string }): Promise<{ ctx: Context; accountId: string }> {
+  const loaded = loadConfig(configPath);
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  const plan = await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
+  if (!plan.ok) throw new Error(plan.error);
+  const made = await createAccount(ctx, { name: opts.name, plan: "p" });
+  if (!made.ok) throw new Error(made.error);
+  const accountId = made.account.id;
+  if (opts.webhookUrl) await ctx.db.updateTable("accounts").set({ webhook_url: opts.webhookUrl, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+  const watched = await addWatch(ctx.db, { accountId, network: "anv", address: opts.address.toLowerCase(), now: Date.now() });
+  if (!watched.ok) throw new Error("watch refused");
+  return { ctx, accountId };
 }
