@@ -21,7 +21,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
-import { spawnDaemons, stopAll } from "./support/daemons.ts";
+import { freePort, spawnDaemons, stopAll } from "./support/daemons.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
@@ -239,14 +239,6 @@ function spawn(cmd: string[], cwd: string): Subprocess {
 
 function track(p: Subprocess): void {
   processes.push(p);
-}
-
-/** A free TCP port: bind port 0, read it, let it go. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
 }
 
 /** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */

@@ -14,6 +14,8 @@ import { recordUsage } from "../src/billing/usage.ts";
 import { createSignInLink, redeemSignInLink } from "../src/cabinet/sessions.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
+import { freePort } from "./support/daemons.ts";
+
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const WARMUP = 100;
@@ -102,13 +104,6 @@ function spawn(cmd: string[]): Subprocess {
   const proc = Bun.spawn(cmd, { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
   processes.push(proc);
   return proc;
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
 }
 
 async function waitFor(url: string, proc: Subprocess | undefined): Promise<void> {

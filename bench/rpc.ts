@@ -18,6 +18,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
+import { freePort } from "./support/daemons.ts";
 
 const ACCOUNTS = 10;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -167,14 +168,6 @@ function spawn(cmd: string[], cwd: string): Subprocess {
 
 function track(p: Subprocess): void {
   processes.push(p);
-}
-
-/** A free TCP port: bind port 0, read it, let it go. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
 }
 
 /** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */

@@ -47,3 +47,11 @@ export async function stopAll(procs: Subprocess[]): Promise<void> {
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
   await Promise.all(procs.map((p) => Promise.race([p.exited, Bun.sleep(3000).then(() => p.kill("SIGKILL"))])));
 }
+
+/** A free TCP port: bind port 0, read it, let it go. */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  probe.stop(true);
+  return port;
+}
