@@ -11,7 +11,7 @@
 // round-robin over their ports. Reports the CPU each process used.
 import type { Subprocess } from "bun";
 import { createHash, createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
@@ -21,7 +21,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
-import { freePort, spawnDaemons, stopAll } from "./support/daemons.ts";
+import { freePort, spawnDaemons, stopAll, waitForHealth, writeDaemonConfig } from "./support/daemons.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
@@ -62,22 +62,7 @@ async function main(): Promise<void> {
     const sub = join(dir, `s${i}`);
     mkdirSync(sub);
     const url = scenario.database === "sqlite" ? `sqlite://${sub}/chainwatch.db` : await cluster!.createDatabase(`bench_api_${i}`);
-    const configPath = join(sub, "chainwatch.toml");
-    writeFileSync(
-      configPath,
-      [
-        "[server]",
-        'host = "127.0.0.1"',
-        "port = 0",
-        "[database]",
-        `url = "${url}"`,
-        "[secrets]",
-        `master_key_file = "${sub}/master.key"`,
-        "[rate_limit]",
-        "per_key_rps = 1000000",
-        "",
-      ].join("\n"),
-    );
+    const configPath = writeDaemonConfig(sub, url, ["[rate_limit]", "per_key_rps = 1000000"]);
 
     const keys = await createKeys(configPath);
     log(`created ${keys.length} accounts and keys`);
@@ -102,7 +87,7 @@ async function main(): Promise<void> {
         const barePort = freePort();
         spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bodyBytes)], dir);
         bareUrl = `http://127.0.0.1:${barePort}`;
-        await waitForHealth(bareUrl, undefined);
+        await waitForHealth(bareUrl);
         log(`load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured, ${bodyBytes}-byte JSON body`);
       }
       // The same pre-signed headers go to the bare server, so both see requests of the same size.
@@ -239,20 +224,6 @@ function spawn(cmd: string[], cwd: string): Subprocess {
 
 function track(p: Subprocess): void {
   processes.push(p);
-}
-
-/** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */
-async function waitForHealth(url: string, proc: Subprocess | undefined): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (proc && proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not come up within 15 s`);
 }
 
 function log(line: string): void {

@@ -14,7 +14,7 @@ import { recordUsage } from "../src/billing/usage.ts";
 import { createSignInLink, redeemSignInLink } from "../src/cabinet/sessions.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
-import { freePort } from "./support/daemons.ts";
+import { freePort, waitForHealth } from "./support/daemons.ts";
 
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const cookie = await seedSession(configPath);
   const daemon = spawn([process.execPath, join(ROOT, "cli/index.ts"), "serve", "--config", configPath]);
   const url = `http://127.0.0.1:${port}/cabinet/`;
-  await waitFor(`http://127.0.0.1:${port}/healthz`, daemon);
+  await waitForHealth(`http://127.0.0.1:${port}/healthz`, daemon);
   const sample = await fetch(url, { headers: { cookie } });
   const page = await sample.text();
   if (sample.status !== 200 || !page.includes("<h1>Overview</h1>")) throw new Error(`overview answered ${sample.status}`);
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const barePort = freePort();
   spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bytes)]);
   const bareUrl = `http://127.0.0.1:${barePort}/`;
-  await waitFor(bareUrl, undefined);
+  await waitForHealth(bareUrl);
 
   const bare = await ttfb(bareUrl, {});
   const overview = await ttfb(url, { cookie });
@@ -104,13 +104,4 @@ function spawn(cmd: string[]): Subprocess {
   const proc = Bun.spawn(cmd, { cwd: dir, stdin: "ignore", stdout: "ignore", stderr: "inherit" });
   processes.push(proc);
   return proc;
-}
-
-async function waitFor(url: string, proc: Subprocess | undefined): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (proc && proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not come up within 15 s`);
 }

@@ -14,7 +14,7 @@
 // raw fetch loop, run right after it, and reports the CPU each process used.
 import type { Subprocess } from "bun";
 import { sql } from "kysely";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
@@ -26,7 +26,7 @@ import { enqueueDelivery } from "../src/delivery/enqueue.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
-import { firstLine, spawnDaemons, stopAll } from "./support/daemons.ts";
+import { firstLine, spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 
@@ -163,25 +163,13 @@ type ScenarioEnv = { dir: string; url: string; base: string; receiver: Subproces
 async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcome> {
   const { dir, base } = env;
   const hookUrl = `${base}/hook`;
-  const configPath = join(dir, "chainwatch.toml");
-  writeFileSync(
-    configPath,
-    [
-      "[server]",
-      'host = "127.0.0.1"',
-      "port = 0",
-      "[database]",
-      `url = "${env.url}"`,
-      "[secrets]",
-      `master_key_file = "${dir}/master.key"`,
-      "[ingest]",
-      `token = "${INGEST_TOKEN}"`,
-      "[delivery]",
-      "allow_private_targets = true",
-      `concurrency = ${CONCURRENCY}`,
-      "",
-    ].join("\n"),
-  );
+  const configPath = writeDaemonConfig(dir, env.url, [
+    "[ingest]",
+    `token = "${INGEST_TOKEN}"`,
+    "[delivery]",
+    "allow_private_targets = true",
+    `concurrency = ${CONCURRENCY}`,
+  ]);
   const loaded = loadConfig(configPath);
   if (!loaded.ok) throw new Error(loaded.error);
   const ctx = await openContext(loaded.config, { env: {} });

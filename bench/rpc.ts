@@ -18,7 +18,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
-import { freePort } from "./support/daemons.ts";
+import { freePort, waitForHealth } from "./support/daemons.ts";
 
 const ACCOUNTS = 10;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   const barePort = freePort();
   const bare = spawn([process.execPath, join(ROOT, "bench/support/bare-rpc-proxy.ts"), String(barePort), anvil.url], dir);
   const bareUrl = `http://127.0.0.1:${barePort}`;
-  await waitForHealth(bareUrl, bare, "POST");
+  await waitForHealth(bareUrl, bare, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) });
 
   const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
   const single = { connections: 1, durationMs: Math.min(DURATION_MS, 3_000), warmupMs: 500 };
@@ -168,21 +168,6 @@ function spawn(cmd: string[], cwd: string): Subprocess {
 
 function track(p: Subprocess): void {
   processes.push(p);
-}
-
-/** Polls until `url` answers (bounded to 15 s), failing early if `proc` exits. */
-async function waitForHealth(url: string, proc: Subprocess, method = "GET"): Promise<void> {
-  const body = method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) : undefined;
-  for (let i = 0; i < 300; i++) {
-    if (proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
-    const ok = await fetch(url, { method, body }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${url} did not come up within 15 s`);
 }
 
 function log(line: string): void {

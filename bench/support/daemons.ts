@@ -1,6 +1,7 @@
 // `chainwatch serve` subprocesses for benchmarks: N daemons on one config (so one database and
 // one master key), each on its own ephemeral port (`[server] port = 0`), as DESIGN §10 runs them.
 import type { Subprocess } from "bun";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
@@ -54,4 +55,22 @@ export function freePort(): number {
   const port = probe.port as number;
   probe.stop(true);
   return port;
+}
+
+/** Polls until `url` answers 2xx (bounded to 15 s), failing early if `proc` exits; `init` for a POST probe. */
+export async function waitForHealth(url: string, proc?: Subprocess, init?: RequestInit): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (proc && proc.exitCode !== null) throw new Error(`${url}: process exited with ${proc.exitCode}`);
+    if (await fetch(url, init).then((r) => r.ok, () => false)) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${url} did not come up within 15 s`);
+}
+
+/** Writes `<dir>/chainwatch.toml` for bench daemons: 127.0.0.1 on ephemeral ports, `url`'s database, then `extra` lines. */
+export function writeDaemonConfig(dir: string, url: string, extra: string[]): string {
+  const path = join(dir, "chainwatch.toml");
+  const lines = ["[server]", 'host = "127.0.0.1"', "port = 0", "[database]", `url = "${url}"`, "[secrets]", `master_key_file = "${dir}/master.key"`, ...extra, ""];
+  writeFileSync(path, lines.join("\n"));
+  return path;
 }
