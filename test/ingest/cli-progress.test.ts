@@ -3,14 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INGEST_SLICE } from "../../cli/commands/ingest.ts";
-import { createAccount } from "../../src/accounts/accounts.ts";
-import { setPlan } from "../../src/accounts/plans.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { openContext } from "../../src/daemon.ts";
-import { addWatch } from "../../src/watch/watches.ts";
 
 // `chainwatch ingest` of a file larger than one slice: validated whole, stored slice by slice,
 // with a progress line on a terminal and nothing extra when piped.
+import { testDatabaseName } from "../support/harness.ts";
+import { ingestCliConfig, rowCount } from "./cli-fixture.ts";
+
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
@@ -46,16 +44,7 @@ async function onTerminal(args: string[]) {
 }
 
 async function counts() {
-  const loaded = loadConfig(config);
-  if (!loaded.ok) throw new Error(loaded.error);
-  const ctx = await openContext(loaded.config, { env: {} });
-  try {
-    const blocks = await ctx.db.selectFrom("blocks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    const events = await ctx.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    return { blocks: Number(blocks.n), events: Number(events.n) };
-  } finally {
-    await ctx.db.destroy();
-  }
+  return { blocks: await rowCount(config, "blocks"), events: await rowCount(config, "events") };
 }
 
 const block = (height: number) => ({ network: "eth", height, hash: `0xb${height}`, transactions: [{ hash: `0xt${height}`, from: X, to: W, value: "1" }] });
@@ -64,16 +53,7 @@ const blocks = (from: number, n: number) => Array.from({ length: n }, (_, i) => 
 describe("chainwatch ingest of a large file", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-progress-"));
-    config = join(dir, "cw.toml");
-    writeFileSync(config, `[database]\nurl = "sqlite://${dir}/cw.db"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
-    const loaded = loadConfig(config);
-    if (!loaded.ok) throw new Error(loaded.error);
-    const ctx = await openContext(loaded.config, { env: {} });
-    await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
-    const created = await createAccount(ctx, { name: "acme", plan: "p" });
-    if (!created.ok) throw new Error(created.error);
-    await addWatch(ctx.db, { accountId: created.account.id, network: "eth", address: W, now: ctx.clock.now() });
-    await ctx.db.destroy();
+    config = await ingestCliConfig(dir, W);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -90,7 +70,7 @@ describe("chainwatch ingest of a large file", () => {
     writeFileSync(join(dir, "big.json"), JSON.stringify(blocks(1, N)));
     const r = await piped(["ingest", "big.json", "--json", "--config", config]);
     // One wallet event and one block event per block, as one batch would give.
-    expect(r).toEqual({ code: 0, stdout: `{"blocks":${N},"events":${2 * N}}\n`, stderr: `chainwatch: database ${dir}/cw.db (config ${config} from --config)\n` });
+    expect(r).toEqual({ code: 0, stdout: `{"blocks":${N},"events":${2 * N}}\n`, stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
     expect(await counts()).toEqual({ blocks: N, events: 2 * N });
   });
 

@@ -2,12 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAccount } from "../../src/accounts/accounts.ts";
-import { setPlan } from "../../src/accounts/plans.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { openContext } from "../../src/daemon.ts";
-import { addWatch } from "../../src/watch/watches.ts";
-import { testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
+import { testDatabaseName } from "../support/harness.ts";
+import { ingestCliConfig, rowCount } from "./cli-fixture.ts";
+
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
@@ -36,15 +33,7 @@ async function cli(args: string[], stdin?: string) {
 }
 
 async function eventCount(): Promise<number> {
-  const loaded = loadConfig(config);
-  if (!loaded.ok) throw new Error(loaded.error);
-  const ctx = await openContext(loaded.config, { env: {} });
-  try {
-    const row = await ctx.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    return Number(row.n);
-  } finally {
-    await ctx.db.destroy();
-  }
+  return rowCount(config, "events");
 }
 
 const block = (height: number, hash: string) => ({ network: "eth", height, hash, transactions: [{ hash: `0xt${height}`, from: X, to: W, value: "1" }] });
@@ -52,16 +41,7 @@ const block = (height: number, hash: string) => ({ network: "eth", height, hash,
 describe("chainwatch ingest", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-cli-ingest-"));
-    config = join(dir, "cw.toml");
-    writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(dir)}"\n[secrets]\nmaster_key_file = "${dir}/master.key"\n`);
-    const loaded = loadConfig(config);
-    if (!loaded.ok) throw new Error(loaded.error);
-    const ctx = await openContext(loaded.config, { env: {} });
-    await setPlan(ctx.db, ctx.clock, { name: "p", slots: 5 });
-    const created = await createAccount(ctx, { name: "acme", plan: "p" });
-    if (!created.ok) throw new Error(created.error);
-    await addWatch(ctx.db, { accountId: created.account.id, network: "eth", address: W, now: ctx.clock.now() });
-    await ctx.db.destroy();
+    config = await ingestCliConfig(dir, W);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
