@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { testDatabaseName } from "../support/harness.ts";
 import { ingestCliConfig, rowCount } from "./cli-fixture.ts";
 
-
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
