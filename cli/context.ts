@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { type ConfigSource, findConfig, loadConfig, sqlitePath } from "../src/config/load.ts";
-import { dialectOfUrl } from "../src/db/database.ts";
+import { type ConfigSource, findConfig, loadConfig } from "../src/config/load.ts";
+import { dialectOfUrl, sqlitePath } from "../src/db/database.ts";
 import type { Config } from "../src/config/schema.ts";
 import { type Context, openContext } from "../src/daemon.ts";
 import { CommandError, type Globals } from "./globals.ts";

@@ -1,14 +1,11 @@
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { resolve } from "node:path";
 import { monthlyGrantWorker } from "./billing/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
-import { sqlitePath } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
-import { type Db, dialectOfUrl, openDatabase } from "./db/database.ts";
+import { type Db, openDatabase } from "./db/database.ts";
 import { migrateChecked } from "./db/version-guard.ts";
 import { sharedRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
@@ -51,12 +48,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const create = opts.create ?? true;
   const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create });
   if (!key.ok) throw new StartupError(key.error);
-  const url = config.database.url;
-  if (!create && dialectOfUrl(url) === "sqlite") {
-    const file = sqlitePath(url);
-    if (file !== ":memory:" && !existsSync(file)) throw new StartupError(`no database at ${resolve(file)}; run \`chainwatch migrate\` first`);
-  }
-  const db = openDatabase(url);
+  const db = openDatabase(config.database.url);
   const migrated = await migrateChecked(db, VERSION);
   if (!migrated.ok) {
     await db.destroy();
@@ -90,13 +82,14 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   const metrics = createMetrics();
   const resolveHost = opts.resolveHost ?? systemResolver;
   // Built once: the followers and /rpc share each network's pool, so both see the same upstream health.
-  const upstreams = upstreamPools(config.networks, { fetch, clock: ctx.clock, log: ctx.log, metrics });
+  const fetchImpl = opts.fetch ?? fetch;
+  const upstreams = upstreamPools(config.networks, { fetch: fetchImpl, clock: ctx.clock, log: ctx.log, metrics });
   const rpcMeter = createCreditMeter({ db: ctx.db, clock: ctx.clock, log: ctx.log, flushIntervalSeconds: config.rpc.flush_interval_seconds });
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
     metrics,
-    fetch: opts.fetch ?? fetch,
+    fetch: fetchImpl,
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
   });

@@ -1,8 +1,7 @@
 import { defineCommand } from "citty";
 import { resolve } from "node:path";
-import { sqlitePath } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/schema.ts";
-import { dialectOfUrl } from "../../src/db/database.ts";
+import { dialectOfUrl, sqlitePath } from "../../src/db/database.ts";
 import { backupSqlite, pgDumpCommand, restoreSqlite } from "../../src/ops/backup.ts";
 import { loadMasterKey } from "../../src/secrets/master-key.ts";
 import { createSecretBox } from "../../src/secrets/secret-box.ts";

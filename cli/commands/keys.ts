@@ -1,6 +1,5 @@
 import { defineCommand } from "citty";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
-import { parseCidr } from "../../src/net/ip.ts";
+import { createApiKey, invalidAllowIp, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, repeated, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -22,7 +21,7 @@ export function keysCommand(g: Globals) {
           withContext(g, async (ctx) => {
             // A malformed --allow-ip is a usage error (exit 2), like any other bad flag value.
             const allowIps = repeated(rawArgs, "allow-ip");
-            const bad = allowIps.find((c) => parseCidr(c) === null);
+            const bad = invalidAllowIp(allowIps);
             if (bad !== undefined) throw new UsageError(`--allow-ip ${bad} is not an IP address or CIDR`);
             const account = await requireAccount(ctx.db, String(args.account));
             const result = await createApiKey(ctx, {

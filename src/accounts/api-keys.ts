@@ -15,8 +15,8 @@ export async function createApiKey(
   deps: { db: Db; clock: Clock; box: SecretBox },
   input: { accountId: string; allowIps: string[]; label?: string | null },
 ): Promise<KeyResult> {
-  const bad = invalidAllowIp(input.allowIps);
-  if (bad !== undefined) return { ok: false, error: `--allow-ip ${bad} is not an IP address or CIDR` };
+  const refused = allowIpsError(input.allowIps);
+  if (refused !== null) return { ok: false, error: refused };
   const key: CreatedKey = {
     api_key: crypto.randomUUID(),
     secret: randomBytes(32).toString("hex"),

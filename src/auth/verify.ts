@@ -49,7 +49,7 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   if (!req.signature) return fail("MISSING_SIGNATURE");
   const expected = hmacSha256Hex(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
   if (!constantTimeEqual(req.signature.toLowerCase(), expected)) return fail("INVALID_SIGNATURE");
-  if (key.allowCidrs.length > 0 && !ipAllowed(key.allowCidrs, req.clientIp)) return fail("IP_NOT_ALLOWED");
+  if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
   if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.nowMs)) === 0) return fail("RATE_LIMITED");
   return { ok: true, key };
 }

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { allowIpsError, createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
+import { createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
 import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { ApiError, badRequest, fromFailure } from "../http/errors.ts";
@@ -173,8 +173,6 @@ export function cabinetRoutes(deps: AppDeps) {
           const label = (form.get("label") ?? "").trim();
           if (label.length > 100) throw badRequest("label must be at most 100 characters");
           const allowIps = parseAllowIps(form.get("allow_ips"));
-          const refused = allowIpsError(allowIps);
-          if (refused) throw badRequest(refused);
           const created = await createApiKey(deps, { accountId: viewer.accountId, allowIps, label: label || null });
           if (!created.ok) throw badRequest(created.error);
           return { notice: `Created API key ${created.key.api_key}.`, extra: created.key };

@@ -112,8 +112,3 @@ function checkSemantics(c: Config): string | null {
   }
   return null;
 }
-
-/** The SQLite file path of a sqlite:// URL (`:memory:` stays as is). */
-export function sqlitePath(url: string): string {
-  return url === ":memory:" ? url : url.replace(/^sqlite:\/\//, "");
-}

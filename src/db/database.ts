@@ -1,5 +1,4 @@
 import { type Kysely, Migrator, type Transaction } from "kysely";
-import { isPostgres } from "./dialect/detect.ts";
 import { migrations } from "./migrations/index.ts";
 import type { DB } from "./schema.ts";
 import { openPostgres } from "./dialect/postgres.ts";
@@ -17,9 +16,9 @@ export function dialectOfUrl(url: string): DialectName {
   return /^postgres(ql)?:\/\//.test(url) ? "postgres" : "sqlite";
 }
 
-/** Which engine an executor (a database or a transaction) runs on. */
-export function dialectOf(db: Executor): DialectName {
-  return isPostgres(db) ? "postgres" : "sqlite";
+/** The SQLite file path of a sqlite:// URL (`:memory:` stays as is). */
+export function sqlitePath(url: string): string {
+  return url === ":memory:" ? url : url.replace(/^sqlite:\/\//, "");
 }
 
 /**
@@ -27,8 +26,8 @@ export function dialectOf(db: Executor): DialectName {
  * created) of a sqlite:// URL or `:memory:`.
  */
 export function openDatabase(url: string): Db {
-  if (dialectOfUrl(url) === "postgres") return openPostgres(url).db;
-  return openSqlite(url === ":memory:" ? url : url.replace(/^sqlite:\/\//, ""));
+  if (dialectOfUrl(url) === "postgres") return openPostgres(url);
+  return openSqlite(sqlitePath(url));
 }
 
 export type MigrationOutcome = { ok: true; applied: string[] } | { ok: false; error: string };
@@ -36,7 +35,9 @@ export type MigrationOutcome = { ok: true; applied: string[] } | { ok: false; er
 /**
  * Applies pending migrations; returns the names applied or the error, never throws. On PostgreSQL
  * Kysely's Migrator holds an advisory lock throughout, so daemons started together apply each
- * migration once; on SQLite BEGIN IMMEDIATE serialises them.
+ * migration once. On SQLite Kysely runs migrations outside a transaction and takes no lock (no
+ * transactional DDL there): start one process first on a new SQLite database (one daemon owns a
+ * SQLite file anyway).
  */
 export async function migrate(db: Db): Promise<MigrationOutcome> {
   // Branches own their migration numbers and land in any order (0009 may be applied before 0007):

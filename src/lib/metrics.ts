@@ -19,6 +19,7 @@ const HELP: Record<string, string> = {
   chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
   chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused (a follower stops until follow rewind), by network.",
   chainwatch_rpc_calls_total: "JSON-RPC calls on /rpc by network, method and outcome.",
+  chainwatch_upstream_errors_total: "Failed requests to an upstream node (rpc_urls), by network and upstream.",
   chainwatch_rpc_upstream_seconds: "Time an upstream node took to answer a forwarded /rpc request, by network and upstream.",
   chainwatch_follower_node_height: "The followed node's latest block number, per network.",
   chainwatch_follower_stored_tip: "The highest stored block height of a followed network.",

@@ -63,16 +63,13 @@ class ChainwatchPostgresDialect extends PostgresDialect {
   }
 }
 
-export type PostgresOptions = { poolSize?: number };
-
-/** A pool to `url`; a Kysely over it. Nothing connects until the first query. */
-export function openPostgres(url: string, opts: PostgresOptions = {}): { db: Db; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, types, idleTimeoutMillis: 10_000 });
+/** A Kysely over a pool of 10 connections to `url`. Nothing connects until the first query. */
+export function openPostgres(url: string): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 10, types, idleTimeoutMillis: 10_000 });
   // An idle client that loses its server (restart, kill) emits `error` on the pool; without a
   // listener that would end the process. The next query simply opens a new connection.
   pool.on("error", () => {});
-  const db = new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool }), plugins: [schemaPlugin] });
-  return { db, pool };
+  return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool }), plugins: [schemaPlugin] });
 }
 
 /**

@@ -35,11 +35,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable("events").addColumn("block_hash", "text").execute();
   // Events stored before this migration: their block is in the body, and every body now says
   // whether it was removed.
-  // (JSON functions differ by dialect; the body column is text on both.)
-  if (isPostgres(db)) {
-    await sql`update events set block_height = (body::jsonb ->> 'block_height')::bigint, block_hash = body::jsonb ->> 'block_hash',
-      body = jsonb_set(body::jsonb, '{removed}', 'false'::jsonb)::text`.execute(db);
-  } else {
+  // Only SQLite databases can hold events from before this migration: PostgreSQL support came
+  // later, so a PostgreSQL database runs this while `events` is still empty.
+  if (!isPostgres(db)) {
     await sql`update events set block_height = json_extract(body, '$.block_height'), block_hash = json_extract(body, '$.block_hash'),
       body = json_set(body, '$.removed', json('false'))`.execute(db);
   }
