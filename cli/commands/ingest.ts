@@ -1,7 +1,9 @@
 import { defineCommand } from "citty";
 import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
-import { ingestServiceFor } from "../../src/daemon.ts";
+import { type Context, ingestServiceFor } from "../../src/daemon.ts";
 import { parseBatch } from "../../src/ingest/batch-schema.ts";
+import { networkTips } from "../../src/ingest/blocks.ts";
+import { heightJumpError } from "../../src/ingest/height-jump.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals } from "../globals.ts";
 import { emit } from "../output.ts";
@@ -55,7 +57,7 @@ export function ingestCommand(g: Globals) {
       await withContext(g, async (ctx) => {
         // A running daemon's delivery loop picks the queued webhooks up on its next tick.
         const service = ingestServiceFor(ctx);
-        const slices = sliceBatch(batch, ctx.config.networks);
+        const slices = await sliceBatch(ctx, batch);
         if (!slices.ok) throw new CommandError(slices.error);
         const total = Array.isArray(batch) ? batch.length : 1;
         let done = 0;
@@ -77,15 +79,18 @@ export function ingestCommand(g: Globals) {
 
 /**
  * The batch as slices of at most INGEST_SLICE blocks, after the whole of it was checked the way
- * the ingest service checks one batch: a bad block anywhere stores nothing, and the error names
- * its position in the file, not in a slice.
+ * the ingest service checks one batch (schema, networks, height jumps against the stored tips):
+ * a bad block anywhere stores nothing, and the error names its position in the file, not in a slice.
  */
-function sliceBatch(batch: unknown, networks: Parameters<typeof findNetwork>[0]): { ok: true; slices: unknown[] } | { ok: false; error: string } {
+async function sliceBatch(ctx: Context, batch: unknown): Promise<{ ok: true; slices: unknown[] } | { ok: false; error: string }> {
   if (!Array.isArray(batch) || batch.length <= INGEST_SLICE) return { ok: true, slices: [batch] };
   const parsed = parseBatch(batch);
   if (!parsed.ok) return parsed;
-  const unknown = parsed.blocks.find((b) => !findNetwork(networks, b.network));
+  const unknown = parsed.blocks.find((b) => !findNetwork(ctx.config.networks, b.network));
   if (unknown) return { ok: false, error: unknownNetwork(unknown.network) };
+  const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: `[${i}].` }));
+  const jump = heightJumpError(placed, await networkTips(ctx.db, placed.map((b) => b.network)), ctx.config.ingest.max_height_jump);
+  if (jump) return { ok: false, error: jump };
   const slices: unknown[] = [];
   for (let i = 0; i < batch.length; i += INGEST_SLICE) slices.push(batch.slice(i, i + INGEST_SLICE));
   return { ok: true, slices };

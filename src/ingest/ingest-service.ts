@@ -70,6 +70,10 @@ export function createIngestService(deps: IngestDeps): IngestService {
       let result: BatchWritten | { jump: string };
       try {
         result = await deps.db.transaction().execute(async (trx) => {
+          // Batches write one at a time (SQLite's writer lock; an advisory lock on PostgreSQL): event
+          // seq is max + 1, so commit order must be seq order, and payments must not move under
+          // expiry. Taken first, so the tips below are not moved by another batch before this commits.
+          await serialize(trx, "ingest");
           // Against the tips inside the transaction, before any write: a refused batch stores nothing.
           const jump = heightJumpError(placed, await networkTips(trx, placed.map((b) => b.network)), deps.config.ingest.max_height_jump);
           return jump ? { jump } : writeBatch(trx, deps, blocks, views, nowMs);
@@ -160,9 +164,6 @@ async function writeBatch(
   views: Map<string, NetworkView>,
   nowMs: number,
 ): Promise<BatchWritten> {
-  // Batches write one at a time (SQLite's writer lock; an advisory lock on PostgreSQL): event seq
-  // is max + 1, so commit order must be seq order, and payments must not move under expiry.
-  await serialize(trx, "ingest");
   // Inside the transaction, so two concurrent batches never store one block twice; reorgs orphan here.
   const chain = await applyChain(trx, blocks, { maxReorgDepth: (n) => deps.config.networks[n].max_reorg_depth, nowMs });
   const { fresh, orphaned, reorgs } = chain;

@@ -66,6 +66,19 @@ describe("chainwatch ingest of a large file", () => {
     expect(await counts()).toEqual({ blocks: 0, events: 0 });
   });
 
+  it("a height jump in a later slice stores nothing either, named by its place in the file", async () => {
+    const batch: unknown[] = blocks(1, N);
+    batch[N - 3] = block(50_000);
+    writeFileSync(join(dir, "jump.json"), JSON.stringify(batch));
+    const r = await piped(["ingest", "jump.json", "--config", config]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `chainwatch: [${N - 3}].height must be at most 10000 above the tip of network eth (${N - 3})\n`,
+    });
+    expect(await counts()).toEqual({ blocks: 0, events: 0 });
+  });
+
   it("piped, it stores every slice and prints only the result and the database line", async () => {
     writeFileSync(join(dir, "big.json"), JSON.stringify(blocks(1, N)));
     const r = await piped(["ingest", "big.json", "--json", "--config", config]);
