@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Account } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -106,19 +106,34 @@ export async function accountSnapshot(db: Db, accountId: string, day: string): P
 export async function addCredits(db: Db, clock: Clock, accountId: string, amount: number): Promise<Account> {
   const now = clock.now();
   return db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable("accounts")
-      .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: now }))
-      .where("id", "=", accountId)
-      .execute();
-    await trx
-      .updateTable("deliveries")
-      .set({ status: "pending", next_attempt_at: now, updated_at: now })
-      .where("account_id", "=", accountId)
-      .where("status", "=", "paused")
-      .execute();
+    await creditAccount(trx, accountId, amount, now);
+    await resumePausedDeliveries(trx, [accountId], now);
     return trx.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
   });
+}
+
+/** Adds to an account's balance, in the caller's transaction. */
+export async function creditAccount(trx: Executor, accountId: string, amount: number, nowMs: number): Promise<void> {
+  await trx
+    .updateTable("accounts")
+    .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: nowMs }))
+    .where("id", "=", accountId)
+    .execute();
+}
+
+/** Accounts per IN (…) list, far below SQLite's bound-parameter cap. */
+const ACCOUNTS_PER_LIST = 500;
+
+/** Sends the deliveries paused for lack of credits of these accounts back to pending. */
+export async function resumePausedDeliveries(trx: Executor, accountIds: readonly string[], nowMs: number): Promise<void> {
+  for (let i = 0; i < accountIds.length; i += ACCOUNTS_PER_LIST) {
+    await trx
+      .updateTable("deliveries")
+      .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
+      .where("account_id", "in", accountIds.slice(i, i + ACCOUNTS_PER_LIST))
+      .where("status", "=", "paused")
+      .execute();
+  }
 }
 
 export async function setAccountPlan(db: Db, clock: Clock, accountId: string, plan: string): Promise<AccountResult> {

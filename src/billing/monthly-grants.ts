@@ -1,3 +1,4 @@
+import { creditAccount, resumePausedDeliveries } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -39,21 +40,9 @@ export async function grantMonthlyCredits(db: Db, nowMs: number): Promise<GrantR
       .onConflict((oc) => oc.columns(["account_id", "month"]).doNothing())
       .returning(["account_id", "credits"])
       .execute();
-    for (const g of granted) {
-      await trx
-        .updateTable("accounts")
-        .set((eb) => ({ credits: eb("credits", "+", g.credits), updated_at: nowMs }))
-        .where("id", "=", g.account_id)
-        .execute();
-    }
-    if (granted.length > 0) {
-      await trx
-        .updateTable("deliveries")
-        .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
-        .where("status", "=", "paused")
-        .where("account_id", "in", granted.map((g) => g.account_id))
-        .execute();
-    }
+    // Only the rows this run inserted: another daemon granting at the same moment credits its own.
+    for (const g of granted) await creditAccount(trx, g.account_id, g.credits, nowMs);
+    await resumePausedDeliveries(trx, granted.map((g) => g.account_id), nowMs);
     return { month, accounts: granted.length, credits: granted.reduce((sum, g) => sum + g.credits, 0) };
   });
 }
