@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/log.ts";
+import { urlLabel } from "../net/url-label.ts";
 
 /** What the health log needs of an attempt: where it went (null: no target) and how it ended. */
 export type AttemptSummary = { url: string | null; error: string | null; statusCode: number | null };
@@ -8,16 +9,16 @@ export type EndpointHealth = { record(accountId: string, deliveryId: string, att
 /**
  * Logs delivery trouble once per state change per endpoint (account + URL), not per attempt: a
  * receiver that is down for an hour gives one `warn` when it starts failing and one `info` when
- * it answers 2xx again, however many retries happen in between. The URL is logged without its
- * query string, which may carry a receiver's token. At most `max` endpoints are remembered; the
+ * it answers 2xx again, however many retries happen in between. The URL is logged as scheme, host
+ * and port only: receivers' tokens sit in paths and query strings (`deliveries list` shows the rest). At most `max` endpoints are remembered; the
  * oldest is forgotten first (it may then log its next failure again).
  */
 export function createEndpointHealth(log: Logger, max = 10_000): EndpointHealth {
   const failing = new Map<string, boolean>();
   return {
     record(accountId, deliveryId, attempt) {
-      const url = attempt.url === null ? null : printableUrl(attempt.url);
-      const key = `${accountId} ${url ?? ""}`;
+      const key = `${accountId} ${attempt.url ?? ""}`;
+      const url = attempt.url === null ? null : urlLabel(attempt.url);
       const wasFailing = failing.get(key);
       const isFailing = attempt.error !== null;
       if (wasFailing === isFailing || (wasFailing === undefined && !isFailing)) {
@@ -38,12 +39,3 @@ function remember(map: Map<string, boolean>, key: string, value: boolean, max: n
   if (map.size > max) map.delete(map.keys().next().value as string);
 }
 
-/** Scheme, host, port and path: no query or fragment. */
-function printableUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return raw.split(/[?#]/)[0];
-  }
-}

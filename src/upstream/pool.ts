@@ -1,6 +1,7 @@
 import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import { urlLabel } from "../net/url-label.ts";
 
 /**
  * What one upstream answered: the raw response text (passed through by /rpc byte for byte) and the
@@ -36,18 +37,8 @@ export type UpstreamPoolDeps = {
 const BASE_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
-/**
- * A node URL as it may appear in logs, metrics and `follow status`: scheme, host and port only.
- * Provider URLs carry API keys in their path or query, and those must never be printed.
- */
-export function upstreamLabel(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}`;
-  } catch {
-    return "(invalid url)";
-  }
-}
+/** How an upstream is named in logs, metrics and `follow status`: no path, query or credentials. */
+export const upstreamLabel = urlLabel;
 
 /**
  * Builds the pool. An upstream fails on a network error, a timeout, a non-2xx status or a body

@@ -26,9 +26,9 @@ describe("delivery failures are logged once per state change per endpoint", () =
       {
         level: "warn",
         msg: "webhook endpoint failing",
-        fields: { account_id: "acc_1", url: "http://r.example/hook", delivery_id: "dlv_2", error: "http 500", status_code: 500 },
+        fields: { account_id: "acc_1", url: "http://r.example", delivery_id: "dlv_2", error: "http 500", status_code: 500 },
       },
-      { level: "info", msg: "webhook endpoint recovered", fields: { account_id: "acc_1", url: "http://r.example/hook", delivery_id: "dlv_4" } },
+      { level: "info", msg: "webhook endpoint recovered", fields: { account_id: "acc_1", url: "http://r.example", delivery_id: "dlv_4" } },
     ]);
   });
 
@@ -40,17 +40,26 @@ describe("delivery failures are logged once per state change per endpoint", () =
     h.record("acc_2", "dlv_3", fail("http://a.example/"));
     h.record("acc_1", "dlv_4", fail("http://a.example/"));
     expect(lines.map((l) => [l.fields?.account_id, l.fields?.url])).toEqual([
-      ["acc_1", "http://a.example/"],
-      ["acc_1", "http://b.example/"],
-      ["acc_2", "http://a.example/"],
+      ["acc_1", "http://a.example"],
+      ["acc_1", "http://b.example"],
+      ["acc_2", "http://a.example"],
     ]);
   });
 
-  test("the query string (a receiver's token) is never logged", () => {
+  test("the path and query string (where receivers keep tokens) are never logged", () => {
     const { log, lines } = capture();
-    createEndpointHealth(log).record("acc_1", "dlv_1", fail("https://r.example/hook?token=s3cret#x"));
-    expect(lines[0].fields?.url).toBe("https://r.example/hook");
+    createEndpointHealth(log).record("acc_1", "dlv_1", fail("https://r.example/services/T1/p4thsecret?token=s3cret#x"));
+    expect(lines[0].fields?.url).toBe("https://r.example");
     expect(JSON.stringify(lines)).not.toContain("s3cret");
+    expect(JSON.stringify(lines)).not.toContain("p4thsecret");
+  });
+
+  test("two URLs on one host are two endpoints, though logged alike", () => {
+    const { log, lines } = capture();
+    const h = createEndpointHealth(log);
+    h.record("acc_1", "dlv_1", fail("http://r.example/one"));
+    h.record("acc_1", "dlv_2", fail("http://r.example/two"));
+    expect(lines.map((l) => l.fields?.delivery_id)).toEqual(["dlv_1", "dlv_2"]);
   });
 
   test("a delivery with no target (no URL set) is one failing endpoint of its account", () => {
