@@ -20,15 +20,13 @@ export type RpcClient = {
   call<T>(method: string, params: unknown[]): Promise<T>;
   /** Several calls in one batch request; results in call order. A node error in any call throws. */
   batch<T>(calls: { method: string; params: unknown[] }[]): Promise<T[]>;
-  /** The upstream that answered last. */
-  upstream(): string;
 };
 
 export function createRpcClient(pool: UpstreamPool): RpcClient {
   const post = async (body: unknown): Promise<unknown> => {
     const reply = await pool.send(JSON.stringify(body));
     if (!reply.ok) throw new RpcError(`no upstream answered: ${reply.error}`, null);
-    return JSON.parse(reply.text);
+    return reply.json;
   };
   const resultOf = <T>(method: string, r: RpcReply | undefined): T => {
     if (!r || typeof r !== "object") throw new RpcError(`${method}: the node sent no answer for the call`, null);
@@ -47,6 +45,5 @@ export function createRpcClient(pool: UpstreamPool): RpcClient {
       const byId = new Map(replies.map((r) => [r.id, r]));
       return calls.map((c, id) => resultOf<T>(c.method, byId.get(id)));
     },
-    upstream: () => pool.current(),
   };
 }

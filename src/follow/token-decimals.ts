@@ -37,6 +37,18 @@ export function createTokenDecimals(deps: { db: Db; clock: Clock; network: strin
     }
   };
 
+  /** Asks the node and caches the answer; blocks fetched at once share one question per contract. */
+  const inFlight = new Map<string, Promise<void>>();
+  const learn = async (contract: string) => {
+    const decimals = await askNode(contract);
+    known.set(contract, decimals);
+    await deps.db
+      .insertInto("token_decimals")
+      .values({ network: deps.network, address: contract, decimals, created_at: deps.clock.now() })
+      .onConflict((oc) => oc.columns(["network", "address"]).doNothing())
+      .execute();
+  };
+
   return {
     async resolve(contracts) {
       const missing = [...contracts].filter((c) => !known.has(c));
@@ -45,13 +57,12 @@ export function createTokenDecimals(deps: { db: Db; clock: Clock; network: strin
       for (const row of cached) known.set(row.address, row.decimals);
       for (const contract of missing) {
         if (known.has(contract)) continue;
-        const decimals = await askNode(contract);
-        known.set(contract, decimals);
-        await deps.db
-          .insertInto("token_decimals")
-          .values({ network: deps.network, address: contract, decimals, created_at: deps.clock.now() })
-          .onConflict((oc) => oc.columns(["network", "address"]).doNothing())
-          .execute();
+        let asked = inFlight.get(contract);
+        if (!asked) {
+          asked = learn(contract).finally(() => inFlight.delete(contract));
+          inFlight.set(contract, asked);
+        }
+        await asked;
       }
     },
     decimalsOf: (contract) => known.get(contract) ?? null,

@@ -19,6 +19,7 @@ import {
   wholeRequestError,
 } from "./jsonrpc.ts";
 import { methodPolicyFor } from "./method-policy.ts";
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
 
 /** A /rpc request as the HTTP edge hands it over. */
 export type RpcRequest = { network: string; apiKey: string | null; clientIp: string | null; body: string };
@@ -97,10 +98,10 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
     if (!key) return reject(RPC_ERRORS.INVALID_API_KEY);
     if (!keyAllowsIp(key, req.clientIp)) return reject(RPC_ERRORS.IP_NOT_ALLOWED);
-    const net = Object.hasOwn(deps.config.networks, req.network) ? deps.config.networks[req.network] : undefined;
+    const net = findNetwork(deps.config.networks, req.network);
     const pool = deps.pools.get(req.network);
     const policy = net ? methodPolicyFor(net.family) : null;
-    if (!net || !pool || !policy) return reject(RPC_ERRORS.UNKNOWN_NETWORK, `Unknown network: ${req.network}`);
+    if (!net || !pool || !policy) return reject(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
     const invalid = requestProblem(parsed);
     if (invalid) return invalid;
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
