@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import { createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
 import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
-import { ApiError, badRequest, fromFailure } from "../http/errors.ts";
+import { ApiError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
+import { readLimitedText } from "../http/plugins/raw-body.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
 import { updateWebhookRequest } from "../http/routes/webhook.ts";
 import { queueTestRequest } from "../http/routes/webhook-test.ts";
@@ -62,6 +63,7 @@ const PAGE_RESPONSES = {
   403: { description: "A form post without the session's CSRF token", content: HTML },
   404: { description: "Not a record of the session's account", content: HTML },
 };
+const LINK_REFUSED = { description: "The link is used, expired or unknown (or the post came from another site): an explanation page", content: HTML };
 const detail = (summary: string, responses: Record<number, { description: string; content?: typeof HTML }> = PAGE_RESPONSES) => ({
   detail: { summary, tags: ["cabinet"], security: [], responses },
 });
@@ -75,6 +77,8 @@ const detail = (summary: string, responses: Record<number, { description: string
 export function cabinetRoutes(deps: AppDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
   const secureCookies = deps.config.cabinet.public_url.startsWith("https:");
+  /** Secure cookies behind an https public_url, or on a request that came over https itself. */
+  const secureFor = (request: Request) => secureCookies || new URL(request.url).protocol === "https:";
 
   /** Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403). */
   const signedIn =
@@ -127,14 +131,21 @@ export function cabinetRoutes(deps: AppDeps) {
   return (
     new Elysia({ name: "cabinet" })
       // Forms post urlencoded; keep every value (a repeated key is a list of ticked networks).
+      // The signed API's body limit holds here too (a 413 before anything is parsed).
       .onParse(async ({ request, contentType }) => {
-        if (contentType === "application/x-www-form-urlencoded") return new URLSearchParams(await request.text());
+        if (contentType !== "application/x-www-form-urlencoded") return;
+        const text = await readLimitedText(request, deps.config.server.body_limit_bytes);
+        if (text === null) throw tooLarge(deps.config.server.body_limit_bytes);
+        return new URLSearchParams(text);
       })
       .get("/cabinet/login", async ({ request }) => {
         const token = new URL(request.url).searchParams.get("token") ?? "";
         const link = token ? await peekSignInLink(sessionDeps, token) : null;
         return link ? signInPage(token, link.accountName) : linkRefusedPage();
-      }, detail("Sign-in page of a one-time link (?token=); its button redeems the link"))
+      }, detail("Sign-in page of a one-time link (?token=); its button redeems the link", {
+        200: { description: "The sign-in page with its button", content: HTML },
+        410: LINK_REFUSED,
+      }))
       .post(
         "/cabinet/login",
         async ({ request, body }) => {
@@ -143,15 +154,14 @@ export function cabinetRoutes(deps: AppDeps) {
           if (request.headers.get("sec-fetch-site") === "cross-site") return linkRefusedPage();
           const redeemed = await redeemSignInLink(sessionDeps, formOf(body).get("token") ?? "");
           if (!redeemed.ok) return linkRefusedPage();
-          const secure = secureCookies || new URL(request.url).protocol === "https:";
           return new Response(null, {
             status: 303,
-            headers: { location: "/cabinet/", "set-cookie": sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secure), ...SECURITY_HEADERS },
+            headers: { location: "/cabinet/", "set-cookie": sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secureFor(request)), ...SECURITY_HEADERS },
           });
         },
         detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview", {
           303: { description: "Signed in: the session cookie is set and the browser goes to /cabinet/" },
-          200: { description: "The link is used, expired or unknown (or the post came from another site): an explanation page", content: HTML },
+          410: LINK_REFUSED,
         }),
       )
       .post(
@@ -159,12 +169,12 @@ export function cabinetRoutes(deps: AppDeps) {
         signedIn(async (_viewer, c) => {
           await endSession(deps.db, sessionToken(c.request) as string);
           const res = signedOutPage(200, "You are signed out.");
-          res.headers.set("set-cookie", sessionCookie("", 0, secureCookies));
+          res.headers.set("set-cookie", sessionCookie("", 0, secureFor(c.request)));
           return res;
         }),
         detail("End the session"),
       )
-      // Elysia matches /cabinet and /cabinet/ alike.
+      // The cabinet's root is /cabinet/ (strictPath: /cabinet is not found, like any unknown path).
       .get("/cabinet/", view(overviewPage), detail("Overview: plan, credits, spent today, 30-day usage chart"))
       .get("/cabinet/keys", view(keysPage), detail("API keys"))
       .post(

@@ -55,6 +55,13 @@ describe("sign-in links and sessions", () => {
     expect(await overview.text()).toContain("Account <b>linkshop</b>");
   });
 
+  test("a form post over server.body_limit_bytes is refused with 413 before it is read", async () => {
+    const limit = td.ctx.config.server.body_limit_bytes;
+    const res = await fetch(`${td.url}/cabinet/login`, { method: "POST", body: new URLSearchParams({ token: "x".repeat(limit) }), redirect: "manual" });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: `Request body exceeds ${limit} bytes.` });
+  });
+
   test("links and sessions are stored only as hashes", async () => {
     const c = await td.client();
     const url = await signInLink(td, c.accountId);

@@ -14,7 +14,7 @@ const KINDS = [
 /**
  * The PUT /v1/address-watch/webhook body a submitted settings form stands for: every filter key
  * given (an unchecked kind is off; no network ticked = all networks). `min_confirmations` is sent
- * only when the form had the field, i.e. when this build's filters have it.
+ * when the form had the field (a form without it keeps the stored value).
  */
 export function webhookBodyFromForm(form: URLSearchParams): Record<string, unknown> {
   const url = (form.get("url") ?? "").trim();
@@ -46,11 +46,8 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
       (n) => html`<label class="inline"><input type="checkbox" name="${kind}_networks" value="${n}"${checked(selected.includes(n))}> ${n}</label>`,
     )}</div></fieldset>`;
   });
-  const minConf =
-    "min_confirmations" in current.events
-      ? html`<label for="wh-minconf">Minimum confirmations before wallet and block events are sent (0 = at once)</label>
-<input type="number" id="wh-minconf" name="min_confirmations" min="0" max="1000" value="${String(events.min_confirmations ?? 0)}">`
-      : "";
+  const minConf = html`<label for="wh-minconf">Minimum confirmations before wallet and block events are sent (0 = at once)</label>
+<input type="number" id="wh-minconf" name="min_confirmations" min="0" max="1000" value="${String(events.min_confirmations ?? 0)}">`;
   const testForm = flash.form?.has("event") ? flash.form : undefined;
   return cabinetPage(
     ctx,

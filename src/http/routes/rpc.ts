@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import { errorObject, RPC_ERRORS } from "../../rpc/jsonrpc.ts";
 import type { RpcAnswer, RpcProxy } from "../../rpc/proxy.ts";
 import type { AppDeps } from "../deps.ts";
+import { tooLarge } from "../errors.ts";
+import { readLimitedText } from "../plugins/raw-body.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -21,9 +23,9 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
   };
   const handler = async (ctx: { request: Request; params: { network: string; api_key?: string }; server: unknown; set: { status?: number | string } }) => {
     const { request, params, set } = ctx;
-    const body = await readBody(request, limit);
+    const body = await readLimitedText(request, limit);
     if (body === null) {
-      return respond({ status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, `Request body exceeds ${limit} bytes.`), retryAfter: false }, set);
+      return respond({ status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, tooLarge(limit).message), retryAfter: false }, set);
     }
     const answer = await deps.rpc.handle({
       network: params.network,
@@ -76,14 +78,3 @@ const RPC_RESPONSES = {
   "502": rpcError("-32603 Upstream unavailable. (every rpc_urls node failed)"),
 };
 
-/**
- * The body as text, or null past `limit` bytes: checked against Content-Length first, then the
- * text read (Bun's own cap, set above every route limit, bounds a body sent without a length).
- */
-async function readBody(request: Request, limit: number): Promise<string | null> {
-  if (Number(request.headers.get("content-length") ?? "0") > limit) return null;
-  const text = await request.text();
-  // A UTF-8 character is 1 to 4 bytes: count bytes only when the character count cannot decide.
-  if (text.length > limit || (text.length * 4 > limit && Buffer.byteLength(text) > limit)) return null;
-  return text;
-}
