@@ -18,7 +18,6 @@ import { VERSION } from "../version.ts";
 import { openapiDocumentation } from "./openapi/document.ts";
 import { referencePage } from "./openapi/page-route.ts";
 
-export { VERSION } from "../version.ts";
 
 /** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
 export function createApp(deps: AppDeps) {

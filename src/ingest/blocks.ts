@@ -9,29 +9,6 @@ const CHUNK = 500;
 /** Identifies a block across networks. */
 export const blockKey = (network: string, hash: string) => `${network}\u0000${hash}`;
 
-/** The keys (blockKey) of those blocks that are already stored. */
-export async function storedBlockKeys(db: Executor, blocks: readonly { network: string; hash: string }[]): Promise<Set<string>> {
-  const hashesByNetwork = new Map<string, string[]>();
-  for (const b of blocks) {
-    const hashes = hashesByNetwork.get(b.network);
-    if (hashes) hashes.push(b.hash);
-    else hashesByNetwork.set(b.network, [b.hash]);
-  }
-  const stored = new Set<string>();
-  for (const [network, hashes] of hashesByNetwork) {
-    for (let i = 0; i < hashes.length; i += CHUNK) {
-      const rows = await db
-        .selectFrom("blocks")
-        .select("hash")
-        .where("network", "=", network)
-        .where("hash", "in", hashes.slice(i, i + CHUNK))
-        .execute();
-      for (const r of rows) stored.add(blockKey(network, r.hash));
-    }
-  }
-  return stored;
-}
-
 /** Stores new blocks (callers have filtered out stored ones). */
 export async function insertBlocks(trx: Executor, blocks: readonly IngestedBlock[], nowMs: number): Promise<void> {
   for (let i = 0; i < blocks.length; i += CHUNK) {

@@ -9,7 +9,7 @@ import type { Db } from "../../src/db/database.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
 import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/enqueue.ts";
-import { VERSION } from "../../src/http/app.ts";
+import { VERSION } from "../../src/version.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";

@@ -1,6 +1,6 @@
 import { findNetwork } from "../../config/networks.ts";
 import { fromFailure } from "../../http/errors.ts";
-import { parseEventListQuery } from "../../http/routes/events.ts";
+import { EVENT_TYPES, parseEventListQuery } from "../../http/routes/events.ts";
 import { listEvents } from "../../watch/events.ts";
 import { html } from "../html.ts";
 import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
@@ -44,7 +44,7 @@ export async function eventsPage(ctx: PageContext): Promise<Response> {
     "events",
     "Events",
     html`<form method="get" action="/cabinet/events">
-<label for="f-type">Type</label><select id="f-type" name="type">${options([["", "any"], ...["payment", "payout", "other", "block"].map((t) => [t, t] as const)], raw.type ?? "")}</select>
+<label for="f-type">Type</label><select id="f-type" name="type">${options([["", "any"], ...EVENT_TYPES.map((t) => [t, t] as const)], raw.type ?? "")}</select>
 <label for="f-network">Network</label><select id="f-network" name="network">${options([["", "any"], ...networkSlugs(deps).map((n) => [n, n] as const)], raw.network ?? "")}</select>
 <button type="submit" class="secondary">Filter</button></form>
 ${

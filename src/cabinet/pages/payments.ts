@@ -1,8 +1,7 @@
 import { ApiError } from "../../http/errors.ts";
-import type { PaymentStatus } from "../../payments/lifecycle.ts";
+import { parseStatus } from "../../http/routes/payments.ts";
 import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { orderTimeline } from "../../payments/timeline.ts";
-import { badRequest } from "../../http/errors.ts";
 import { html } from "../html.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 
@@ -12,10 +11,8 @@ export const ORDERS_SHOWN = 100;
 /** Payment orders, newest first, filtered by status. */
 export async function paymentsPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer, query } = ctx;
-  const status = query.get("status") || undefined;
-  if (status !== undefined && !(PAYMENT_STATUSES as readonly string[]).includes(status))
-    throw badRequest(`status must be one of ${PAYMENT_STATUSES.join(", ")}`);
-  const orders = (await listOrders(deps.db, viewer.accountId, { status: status as PaymentStatus | undefined, limit: ORDERS_SHOWN })).map(orderView);
+  const status = parseStatus(query.get("status") ?? undefined);
+  const orders = (await listOrders(deps.db, viewer.accountId, { status, limit: ORDERS_SHOWN })).map(orderView);
   const rows = orders.map(
     (o) => html`<tr><td><a href="/cabinet/payments/${o.payment_id}">${o.order_id}</a></td><td>${o.status}</td><td>${o.network}</td>
 <td>${o.amount_received} / ${o.amount}${o.asset ? html` <code>${o.asset}</code>` : ""}</td><td>${when(o.created_at)}</td><td>${when(o.expires_at)}</td></tr>`,

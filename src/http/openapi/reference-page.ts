@@ -1,3 +1,5 @@
+import { escapeHtml } from "../../cabinet/html.ts";
+
 // The API reference at GET /openapi: one self-contained HTML page rendered from the OpenAPI
 // document, with inline CSS and no script, so it works on a box without internet and runs nothing
 // fetched from elsewhere. A viewer bundle (Scalar, Swagger UI) would add megabytes to the binary
@@ -7,8 +9,7 @@ type Json = Record<string, any>;
 
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
-const esc = (s: unknown) =>
-  String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+const esc = (s: unknown) => escapeHtml(String(s ?? ""));
 
 /** `code` spans for backticks in the document's prose, everything else escaped. */
 const prose = (s: unknown) => esc(s).replace(/`([^`]+)`/g, "<code>$1</code>");

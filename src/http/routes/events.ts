@@ -7,7 +7,8 @@ import { integerParam, type RawQuery, rawQuery, single } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
 import { responses } from "../openapi/responses.ts";
 
-const EVENT_TYPES = ["payment", "payout", "other", "block"];
+/** The `type` values an event listing filters on. */
+export const EVENT_TYPES = ["payment", "payout", "other", "block"];
 
 export type EventListQuery = { after: string | null; limit: number; type?: string; network?: string; watchId?: string };
 

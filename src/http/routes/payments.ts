@@ -22,7 +22,8 @@ function parseCreateBody(body: unknown): Static<typeof CreateOrderBody> {
   throw badRequest(describeValueError(first));
 }
 
-function parseStatus(raw: string | undefined): PaymentStatus | undefined {
+/** The `status` filter of a payment listing (the API and the cabinet): absent, or a known status. */
+export function parseStatus(raw: string | undefined): PaymentStatus | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (!(PAYMENT_STATUSES as readonly string[]).includes(raw)) throw badRequest(`status must be one of ${PAYMENT_STATUSES.join(", ")}`);
   return raw as PaymentStatus;
