@@ -64,6 +64,8 @@ export function parseConfig(raw: unknown, path: string | null): ConfigResult {
   const first = Value.Errors(ConfigSchema, value).First();
   if (first) return { ok: false, error: `${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}` };
   const config = value as Config;
+  // Token metadata is keyed by contract address as the follower sees it: lower case.
+  for (const n of Object.values(config.networks)) n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
   const semantic = checkSemantics(config);
   return semantic ? { ok: false, error: `${where}: ${semantic}` } : { ok: true, config, path };
@@ -107,8 +109,6 @@ function checkSemantics(c: Config): string | null {
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
     if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
     if (n.follow && n.family !== "evm") return `config key \`networks.${slug}.follow\`: only evm networks can be followed by this build`;
-    // Token metadata is keyed by contract address as the follower sees it: lower case.
-    n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
   }
   return null;
 }

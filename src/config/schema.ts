@@ -1,4 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 
 /** Network slugs: what `[networks.<slug>]` may be called. */
 export const NETWORK_NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$";
@@ -48,10 +49,9 @@ export const RatesSchema = T.Object(
   strict,
 );
 
-/** A network with every follower key at its default. */
+/** A network with every follower key at its schema default. */
 function network(family: Static<typeof FamilySchema>, decimals: number, confirmations: number, get_block_cost: number): Static<typeof NetworkSchema> {
-  const f = { rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} } as const;
-  return { family, decimals, confirmations, get_block_cost, ...f, rpc_urls: [], tokens: {} };
+  return Value.Default(NetworkSchema, { family, decimals, confirmations, get_block_cost }) as Static<typeof NetworkSchema>;
 }
 
 /** Networks shipped when the config names none; a config's [networks.X] tables add to or override these. */
@@ -147,7 +147,7 @@ export const ConfigSchema = T.Object(
     // flush_interval_seconds: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
     rpc: T.Object(
       {
-        costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: { default: 1, eth_getLogs: 10 } }),
+        costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: {} }),
         flush_interval_seconds: PositiveInt(1, 60),
       },
       { ...strict, default: {} },
