@@ -102,8 +102,8 @@ function checkSemantics(c: Config): string | null {
   if (c.cabinet.public_url !== "" && !/^https?:\/\/[^/]/.test(c.cabinet.public_url))
     return "config key `cabinet.public_url`: must be an http(s) URL";
   // Known private without DNS: say so now rather than fail every screening (names are checked per request).
-  if (c.aml.provider === "http" && !c.aml.allow_private_target && URL.canParse(c.aml.http_url) && privateByName(new URL(c.aml.http_url)))
-    return "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it";
+  if (c.aml.provider === "http" && !c.aml.allow_private_targets && URL.canParse(c.aml.http_url) && privateByName(new URL(c.aml.http_url)))
+    return "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it";
   for (const [slug, n] of Object.entries(c.networks)) {
     const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;

@@ -138,7 +138,7 @@ export const ConfigSchema = T.Object(
         http_url: T.String({ default: "" }),
         http_timeout_ms: PositiveInt(5000, 120_000),
         // Like delivery.allow_private_targets, for http_url alone: a screening sidecar on 127.0.0.1.
-        allow_private_target: T.Boolean({ default: false }),
+        allow_private_targets: T.Boolean({ default: false }),
       },
       { ...strict, default: {} },
     ),

@@ -115,12 +115,12 @@ describe("a bad config names the key and the reason", () => {
     [
       "an http AML provider on a private IP literal",
       '[aml]\nprovider = "http"\nhttp_url = "http://127.0.0.1:9000/screen"\n',
-      "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it",
+      "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it",
     ],
     [
       "an http AML provider on localhost",
       '[aml]\nprovider = "http"\nhttp_url = "http://localhost:9000/screen"\n',
-      "config key `aml.http_url`: names a private address; set aml.allow_private_target = true to use it",
+      "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it",
     ],
     ["a zero height jump", "[ingest]\nmax_height_jump = 0\n", "config key `ingest.max_height_jump`: expected integer to be greater or equal to 1"],
     ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
@@ -171,7 +171,7 @@ describe("a bad config names the key and the reason", () => {
 
   test("an http AML provider on a private address is fine once allowed, and a name is checked per request", () => {
     const aml = (o: object) => parseConfig({ aml: { provider: "http", ...o } }, null).ok;
-    expect(aml({ http_url: "http://127.0.0.1:9000/screen", allow_private_target: true })).toBe(true);
+    expect(aml({ http_url: "http://127.0.0.1:9000/screen", allow_private_targets: true })).toBe(true);
     expect(aml({ http_url: "https://aml.example.com/screen" })).toBe(true);
   });
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   td = await startTestDaemon({
     config: {
       networks: { eth: { family: "evm", decimals: 18, confirmations: 2 } },
-      aml: { provider: "http", http_url: `http://127.0.0.1:${provider.port}/screen`, http_timeout_ms: 2000, allow_private_target: true },
+      aml: { provider: "http", http_url: `http://127.0.0.1:${provider.port}/screen`, http_timeout_ms: 2000, allow_private_targets: true },
     },
   });
 });

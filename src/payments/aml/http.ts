@@ -13,7 +13,7 @@ const ERROR_SNIPPET = 200;
 export type HttpScreenerOptions = {
   url: string;
   timeoutMs: number;
-  /** `aml.allow_private_target`: whether the URL may lead to a loopback, private or link-local address. */
+  /** `aml.allow_private_targets`: whether the URL may lead to a loopback, private or link-local address. */
   allowPrivate: boolean;
   fetch?: typeof fetch;
   resolve?: Resolver;

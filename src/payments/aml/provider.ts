@@ -9,7 +9,7 @@ export type ScreenerResult = { ok: true; screener: Screener } | { ok: false; err
 /** Builds the configured provider. `local` loads its risk list now, so a bad file stops start-up. */
 export function createScreener(aml: Config["aml"], deps: { fetch?: typeof fetch; resolve?: Resolver } = {}): ScreenerResult {
   if (aml.provider === "http") {
-    const { http_url: url, http_timeout_ms: timeoutMs, allow_private_target: allowPrivate } = aml;
+    const { http_url: url, http_timeout_ms: timeoutMs, allow_private_targets: allowPrivate } = aml;
     return { ok: true, screener: httpScreener({ url, timeoutMs, allowPrivate, fetch: deps.fetch, resolve: deps.resolve }) };
   }
   const list = loadRiskList(aml.risk_list);
