@@ -8,7 +8,7 @@ import type { Family } from "../config/schema.ts";
 export const FAMILIES: readonly Family[] = Object.freeze(["evm", "btc", "tron", "solana", "generic"]);
 
 // Longer than any real address; checked before decoding so a huge input costs nothing.
-const MAX_LENGTH = 128;
+export const MAX_ADDRESS_LENGTH = 128;
 
 const base58check = createBase58check(sha256);
 
@@ -114,7 +114,7 @@ export function normalizeAddress(family: Family, input: string): string | null {
   // Callers outside the type system (JSON bodies, CLI args) may pass anything.
   if (typeof input !== "string" || !Object.hasOwn(NORMALIZERS, family)) return null;
   const address = input.trim();
-  if (address.length > MAX_LENGTH) return null;
+  if (address.length > MAX_ADDRESS_LENGTH) return null;
   try {
     return NORMALIZERS[family](address);
   } catch {

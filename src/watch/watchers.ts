@@ -3,10 +3,9 @@ import { passesFilters } from "./filters.ts";
 import type { WatchRef } from "./matcher.ts";
 import { findWatchesByAddresses } from "./watches.ts";
 import { parseStoredFilters, type WebhookSettings } from "./webhook-settings.ts";
+import { MAX_ADDRESS_LENGTH } from "./address.ts";
 
 
-// Longer than any address normalizeAddress accepts, so such a feed address is never watched.
-const MAX_ADDRESS_LENGTH = 128;
 
 /** An account watching a network, with what decides whether its events are delivered. */
 export type Watcher = { accountId: string; webhook: WebhookSettings };

@@ -34,7 +34,8 @@ ${
       )}</tbody></table></div>`
 }
 ${
-  d.status === "succeeded"
+  // A succeeded delivery is not sent twice; a held one waits for its confirmations (retryDelivery refuses both).
+  d.status === "succeeded" || d.status === "held"
     ? ""
     : html`<form method="post" action="/cabinet/deliveries/${d.id}/resend">${csrfField(viewer)}<button type="submit" class="secondary" aria-label="Resend ${d.id}">Resend</button></form>`
 }</section>`;

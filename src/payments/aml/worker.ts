@@ -88,8 +88,10 @@ export async function completeAmlJob(
   });
 }
 
-/** Creates the worker. Screening (network I/O) always happens outside any transaction. */
-/** The AML worker: a one-second cron plus `wake()`, for the ingest service to call after it queued jobs. */
+/**
+ * The AML worker: a one-second cron plus `wake()`, for the ingest service to call after it queued
+ * jobs. Screening (network I/O) always happens outside any transaction.
+ */
 export function createAmlWorker(deps: AmlWorkerDeps): Worker {
   const backoff = deps.backoffMs ?? AML_BACKOFF_MS;
   const concurrency = deps.concurrency ?? 8;
