@@ -57,11 +57,9 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
     case ValueErrorType.Object:
       return `${field} must be an object`;
     case ValueErrorType.StringMinLength:
-      return s.minLength === 1 ? `${field} must not be empty` : `${field} must be at least ${s.minLength} characters`;
     case ValueErrorType.StringMaxLength:
-      return `${field} must be at most ${s.maxLength} characters`;
     case ValueErrorType.StringPattern:
-      return s.pattern === NO_CONTROL_CHARS ? `${field} must not contain control characters` : `${field} is malformed`;
+      return describeStringMiss(field, s, String(e.value ?? "")) ?? `${field} is malformed`;
     case ValueErrorType.StringFormat:
       return `${field} is malformed`;
     case ValueErrorType.NumberMinimum:
