@@ -7,7 +7,7 @@ export type PlanResult = { ok: true; plan: Plan } | { ok: false; error: string }
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
-/** Creates or updates a plan. `free` always exists and always has 0 address slots (seed §8). */
+/** Creates or updates a plan. `free` always exists and always has 0 address slots (docs/reference.md §3). */
 export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<PlanResult> {
   if (!NAME.test(input.name)) return { ok: false, error: "plan name must be 1-32 of a-z, 0-9, _ and -" };
   if (input.name === "free" && input.slots !== 0) return { ok: false, error: "plan free always has 0 address slots" };
@@ -16,7 +16,7 @@ export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<P
   const plan: Plan = {
     name: input.name,
     address_slots: input.slots,
-    // DESIGN §9: 25 JSON-RPC calls a second unless set.
+    // docs/reference.md §9: 25 JSON-RPC calls a second unless set.
     rpc_rps: input.rpcRps ?? existing?.rpc_rps ?? 25,
     monthly_credits: input.monthlyCredits ?? existing?.monthly_credits ?? 0,
     created_at: existing?.created_at ?? now,

@@ -5,7 +5,7 @@ import type { RateLimiter } from "./rate-limiter.ts";
 /** What the verifier needs to know about an API key. */
 export type KeyRecord = { apiKey: string; accountId: string; secret: string; allowCidrs: Cidr[] };
 
-/** Every way a signed request can be refused, in the order the checks run (DESIGN §3). */
+/** Every way a signed request can be refused, in the order the checks run (docs/reference.md §3). */
 export type AuthFailure =
   | "MISSING_API_KEY"
   | "INVALID_API_KEY"
@@ -38,7 +38,7 @@ export type VerifyDeps = {
 
 const TIMESTAMP = /^\d{1,12}$/;
 
-/** Runs the checks of DESIGN §3 in order; only a request that passes the signature counts toward the rate limit. */
+/** Runs the checks of docs/reference.md §3 in order; only a request that passes the signature counts toward the rate limit. */
 export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps): Promise<AuthOutcome> {
   if (!req.apiKey) return fail("MISSING_API_KEY");
   const key = await deps.findKey(req.apiKey);

@@ -69,7 +69,7 @@ const detail = (summary: string, responses: Record<number, { description: string
 });
 
 /**
- * The account holders' cabinet (DESIGN §11): server-rendered pages over the same services as the
+ * The account holders' cabinet (docs/reference.md §11): server-rendered pages over the same services as the
  * signed API, a cookie session opened by a one-time link, and a CSRF token on every form post.
  * Every account-owned id in a URL is looked up within the session's account, so another
  * account's id is simply not found (404).

@@ -152,7 +152,7 @@ export const ConfigSchema = T.Object(
       },
       { ...strict, default: {} },
     ),
-    // The account holders' web cabinet at /cabinet/ (DESIGN §11). public_url: the address sign-in
+    // The account holders' web cabinet at /cabinet/ (docs/reference.md §11). public_url: the address sign-in
     // links start with when the daemon is reached through a proxy; empty: http://<server.host>:<port>.
     cabinet: T.Object(
       { enabled: T.Boolean({ default: true }), public_url: T.String({ default: "" }) },

@@ -4,7 +4,7 @@ import { rfc3339 } from "../lib/time.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
-/** Statuses of a delivery row (DESIGN §5), plus `held` for min_confirmations (DESIGN §8). */
+/** Statuses of a delivery row (docs/reference.md §5), plus `held` for min_confirmations (docs/reference.md §8). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "held"] as const;
 
 export type ListFilter = { accountId?: string; status?: string; limit: number };

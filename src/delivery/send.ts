@@ -10,7 +10,7 @@ import { webhookHeaders } from "./signer.ts";
 /** How much of a receiver's answer is kept in the attempt log. */
 export const SNIPPET_BYTES = 1024;
 
-/** One attempt as it is logged (DESIGN §5: status, duration, error, first 1 KiB of the response). */
+/** One attempt as it is logged (docs/reference.md §5: status, duration, error, first 1 KiB of the response). */
 export type AttemptLog = {
   url: string | null;
   startedAt: number;
@@ -23,7 +23,7 @@ export type AttemptLog = {
 export type TargetChoice = { ok: true; url: string } | { ok: false; error: string };
 
 /**
- * Where a delivery goes, decided from the account as it is now (DESIGN §5). Address-watch events
+ * Where a delivery goes, decided from the account as it is now (docs/reference.md §5). Address-watch events
  * need the webhook enabled; payment orders prefer the payments URL, else the enabled webhook;
  * tests follow the route of the kind they imitate, except that an address-watch test also goes to
  * a disabled webhook, so a client can check a receiver before switching it on.

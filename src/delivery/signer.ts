@@ -20,7 +20,7 @@ export type SignInput = {
 };
 
 /**
- * Every header of one webhook POST (DESIGN §5): the chainwatch signature over `<ts>.<body>` in
+ * Every header of one webhook POST (docs/reference.md §5): the chainwatch signature over `<ts>.<body>` in
  * lower-case hex, and the Standard Webhooks headers over `<id>.<ts>.<body>` in base64, both keyed
  * with the same secret so either verifier works.
  */

@@ -28,7 +28,7 @@ export type FollowersDeps = {
 
 /**
  * One follower per network with `follow = true` in each daemon; only the one leading the network
- * (DESIGN §10) reads and ingests, the others stand by. Each reads through the network's shared
+ * (docs/reference.md §10) reads and ingests, the others stand by. Each reads through the network's shared
  * upstream pool (the one /rpc uses) and writing through the one ingest service. loadConfig has
  * already refused `follow` without `rpc_urls` or on a family other than evm.
  */

@@ -3,7 +3,7 @@ import type { ErrorCode, Failure } from "../lib/error-codes.ts";
 type ErrorShape = { status: number; message: string; headers?: Record<string, string> };
 
 /**
- * The one code → status map of the HTTP API, with each code's default message (DESIGN §3 for the
+ * The one code → status map of the HTTP API, with each code's default message (docs/reference.md §3 for the
  * signed-API checks, in the order they run). A failure's own sentence replaces the message.
  */
 export const ERRORS: Record<ErrorCode, ErrorShape> = {

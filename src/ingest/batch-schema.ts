@@ -32,7 +32,7 @@ export const TransactionSchema = T.Object({
   transfers: T.Optional(T.Array(TransferSchema)),
 });
 
-/** One block as an indexer sends it to POST /ingest/blocks (DESIGN §4). Unknown fields are ignored. */
+/** One block as an indexer sends it to POST /ingest/blocks (docs/reference.md §4). Unknown fields are ignored. */
 export const BlockSchema = T.Object({
   network: T.String({ minLength: 1, maxLength: 64 }),
   height: T.Integer({ minimum: 0, maximum: MAX_SAFE }),

@@ -4,7 +4,7 @@ import { parseRawInteger } from "../lib/amount.ts";
 import { matchAddress } from "../watch/address.ts";
 import type { BlockInput, TransactionInput } from "./batch-schema.ts";
 
-// The first step after validation: a feed block (DESIGN §4 shape) becomes the block model.
+// The first step after validation: a feed block (docs/reference.md §4 shape) becomes the block model.
 
 /**
  * The movements of a transaction: index 0 is the native value, i+1 is transfers[i]. A zero native

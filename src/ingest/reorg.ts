@@ -4,7 +4,7 @@ import { blockKey, insertBlocks } from "./blocks.ts";
 import { canonicalTip, isCanonical, isRewound, type StoredBlock } from "./canonical-chain.ts";
 import type { IngestedBlock } from "../chain/block.ts";
 
-// How a batch changes the stored chain (DESIGN §8), for POST /ingest/blocks and the follower
+// How a batch changes the stored chain (docs/reference.md §8), for POST /ingest/blocks and the follower
 // alike. Blocks are taken in batch order, each against the chain as the earlier ones left it:
 //  - a stored canonical block is a duplicate and adds nothing;
 //  - a block whose parent_hash is not the canonical block at height − 1 is refused: the common

@@ -6,7 +6,7 @@ import { type BlockRef, orphanedByNetwork } from "./reorg.ts";
 export type Retraction = { events: number; deliveries: number; dropped: number };
 
 /**
- * Retracts the events of orphaned blocks (DESIGN §8), inside the ingest transaction:
+ * Retracts the events of orphaned blocks (docs/reference.md §8), inside the ingest transaction:
  *  - each event's body gets `"removed": true`, so the listing shows it removed where it was;
  *  - its dedupe key is set aside (suffixed with the event id), so the same transaction mined in
  *    the new chain makes a new event, and a re-sent orphaned block can make its events again;

@@ -1,4 +1,4 @@
-// The payment-order state machine (DESIGN §6) as a pure function over data. The orders service
+// The payment-order state machine (docs/reference.md §6) as a pure function over data. The orders service
 // persists the last state returned and queues one webhook per returned state, in order.
 
 export type PaymentStatus = "pending" | "seen" | "underpaid" | "aml_check" | "paid" | "failed" | "expired";
@@ -34,7 +34,7 @@ export function nextStates(current: PaymentStatus, input: LifecycleInput): Payme
       if (current !== "aml_check") return [];
       return input.failLevels.includes(input.riskLevel) ? ["failed"] : ["paid"];
     case "expiry_due":
-      // DESIGN lists only pending and underpaid as expirable. `seen` means a payment is in
+      // Only pending and underpaid orders expire. `seen` means a payment is in
       // flight (broadcast, not yet confirmed); expiring it would fail a customer who paid in
       // time and is only waiting on the chain. aml_check is past the money and waits on screening.
       return current === "pending" || current === "underpaid" ? ["expired"] : [];

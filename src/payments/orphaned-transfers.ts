@@ -4,7 +4,7 @@ import { type BlockRef, orphanedByNetwork } from "../ingest/reorg.ts";
 import { isTerminal, type PaymentStatus } from "./lifecycle.ts";
 
 /**
- * Payment orders count canonical blocks only (DESIGN §8). A transfer recorded from a block a reorg
+ * Payment orders count canonical blocks only (docs/reference.md §8). A transfer recorded from a block a reorg
  * orphaned is deleted and taken off its order's received (and, if it had confirmed, confirmed)
  * total, so it stops counting; the same transaction mined in the new chain is recorded afresh.
  * No state moves and no webhook is sent: `seen` stays seen, and an order in `aml_check` finishes

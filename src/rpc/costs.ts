@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.ts";
 const BLOCK_READS = new Set(["eth_getBlockByNumber", "eth_getBlockByHash"]);
 
 /**
- * Credits one successful call of `method` on `network` costs (DESIGN §9): `[rpc.costs]` of the
+ * Credits one successful call of `method` on `network` costs (docs/reference.md §9): `[rpc.costs]` of the
  * method when listed, else the network's `get_block_cost` for block reads, 10 for `eth_getLogs`,
  * else `[rpc.costs] default` (1 when absent). Free when billing is off.
  */

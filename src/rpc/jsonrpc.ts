@@ -13,7 +13,7 @@ export type ParsedRpcBody =
   | { kind: "single"; entry: RpcEntry }
   | { kind: "batch"; entries: RpcEntry[] };
 
-/** The error codes of DESIGN §9, plus the standard ones of the JSON-RPC 2.0 specification. */
+/** The error codes of docs/reference.md §9, plus the standard ones of the JSON-RPC 2.0 specification. */
 export const RPC_ERRORS = {
   INVALID_API_KEY: { status: 401, code: -32001, message: "Invalid API key" },
   IP_NOT_ALLOWED: { status: 403, code: -32002, message: "IP address not allowed." },

@@ -3,7 +3,7 @@ import type { Family } from "../config/schema.ts";
 /** Whether /rpc forwards a method; a refusal carries the message of its -32601 error. */
 export type MethodVerdict = { ok: true } | { ok: false; message: string };
 
-/** Namespaces that administer, debug or drive the node itself (DESIGN §9), and the engine API of a consensus client. */
+/** Namespaces that administer, debug or drive the node itself (docs/reference.md §9), and the engine API of a consensus client. */
 const EVM_REFUSED_PREFIXES = ["admin_", "debug_", "personal_", "txpool_", "anvil_", "hardhat_", "evm_", "miner_", "engine_"];
 
 /**

@@ -49,7 +49,7 @@ const CHAIN_CONSTANTS = new Set(["eth_chainId", "net_version"]);
 const MAX_METHOD_LABELS = 256;
 
 /**
- * The JSON-RPC endpoint's core (DESIGN §9): authenticates the key, applies the network's method
+ * The JSON-RPC endpoint's core (docs/reference.md §9): authenticates the key, applies the network's method
  * policy, the plan's calls-per-second window and the credit check per call, forwards what passes
  * to the network's upstream pool in one request, and bills what the node answered with a result.
  */

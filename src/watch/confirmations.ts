@@ -1,7 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { DB } from "../db/schema.ts";
 
-// min_confirmations of the address-watch webhook (DESIGN §8): with N > 0, a wallet or block event
+// min_confirmations of the address-watch webhook (docs/reference.md §8): with N > 0, a wallet or block event
 // goes out only once its block has N confirmations on the canonical chain (tip − height + 1 >= N).
 // Until then its delivery row is `held` with the height the tip must reach; each ingest releases
 // the rows the new tips reached with one range read on the held-rows index, never a scan of the

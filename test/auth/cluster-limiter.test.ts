@@ -11,7 +11,7 @@ import { sharedRateBudget } from "../../src/db/primitives.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 
-// The cluster limiter (DESIGN §10) over a real PostgreSQL database: three limiters, each with a
+// The cluster limiter (docs/reference.md §10) over a real PostgreSQL database: three limiters, each with a
 // pool of its own as three daemons would have, drawing on one budget. "Now" is passed in, so a
 // burst falls in one second however slow the machine is.
 

@@ -218,7 +218,7 @@ describe("chainwatch CLI round trip", () => {
 
   test("the daemon sees credits added by the CLI while it runs", async () => {
     expect((await json(["accounts", "credit", "alice", "--add", "50"])).credits).toBe(1150);
-    // Account snapshots are served from memory for up to a second (DESIGN §1: "within a second").
+    // Account snapshots are served from memory for up to a second (docs/reference.md §1: "within a second").
     const res = await eventually(() => getAccount(key), (r) => r.body.credits?.balance === 1150);
     expect(res.body.credits.balance).toBe(1150);
   });

@@ -8,7 +8,7 @@ import { createLeadership, FOLLOWER_LOCK_NAMESPACE, followerLockKey, type Leader
 import { until } from "../delivery/fixtures.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
-// The leadership primitive (DESIGN §10): on PostgreSQL a session advisory lock per network on a
+// The leadership primitive (docs/reference.md §10): on PostgreSQL a session advisory lock per network on a
 // connection of its own, lost with that connection; on SQLite this daemon always leads.
 
 let dir: string;

@@ -12,7 +12,7 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { type Credentials, onPostgres, signedHeaders } from "../support/harness.ts";
 import { call, postRpc } from "../rpc/support.ts";
 
-// DESIGN §10: the per-key API limit and the per-plan RPC limit hold across three `serve`
+// docs/reference.md §10: the per-key API limit and the per-plan RPC limit hold across three `serve`
 // processes on one PostgreSQL database (within 10 %), and what the CLI writes reaches every
 // daemon within a second. Real subprocesses with real clocks: the load runs for whole clock
 // seconds and the admitted count is compared with the limit times those seconds.

@@ -11,7 +11,7 @@ import { runCli, spawnServe, writeToml } from "../delivery/fixtures.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
-// DESIGN §10: several `serve` processes on one PostgreSQL database. Real subprocesses, a real
+// docs/reference.md §10: several `serve` processes on one PostgreSQL database. Real subprocesses, a real
 // receiver, SIGKILL for the crash. PostgreSQL only: SQLite is one daemon by design.
 
 const DAEMONS = 3;

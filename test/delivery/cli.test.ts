@@ -50,7 +50,7 @@ afterAll(async () => {
 
 const row = (id: string) => ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 
-describe("chainwatch webhook test / deliveries (DESIGN §1)", () => {
+describe("chainwatch webhook test / deliveries (docs/reference.md §1)", () => {
   let testId: string;
 
   test("webhook test queues a test delivery and exits at once, without a daemon running", async () => {

@@ -11,7 +11,7 @@ import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { followedNetworkToml, openWithWatcher, type ServeProcess, spawnLoggedServe } from "./support.ts";
 
-// DESIGN §10: three `serve` processes on one PostgreSQL database follow one anvil node. One leads
+// docs/reference.md §10: three `serve` processes on one PostgreSQL database follow one anvil node. One leads
 // (a session advisory lock), the others stand by; SIGKILL of the leader ends its session, and a
 // standby takes the lock at its next try (every poll_interval_ms) and ingests the blocks mined
 // after the kill. PostgreSQL only: on SQLite one daemon owns the file and always leads.

@@ -13,7 +13,7 @@ library that takes a URL works; the key's IP allowlist applies. Each call counts
 credits from \`[rpc.costs]\` when the node answers it with a result. Errors carry the request's id: 401 -32001, 403 -32002,
 404 -32003, 429 -32005 (Retry-After: 1), 402 -32004, 200 -32601 for refused methods, 400 -32700/-32600, 502 -32603.`;
 
-/** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (DESIGN §9). */
+/** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (docs/reference.md §9). */
 export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
   const limit = deps.config.server.body_limit_bytes;
   const respond = (answer: RpcAnswer, set: { status?: number | string }) => {
