@@ -13,6 +13,7 @@ import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
+import { serverOptions } from "./http/server-options.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
@@ -154,7 +155,7 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
   let daemonName = `${hostname()} pid ${process.pid}`;
   workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName }));
   const app = createApp(deps);
-  const server = await listen(app, config).catch(async (e: unknown) => {
+  const server = await listen(app, config, ctx.log).catch(async (e: unknown) => {
     // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.
     await bus.close();
     await ctx.db.destroy();
@@ -183,16 +184,8 @@ export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: strin
 }
 
 /** Starts listening, or throws: a port in use is a startup error, not a second daemon on it. */
-async function listen(app: ReturnType<typeof createApp>, config: Config) {
-  app.listen({
-    hostname: config.server.host,
-    port: config.server.port,
-    // Elysia turns SO_REUSEPORT on: a second daemon on the same port would then start "fine" and
-    // split the traffic (and the per-process rate limits) with the first. Fail instead.
-    reusePort: false,
-    // Bun's own cap sits above every route limit so the routes answer with a JSON 413.
-    maxRequestBodySize: 2 * Math.max(config.server.body_limit_bytes, config.ingest.body_limit_bytes),
-  });
+async function listen(app: ReturnType<typeof createApp>, config: Config, log: Logger) {
+  app.listen(serverOptions(config, log));
   if (!app.server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   return app.server;
 }

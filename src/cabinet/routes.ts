@@ -4,6 +4,7 @@ import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { ApiError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
 import { readLimitedText } from "../http/plugins/raw-body.ts";
+import { requestQuery } from "../http/request-target.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
 import { updateWebhookRequest } from "../http/routes/webhook.ts";
 import { queueTestRequest } from "../http/routes/webhook-test.ts";
@@ -78,7 +79,7 @@ export function cabinetRoutes(deps: AppDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
   const secureCookies = deps.config.cabinet.public_url.startsWith("https:");
   /** Secure cookies behind an https public_url, or on a request that came over https itself. */
-  const secureFor = (request: Request) => secureCookies || new URL(request.url).protocol === "https:";
+  const secureFor = (request: Request) => secureCookies || request.url.startsWith("https:");
 
   /** Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403). */
   const signedIn =
@@ -102,7 +103,7 @@ export function cabinetRoutes(deps: AppDeps) {
   const ctxFor = (viewer: Viewer, request: Request, flash: Flash = {}): PageContext => ({
     deps,
     viewer,
-    query: new URL(request.url).searchParams,
+    query: requestQuery(request),
     flash,
   });
 
@@ -139,7 +140,7 @@ export function cabinetRoutes(deps: AppDeps) {
         return new URLSearchParams(text);
       })
       .get("/cabinet/login", async ({ request }) => {
-        const token = new URL(request.url).searchParams.get("token") ?? "";
+        const token = requestQuery(request).get("token") ?? "";
         const link = token ? await peekSignInLink(sessionDeps, token) : null;
         return link ? signInPage(token, link.accountName) : linkRefusedPage();
       }, detail("Sign-in page of a one-time link (?token=); its button redeems the link", {
@@ -263,6 +264,8 @@ export function cabinetRoutes(deps: AppDeps) {
         signedIn((viewer, c) => paymentPage(ctxFor(viewer, c.request), c.params.payment_id)),
         detail("One payment order and its lifecycle timeline"),
       )
-      .all("/cabinet/*", () => notFoundPage(), { detail: { hide: true } })
+      // Unknown pages and form targets; other methods get the app's JSON 404 or 405.
+      .get("/cabinet/*", () => notFoundPage(), { detail: { hide: true } })
+      .post("/cabinet/*", () => notFoundPage(), { detail: { hide: true } })
   );
 }

@@ -3,7 +3,9 @@ import { Elysia } from "elysia";
 import { cabinetRoutes } from "../cabinet/routes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
-import { ApiError } from "./errors.ts";
+import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
+import { ApiError, methodNotAllowed } from "./errors.ts";
+import { requestPath, requestUrl } from "./request-target.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -23,6 +25,17 @@ import { referencePage } from "./openapi/page-route.ts";
 export function createApp(deps: AppDeps) {
   // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
   const requestCounters = new Map<string, { inc(): void }>();
+  // Read when the first unmatched request arrives, once every route below is registered.
+  let listRoutes: () => readonly RouteEntry[] = () => [];
+  let methods: MethodTable | undefined;
+  /** No route matched: 405 (with Allow) for a known path or a method no route answers, else 404. */
+  const unmatched = (request: Request): ApiError => {
+    methods ??= methodTable(listRoutes());
+    const url = requestUrl(request);
+    const allow = url ? methods.allowedAt(url.pathname) : [];
+    if (allow.includes(request.method)) return new ApiError("NOT_FOUND");
+    return allow.length > 0 || !methods.serves(request.method) ? methodNotAllowed(allow) : new ApiError("NOT_FOUND");
+  };
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
   const app = new Elysia({ strictPath: true })
     .onError(({ code, error, set, request }) => {
@@ -31,20 +44,20 @@ export function createApp(deps: AppDeps) {
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
       let failure: ApiError;
       if (error instanceof ApiError) failure = error;
-      else if (code === "NOT_FOUND") failure = new ApiError("NOT_FOUND");
+      else if (code === "NOT_FOUND") failure = unmatched(request);
       else if (code === "PARSE") failure = new ApiError("INVALID_JSON");
       else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
         failure = new ApiError("INVALID_INPUT", first ? describeValueError(first) : undefined);
       } else {
-        deps.log.error("unhandled error", { path: new URL(request.url).pathname, error: String(error) });
+        deps.log.error("unhandled error", { path: requestPath(request), error: String(error) });
         failure = new ApiError("INTERNAL");
       }
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
       // Every refusal (4xx) is logged at debug: useful while wiring a client, noise otherwise.
       if (failure.status < 500)
-        deps.log.debug("request refused", { method: request.method, path: new URL(request.url).pathname, status: failure.status, error: failure.message });
+        deps.log.debug("request refused", { method: request.method, path: requestPath(request), status: failure.status, error: failure.message });
       return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => {
@@ -69,6 +82,7 @@ export function createApp(deps: AppDeps) {
     .use(webhookTestRoutes(deps))
     .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }))
     .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
+  listRoutes = () => app.routes;
   return app.use(referencePage(app));
 }
 

@@ -20,6 +20,9 @@ export const ERRORS: Record<ErrorCode, ErrorShape> = {
   BODY_TOO_LARGE: { status: 413, message: "Request body too large." },
   INVALID_INPUT: { status: 400, message: "Invalid request." },
   NOT_FOUND: { status: 404, message: "Not found." },
+  // A known path asked with a method it does not answer, or a method no route answers (CONNECT,
+  // TRACE); the Allow header, set per request, lists the path's methods.
+  METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed." },
   WATCH_NOT_FOUND: { status: 404, message: "Watch not found." },
   PAYMENT_NOT_FOUND: { status: 404, message: "Payment not found." },
   KEY_NOT_FOUND: { status: 404, message: "API key not found." },
@@ -40,10 +43,11 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message?: string,
+    headers?: Record<string, string>,
   ) {
     super(message ?? ERRORS[code].message);
     this.status = ERRORS[code].status;
-    this.headers = ERRORS[code].headers ?? {};
+    this.headers = { ...ERRORS[code].headers, ...headers };
   }
 }
 
@@ -52,6 +56,8 @@ export const fromFailure = (f: Failure) => new ApiError(f.code, f.error);
 
 export const badRequest = (message: string) => new ApiError("INVALID_INPUT", message);
 export const notFound = () => new ApiError("NOT_FOUND");
+/** 405 with the methods the path does answer (an empty Allow: the target answers none). */
+export const methodNotAllowed = (allow: string[]) => new ApiError("METHOD_NOT_ALLOWED", undefined, { Allow: allow.join(", ") });
 export const invalidJson = () => new ApiError("INVALID_JSON");
 export const unsupportedMediaType = () => new ApiError("UNSUPPORTED_MEDIA_TYPE");
 export const tooLarge = (limit: number) => new ApiError("BODY_TOO_LARGE", `Request body exceeds ${limit} bytes.`);

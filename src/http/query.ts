@@ -1,4 +1,5 @@
 import { badRequest } from "./errors.ts";
+import { requestQuery } from "./request-target.ts";
 
 /**
  * The query string as the routes' parsers read it: each key maps to its one value, or to every
@@ -10,7 +11,7 @@ export type RawQuery = Record<string, string | string[]>;
 /** Reads the request's query string, keeping repeated keys as lists. */
 export function rawQuery(request: Request): RawQuery {
   const query: RawQuery = {};
-  for (const [key, value] of new URL(request.url).searchParams) {
+  for (const [key, value] of requestQuery(request)) {
     const seen = query[key];
     query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
   }

@@ -13,6 +13,7 @@ export type ErrorCode =
   | "BODY_TOO_LARGE"
   | "INVALID_INPUT"
   | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
   | "WATCH_NOT_FOUND"
   | "PAYMENT_NOT_FOUND"
   | "KEY_NOT_FOUND"

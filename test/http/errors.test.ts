@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError, ERRORS, fromFailure } from "../../src/http/errors.ts";
+import { ApiError, ERRORS, fromFailure, methodNotAllowed } from "../../src/http/errors.ts";
 import type { ErrorCode } from "../../src/lib/error-codes.ts";
 
 // The one code → status map of the HTTP edge, pinned: a change to a status or message is a
@@ -19,6 +19,7 @@ describe("every error code has one status and one default message", () => {
     ["BODY_TOO_LARGE", 413, "Request body too large."],
     ["INVALID_INPUT", 400, "Invalid request."],
     ["NOT_FOUND", 404, "Not found."],
+    ["METHOD_NOT_ALLOWED", 405, "Method not allowed."],
     ["WATCH_NOT_FOUND", 404, "Watch not found."],
     ["PAYMENT_NOT_FOUND", 404, "Payment not found."],
     ["KEY_NOT_FOUND", 404, "API key not found."],
@@ -35,12 +36,17 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(ERRORS).length).toBe(23);
+    expect(Object.keys(ERRORS).length).toBe(24);
   });
 
   test("only a rate-limit refusal carries a header", () => {
     const withHeaders = Object.entries(ERRORS).filter(([, e]) => e.headers);
     expect(withHeaders).toEqual([["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }]]);
+  });
+
+  test("a 405 carries the methods its path answers in Allow, an empty one when it answers none", () => {
+    expect(methodNotAllowed(["GET", "HEAD"]).headers).toEqual({ Allow: "GET, HEAD" });
+    expect(methodNotAllowed([]).headers).toEqual({ Allow: "" });
   });
 
   test("a service failure's own sentence replaces the default message, the status comes from its code", () => {
