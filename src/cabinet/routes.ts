@@ -45,6 +45,12 @@ function formOf(body: unknown): URLSearchParams {
 
 const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").includes("application/json");
 
+const withQuery = (query: URLSearchParams) => (query.size > 0 ? `?${query}` : "");
+
+function redirect(location: string, status: 303 | 308): Response {
+  return new Response(null, { status, headers: { location, ...SECURITY_HEADERS } });
+}
+
 function json(status: number, doc: unknown): Response {
   return new Response(JSON.stringify(doc), { status, headers: { "content-type": "application/json; charset=utf-8", ...SECURITY_HEADERS } });
 }
@@ -175,7 +181,8 @@ export function cabinetRoutes(deps: AppDeps) {
         }),
         detail("End the session"),
       )
-      // The cabinet's root is /cabinet/ (strictPath: /cabinet is not found, like any unknown path).
+      // The cabinet's root is /cabinet/; /cabinet, typed by hand, is sent there (query kept).
+      .get("/cabinet", ({ request }) => redirect(`/cabinet/${withQuery(requestQuery(request))}`, 308), { detail: { hide: true } })
       .get("/cabinet/", view(overviewPage), detail("Overview: plan, credits, spent today, 30-day usage chart"))
       .get("/cabinet/keys", view(keysPage), detail("API keys"))
       .post(

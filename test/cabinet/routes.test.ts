@@ -100,6 +100,21 @@ describe("sign-in links and sessions", () => {
     expect((await u.get("/cabinet/")).status).toBe(401);
   });
 
+  test("/cabinet without the slash redirects (308) to /cabinet/, keeping the query; other paths stay exact", async () => {
+    const { u } = await account();
+    for (const [path, location] of [
+      ["/cabinet", "/cabinet/"],
+      ["/cabinet?from=bookmark", "/cabinet/?from=bookmark"],
+    ]) {
+      const res = await u.get(path);
+      expect([res.status, res.headers.get("location"), res.headers.get("cache-control")]).toEqual([308, location, "no-store"]);
+    }
+    const followed = await fetch(`${td.url}/cabinet`, { headers: { cookie: u.cookie } });
+    expect([followed.status, followed.url]).toEqual([200, `${td.url}/cabinet/`]);
+    expect(await followed.text()).toContain("<h1>Overview</h1>");
+    expect((await u.get("/cabinet/keys/")).status).toBe(404);
+  });
+
   test("every response forbids caching, framing, referrers and foreign scripts", async () => {
     const { u } = await account();
     const res = await u.get("/cabinet/webhook");

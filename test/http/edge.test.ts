@@ -114,6 +114,7 @@ describe("methods the API does not answer", () => {
     ["GET", "/rpc/eth", "POST"],
     ["GET", "/ingest/blocks", "POST"],
     ["PUT", "/cabinet/keys", "GET, HEAD, POST"],
+    ["POST", "/cabinet", "GET, HEAD"],
   ])("%s %s (a known path) answers 405 with Allow: %s", async (method, path, allow) => {
     const res = await fetch(`${daemon.url}${path}`, { method, redirect: "manual" });
     expect([res.status, res.headers.get("allow"), res.headers.get("content-type")]).toEqual([405, allow, "application/json;charset=utf-8"]);

@@ -12,6 +12,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 const NOT_OPERATIONS: Record<string, string> = {
   "GET /openapi": "the reference page rendered from the document",
   "GET /openapi/json": "the document itself",
+  "GET /cabinet": "a redirect to the overview, /cabinet/",
   "GET /cabinet/*": "the cabinet's not-found page for unknown paths",
   "POST /cabinet/*": "the cabinet's not-found page for unknown form targets",
 };
