@@ -52,13 +52,12 @@ svg.chart{width:100%;height:auto;max-height:14rem}
  * Progressive enhancement only; every form works without it. Copy buttons copy (or select) their
  * target; forms marked data-inline post in the background and show the answer in their <output>
  * (the webhook Test); data-confirm asks first; a page rendered by a POST swaps its URL for the GET
- * one (body[data-url]) so a reload neither re-posts nor shows a once-only secret again; the
- * sign-in page submits itself.
+ * one (body[data-url]) so a reload neither re-posts nor shows a once-only secret again. Nothing
+ * here submits a form by itself: the sign-in page waits for its button (docs/reference.md §11).
  */
 export const JS = `document.addEventListener("click",e=>{const b=e.target.closest("[data-copy]");if(!b)return;const t=document.getElementById(b.dataset.copy);const sel=()=>{const r=document.createRange();r.selectNodeContents(t);getSelection().removeAllRanges();getSelection().addRange(r)};(navigator.clipboard?navigator.clipboard.writeText(t.textContent):Promise.reject()).then(()=>{b.textContent="Copied"},sel)});
 document.addEventListener("submit",async e=>{const f=e.target;if(f.dataset.confirm&&!confirm(f.dataset.confirm)){e.preventDefault();return}if(!f.hasAttribute("data-inline"))return;e.preventDefault();const o=f.querySelector("output");o.className="";o.textContent="Sending…";try{const r=await fetch(f.action,{method:"POST",body:new URLSearchParams(new FormData(f)),headers:{accept:"application/json"}});const j=await r.json();o.textContent=j.message||j.error;o.className=r.ok?"ok":"err"}catch(x){o.textContent=String(x);o.className="err"}});
-if(document.body.dataset.url)history.replaceState(null,"",document.body.dataset.url);
-const a=document.querySelector("form[data-autosubmit]");if(a)a.requestSubmit();`;
+if(document.body.dataset.url)history.replaceState(null,"",document.body.dataset.url);`;
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 

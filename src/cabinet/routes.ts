@@ -8,6 +8,7 @@ import { requestQuery } from "../http/request-target.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
 import { updateWebhookRequest } from "../http/routes/webhook.ts";
 import { queueTestRequest } from "../http/routes/webhook-test.ts";
+import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
 import { deliveriesPage } from "./pages/deliveries.ts";
@@ -15,28 +16,13 @@ import { eventsPage } from "./pages/events.ts";
 import { keysPage, parseAllowIps } from "./pages/keys.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { paymentPage, paymentsPage } from "./pages/payments.ts";
-import { linkRefusedPage, notFoundPage, signedOutPage, signInPage } from "./pages/session.ts";
+import { notFoundPage, signedOutPage } from "./pages/session.ts";
 import { webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
-import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
+import { csrfMatches, csrfTokenFor, endSession, findSession } from "./sessions.ts";
+import { createSignIn } from "./sign-in.ts";
 import type { Flash, PageContext, PageRenderer } from "./view.ts";
 
-/** The session cookie: scoped to /cabinet, never readable by script, never sent cross-site. */
-export const SESSION_COOKIE = "chainwatch_session";
-
 type Ctx = { request: Request; body: unknown; params: Record<string, string> };
-
-/** The session token from the Cookie header, if any. */
-export function sessionToken(request: Request): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === SESSION_COOKIE) return value.join("=") || null;
-  }
-  return null;
-}
-
-function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/cabinet; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? "; Secure" : ""}`;
-}
 
 /** Form posts arrive as URLSearchParams (the parser below); anything else is an empty form. */
 function formOf(body: unknown): URLSearchParams {
@@ -45,10 +31,10 @@ function formOf(body: unknown): URLSearchParams {
 
 const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").includes("application/json");
 
-const withQuery = (query: URLSearchParams) => (query.size > 0 ? `?${query}` : "");
-
-function redirect(location: string, status: 303 | 308): Response {
-  return new Response(null, { status, headers: { location, ...SECURITY_HEADERS } });
+/** A permanent redirect that keeps the request's query. */
+function redirectKeepingQuery(request: Request, path: string): Response {
+  const query = requestQuery(request);
+  return new Response(null, { status: 308, headers: { location: query.size > 0 ? `${path}?${query}` : path, ...SECURITY_HEADERS } });
 }
 
 function json(status: number, doc: unknown): Response {
@@ -70,7 +56,7 @@ const PAGE_RESPONSES = {
   403: { description: "A form post without the session's CSRF token", content: HTML },
   404: { description: "Not a record of the session's account", content: HTML },
 };
-const LINK_REFUSED = { description: "The link is used, expired or unknown (or the post came from another site): an explanation page", content: HTML };
+const LINK_REFUSED = { description: "The link is used, expired or unknown: an explanation page", content: HTML };
 const detail = (summary: string, responses: Record<number, { description: string; content?: typeof HTML }> = PAGE_RESPONSES) => ({
   detail: { summary, tags: ["cabinet"], security: [], responses },
 });
@@ -83,9 +69,7 @@ const detail = (summary: string, responses: Record<number, { description: string
  */
 export function cabinetRoutes(deps: AppDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
-  const secureCookies = deps.config.cabinet.public_url.startsWith("https:");
-  /** Secure cookies behind an https public_url, or on a request that came over https itself. */
-  const secureFor = (request: Request) => secureCookies || request.url.startsWith("https:");
+  const signIn = createSignIn({ db: deps.db, clock: deps.clock, clientIp: deps.clientIp, publicUrl: deps.config.cabinet.public_url });
 
   /** Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403). */
   const signedIn =
@@ -145,44 +129,32 @@ export function cabinetRoutes(deps: AppDeps) {
         if (text === null) throw tooLarge(deps.config.server.body_limit_bytes);
         return new URLSearchParams(text);
       })
-      .get("/cabinet/login", async ({ request }) => {
-        const token = requestQuery(request).get("token") ?? "";
-        const link = token ? await peekSignInLink(sessionDeps, token) : null;
-        return link ? signInPage(token, link.accountName) : linkRefusedPage();
-      }, detail("Sign-in page of a one-time link (?token=); its button redeems the link", {
-        200: { description: "The sign-in page with its button", content: HTML },
+      .get("/cabinet/login", ({ request, server }) => signIn.page(request, server), detail("Sign-in page of a one-time link (?token=); its button, pressed by the user, redeems the link", {
+        200: { description: "The sign-in page with its button naming the account, or, when signed in to another account, the page asking to switch", content: HTML },
         410: LINK_REFUSED,
       }))
       .post(
         "/cabinet/login",
-        async ({ request, body }) => {
-          // A sign-in is a same-origin form post; refusing cross-site ones stops another site from
-          // signing a visitor in to an account of its choosing.
-          if (request.headers.get("sec-fetch-site") === "cross-site") return linkRefusedPage();
-          const redeemed = await redeemSignInLink(sessionDeps, formOf(body).get("token") ?? "");
-          if (!redeemed.ok) return linkRefusedPage();
-          return new Response(null, {
-            status: 303,
-            headers: { location: "/cabinet/", "set-cookie": sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secureFor(request)), ...SECURITY_HEADERS },
-          });
-        },
+        ({ request, body, server }) => signIn.redeem(request, formOf(body), server),
         detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview", {
-          303: { description: "Signed in: the session cookie is set and the browser goes to /cabinet/" },
+          303: { description: "Signed in: the session cookie is set (any earlier session of this browser ended) and the browser goes to /cabinet/" },
+          403: { description: "The post did not come from the cabinet's own sign-in page (another site's form); the link is not used", content: HTML },
+          409: { description: "The browser is signed in to another account and the switch was not confirmed (the session's csrf field): the page asking to switch; the link is not used", content: HTML },
           410: LINK_REFUSED,
-        }),
+          }),
       )
       .post(
         "/cabinet/logout",
         signedIn(async (_viewer, c) => {
           await endSession(deps.db, sessionToken(c.request) as string);
           const res = signedOutPage(200, "You are signed out.");
-          res.headers.set("set-cookie", sessionCookie("", 0, secureFor(c.request)));
+          res.headers.set("set-cookie", sessionCookie("", 0, secureCookieFor(deps.config.cabinet.public_url, c.request)));
           return res;
         }),
         detail("End the session"),
       )
       // The cabinet's root is /cabinet/; /cabinet, typed by hand, is sent there (query kept).
-      .get("/cabinet", ({ request }) => redirect(`/cabinet/${withQuery(requestQuery(request))}`, 308), { detail: { hide: true } })
+      .get("/cabinet", ({ request }) => redirectKeepingQuery(request, "/cabinet/"), { detail: { hide: true } })
       .get("/cabinet/", view(overviewPage), detail("Overview: plan, credits, spent today, 30-day usage chart"))
       .get("/cabinet/keys", view(keysPage), detail("API keys"))
       .post(

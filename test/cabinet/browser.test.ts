@@ -100,9 +100,14 @@ afterAll(async () => {
 });
 
 describe("the cabinet in a browser", () => {
-  test("the link signs in once and never again", async () => {
+  test("the link's page waits for its button; pressing it signs in once and never again", async () => {
     const url = await linkFor("shop");
     await a.goto(url);
+    // Nothing on the page submits by itself: once the network is idle, it is still the sign-in page.
+    await a.waitForLoadState("networkidle");
+    expect([a.url(), await a.textContent("h1"), await ctxA.cookies()]).toEqual([url, "Sign in", []]);
+    await checkPage(a);
+    await a.getByRole("button", { name: "Sign in as shop" }).click();
     await a.waitForURL(`${td.url}/cabinet/`);
     expect(await a.textContent("h1")).toBe("Overview");
     expect(await a.textContent("header")).toContain("shop");
@@ -115,6 +120,35 @@ describe("the cabinet in a browser", () => {
     expect(await s.textContent("[role=alert]")).toBe("This sign-in link is invalid, already used or expired.");
     expect((await s.goto(`${td.url}/cabinet/`))?.status()).toBe(401);
     await stranger.close();
+  }, SLOW);
+
+  test("a page of another site that posts its owner's link cannot sign this browser in to that account", async () => {
+    await td.client({ name: "mallory" });
+    const token = new URL(await linkFor("mallory")).searchParams.get("token") as string;
+    // Another origin on this machine: the form posts itself the moment the page loads.
+    const attacker = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () =>
+        new Response(
+          `<!doctype html><form method="post" action="${td.url}/cabinet/login"><input type="hidden" name="token" value="${token}"></form><script>document.forms[0].submit()</script>`,
+          { headers: { "content-type": "text/html" } },
+        ),
+    });
+    try {
+      const p = await ctxA.newPage();
+      await p.goto(attacker.url.href);
+      await p.waitForURL(`${td.url}/cabinet/login`);
+      expect(await p.textContent("[role=alert]")).toBe("A sign-in must be confirmed on the sign-in page of this cabinet.");
+      await p.goto(`${td.url}/cabinet/`);
+      expect(await p.textContent("header")).toContain("Account shop");
+      await p.close();
+    } finally {
+      attacker.stop(true);
+    }
+    // The link was not used.
+    const unused = await td.ctx.db.selectFrom("cabinet_links").select("used_at").where("account_id", "=", (await td.ctx.db.selectFrom("accounts").select("id").where("name", "=", "mallory").executeTakeFirstOrThrow()).id).execute();
+    expect(unused).toEqual([{ used_at: null }]);
   }, SLOW);
 
   test("a created key's secret is shown once, with a copy button, and is gone after a reload", async () => {
@@ -286,8 +320,13 @@ describe("the cabinet in a browser", () => {
     const ctxB = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const b = await ctxB.newPage();
     await b.goto(await linkFor("other"));
+    await b.getByRole("button", { name: "Sign in as other" }).click();
     await b.waitForURL(`${td.url}/cabinet/`);
     expect(await b.textContent("header")).toContain("other");
+    // A link to another account, opened in this browser, asks before it replaces the session.
+    await b.goto(await linkFor("shop"));
+    expect(await b.textContent("main p")).toBe("You are signed in as other. Continue as shop?");
+    expect(await b.getByRole("button", { name: "Sign out of other and continue as shop" }).count()).toBe(1);
     const order = await td.ctx.db.selectFrom("payments").select("id").where("order_id", "=", "order-1001").executeTakeFirstOrThrow();
     const res = await b.goto(`${td.url}/cabinet/payments/${order.id}`);
     expect(res?.status()).toBe(404);
@@ -298,5 +337,5 @@ describe("the cabinet in a browser", () => {
       expect([path, text.includes(WATCHED.toLowerCase()) || text.includes("order-1001") || text.includes(shop.apiKey)]).toEqual([path, false]);
     }
     await ctxB.close();
-  });
+  }, SLOW);
 });

@@ -7,7 +7,7 @@ import { niceCeiling, usageChart } from "../../src/cabinet/chart.ts";
 import { html, raw } from "../../src/cabinet/html.ts";
 import { parseAllowIps } from "../../src/cabinet/pages/keys.ts";
 import { webhookBodyFromForm } from "../../src/cabinet/pages/webhook.ts";
-import { sessionToken } from "../../src/cabinet/routes.ts";
+import { sessionToken } from "../../src/cabinet/cookie.ts";
 import {
   createSignInLink,
   csrfMatches,

@@ -1,13 +1,35 @@
 import { html } from "../html.ts";
 import { page } from "../layout.ts";
 
-/** The sign-in page a link opens: one button (pressed by the page's script at once) that redeems the link. */
-export function signInPage(token: string, accountName: string): Response {
+/** The session this browser already has, when a link would replace it with another account's. */
+export type OtherSession = { accountName: string; csrf: string };
+
+/**
+ * The sign-in page a link opens: one form whose button names the account and redeems the link.
+ * Nothing submits it but a press of that button: a page of another site that sends a visitor to
+ * its own owner's link (login CSRF) gets no further than this page. When the browser is signed in
+ * to another account, the page says so and the button says what pressing it does; the form then
+ * carries that session's CSRF token, which the post requires before it replaces the session.
+ */
+export function signInPage(token: string, accountName: string, other?: OtherSession, status = 200): Response {
+  if (other) {
+    return page({
+      title: "Switch account?",
+      status,
+      body: html`<section><p>You are signed in as <strong>${other.accountName}</strong>. Continue as <strong>${accountName}</strong>?</p>
+<p>This one-time link signs this browser in to account <strong>${accountName}</strong> and signs <strong>${other.accountName}</strong> out.</p>
+<form method="post" action="/cabinet/login"><input type="hidden" name="token" value="${token}"><input type="hidden" name="csrf" value="${other.csrf}">
+<button type="submit">Sign out of ${other.accountName} and continue as ${accountName}</button></form>
+<p><a href="/cabinet/">Stay signed in as ${other.accountName}</a></p></section>`,
+    });
+  }
   return page({
     title: "Sign in",
+    status,
     body: html`<section><p>This one-time link signs you in to the chainwatch cabinet of account <strong>${accountName}</strong>.</p>
-<form method="post" action="/cabinet/login" data-autosubmit><input type="hidden" name="token" value="${token}">
-<button type="submit">Sign in as ${accountName}</button></form></section>`,
+<form method="post" action="/cabinet/login"><input type="hidden" name="token" value="${token}">
+<button type="submit">Sign in as ${accountName}</button></form>
+<p class="muted">If you did not ask for a sign-in link to account ${accountName}, close this page: whoever owns that account would see what you do in it.</p></section>`,
   });
 }
 
@@ -18,6 +40,16 @@ export function linkRefusedPage(): Response {
     status: 410,
     error: "This sign-in link is invalid, already used or expired.",
     body: html`<p>Each link signs in once. Ask your operator for a new one (<code>chainwatch cabinet link --account NAME</code>).</p>`,
+  });
+}
+
+/** A sign-in post that did not come from the sign-in page itself (another site's form). */
+export function crossSiteRefusedPage(): Response {
+  return page({
+    title: "Sign-in refused",
+    status: 403,
+    error: "A sign-in must be confirmed on the sign-in page of this cabinet.",
+    body: html`<p>Open your sign-in link directly in the browser and press its button. The link has not been used.</p>`,
   });
 }
 

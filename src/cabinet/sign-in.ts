@@ -1,0 +1,89 @@
+import type { Db } from "../db/database.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
+import { requestQuery, requestUrl } from "../http/request-target.ts";
+import type { Clock } from "../lib/clock.ts";
+import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
+import { SECURITY_HEADERS } from "./layout.ts";
+import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, signInPage } from "./pages/session.ts";
+import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
+
+export type SignInDeps = {
+  db: Db;
+  clock: Clock;
+  clientIp: ClientIpResolver;
+  /** `[cabinet] public_url`: its origin is this site too, and https there makes cookies Secure. */
+  publicUrl: string;
+};
+
+type Server = Parameters<ClientIpResolver>[1];
+
+/**
+ * Opening and redeeming a one-time sign-in link (docs/reference.md §11). The link's page only
+ * shows a button; the post that redeems it must come from that page (not another site) and,
+ * when the browser is signed in to another account, must carry that session's CSRF token: the
+ * switch is shown and confirmed, never done silently. A successful sign-in ends the session it replaces.
+ */
+export function createSignIn(deps: SignInDeps) {
+  const sessionDeps = { db: deps.db, clock: deps.clock };
+  const publicOrigin = URL.parse(deps.publicUrl)?.origin ?? null;
+
+  /** The browser's live session, with its token, if it sent one. */
+  const currentSession = async (request: Request) => {
+    const token = sessionToken(request);
+    const session = token ? await findSession(sessionDeps, token) : null;
+    return token && session ? { token, ...session } : null;
+  };
+
+  /**
+   * Whether a post came from this site's own page. Browsers say so in Sec-Fetch-Site; one that
+   * does not still sends Origin with a form post. A client sending neither is no browser a
+   * page of another site could drive.
+   */
+  const fromOwnPage = (request: Request): boolean => {
+    const site = request.headers.get("sec-fetch-site");
+    if (site !== null) return site === "same-origin";
+    const origin = request.headers.get("origin");
+    return origin === null || origin === requestUrl(request)?.origin || origin === publicOrigin;
+  };
+
+  /** Looks the link up. */
+  const lookUp = async (_request: Request, _server: Server, token: string) => {
+    const link = await peekSignInLink(sessionDeps, token);
+    if (!link) return { ok: false as const, refused: linkRefusedPage() };
+    return { ok: true as const, link };
+  };
+
+  const otherSession = (current: { token: string; accountId: string; accountName: string } | null, accountId: string): OtherSession | undefined =>
+    current && current.accountId !== accountId ? { accountName: current.accountName, csrf: csrfTokenFor(current.token) } : undefined;
+
+  return {
+    /** GET /cabinet/login?token=: the page with the button, or why there is none. */
+    async page(request: Request, server: Server): Promise<Response> {
+      const token = requestQuery(request).get("token") ?? "";
+      if (token === "") return linkRefusedPage();
+      const found = await lookUp(request, server, token);
+      if (!found.ok) return found.refused;
+      return signInPage(token, found.link.accountName, otherSession(await currentSession(request), found.link.accountId));
+    },
+
+    /** POST /cabinet/login: redeems the link and sets the session cookie (303 to the overview). */
+    async redeem(request: Request, form: URLSearchParams, server: Server): Promise<Response> {
+      if (!fromOwnPage(request)) return crossSiteRefusedPage();
+      const token = form.get("token") ?? "";
+      const found = await lookUp(request, server, token);
+      if (!found.ok) return found.refused;
+      const current = await currentSession(request);
+      const other = otherSession(current, found.link.accountId);
+      // Signed in elsewhere and not confirmed on the switch page: ask, and use nothing up.
+      if (current && other && !csrfMatches(current.token, form.get("csrf"))) return signInPage(token, found.link.accountName, other, 409);
+      const redeemed = await redeemSignInLink(sessionDeps, token);
+      if (!redeemed.ok) {
+        // Used or expired between the look-up and now (another tab): the same answer as before.
+        return linkRefusedPage();
+      }
+      if (current) await endSession(deps.db, current.token);
+      const cookie = sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secureCookieFor(deps.publicUrl, request));
+      return new Response(null, { status: 303, headers: { location: "/cabinet/", "set-cookie": cookie, ...SECURITY_HEADERS } });
+    },
+  };
+}

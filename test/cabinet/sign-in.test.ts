@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
+import { alertOf, signIn, signInLink } from "./support.ts";
+
+// Signing in with a one-time link, against what another site or a guesser could do with it:
+// login CSRF (docs/reference.md §11), on a real daemon.
+let td: TestDaemon;
+
+beforeAll(async () => {
+  td = await startTestDaemon();
+});
+afterAll(async () => {
+  await td.stop();
+});
+
+const tokenOf = (url: string) => new URL(url).searchParams.get("token") as string;
+
+/** Posts the sign-in form as a browser would from the page: `headers` adds its Sec-Fetch-Site, Origin or Cookie. */
+function postSignIn(d: TestDaemon, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${d.url}/cabinet/login`, { method: "POST", body: new URLSearchParams(fields), headers, redirect: "manual" });
+}
+
+const buttonsOf = (page: string) => [...page.matchAll(/<button[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]);
+
+describe("the sign-in page", () => {
+  test("waits for a press of its one button, which names the account; nothing on it submits by itself", async () => {
+    const c = await td.client({ name: "pressme" });
+    const res = await fetch(await signInLink(td, c.accountId));
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page.match(/<form /g)).toHaveLength(1);
+    expect(buttonsOf(page)).toEqual(["Sign in as pressme"]);
+    expect(page).not.toContain("autosubmit");
+    // The page's one script (admitted by hash, so no other can run) submits and clicks nothing.
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).not.toMatch(/requestSubmit|\.submit\(|\.click\(/);
+    expect(page).toContain("If you did not ask for a sign-in link to account pressme, close this page");
+  });
+});
+
+describe("where a sign-in post may come from", () => {
+  test.each([
+    ["another site (Sec-Fetch-Site: cross-site)", { "sec-fetch-site": "cross-site" }],
+    ["a sibling site (Sec-Fetch-Site: same-site)", { "sec-fetch-site": "same-site" }],
+    ["a browser without Sec-Fetch-Site on another origin", { origin: "https://attacker.example" }],
+    ["a sandboxed page (Origin: null)", { origin: "null" }],
+  ])("from %s: 403, no cookie, and the link still works", async (_from, headers) => {
+    const c = await td.client();
+    const token = tokenOf(await signInLink(td, c.accountId));
+    const res = await postSignIn(td, { token }, headers);
+    expect([res.status, res.headers.get("set-cookie")]).toEqual([403, null]);
+    expect(alertOf(await res.text())).toBe("A sign-in must be confirmed on the sign-in page of this cabinet.");
+    expect((await fetch(`${td.url}/cabinet/login?token=${token}`)).status).toBe(200);
+  });
+
+  test.each([
+    ["Sec-Fetch-Site: same-origin", () => ({ "sec-fetch-site": "same-origin" })],
+    ["an Origin of this site", () => ({ origin: td.url })],
+    ["neither (not a browser)", () => ({})],
+  ])("from the page itself (%s) it signs in", async (_how, headers) => {
+    const c = await td.client();
+    const res = await postSignIn(td, { token: tokenOf(await signInLink(td, c.accountId)) }, headers());
+    expect([res.status, res.headers.get("location")]).toEqual([303, "/cabinet/"]);
+  });
+});
+
+describe("a browser already signed in", () => {
+  test("to another account: the link's page asks to switch, and its button says what it does", async () => {
+    const a = await td.client({ name: "alice" });
+    const b = await td.client({ name: "bob" });
+    const bob = await signIn(td, b.accountId);
+    const res = await fetch(await signInLink(td, a.accountId), { headers: { cookie: bob.cookie } });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain("<h1>Switch account?</h1>");
+    expect(page).toContain("You are signed in as <strong>bob</strong>. Continue as <strong>alice</strong>?");
+    expect(buttonsOf(page)).toEqual(["Sign out of bob and continue as alice"]);
+    expect(page).toContain(`<input type="hidden" name="csrf" value="${bob.csrf}">`);
+  });
+
+  test("to another account: a post that did not confirm the switch gets the question (409), nothing changes", async () => {
+    const a = await td.client({ name: "carol" });
+    const b = await td.client({ name: "dave" });
+    const dave = await signIn(td, b.accountId);
+    const token = tokenOf(await signInLink(td, a.accountId));
+    // What a page that sent dave's browser to carol's link, and got it posted, would do.
+    for (const csrf of [undefined, "forged"]) {
+      const res = await postSignIn(td, csrf ? { token, csrf } : { token }, { cookie: dave.cookie, "sec-fetch-site": "same-origin" });
+      expect([res.status, res.headers.get("set-cookie")]).toEqual([409, null]);
+      const page = await res.text();
+      expect(page).toContain("You are signed in as <strong>dave</strong>. Continue as <strong>carol</strong>?");
+      expect(buttonsOf(page)).toEqual(["Sign out of dave and continue as carol"]);
+    }
+    expect(await (await dave.get("/cabinet/")).text()).toContain("Account <b>dave</b>");
+    expect((await fetch(`${td.url}/cabinet/login?token=${token}`)).status).toBe(200);
+  });
+
+  test("to another account: the confirmed switch signs in to the link's account and ends the other session", async () => {
+    const a = await td.client({ name: "erin" });
+    const b = await td.client({ name: "frank" });
+    const frank = await signIn(td, b.accountId);
+    const token = tokenOf(await signInLink(td, a.accountId));
+    const res = await postSignIn(td, { token, csrf: frank.csrf }, { cookie: frank.cookie, "sec-fetch-site": "same-origin" });
+    expect([res.status, res.headers.get("location")]).toEqual([303, "/cabinet/"]);
+    const cookie = (res.headers.get("set-cookie") as string).split(";")[0];
+    expect(cookie).not.toBe(frank.cookie);
+    expect(await (await fetch(`${td.url}/cabinet/`, { headers: { cookie } })).text()).toContain("Account <b>erin</b>");
+    expect((await frank.get("/cabinet/")).status).toBe(401);
+  });
+
+  test("to the same account: a plain sign-in, no question; the old session ends", async () => {
+    const a = await td.client({ name: "grace" });
+    const before = await signIn(td, a.accountId);
+    const url = await signInLink(td, a.accountId);
+    const page = await (await fetch(url, { headers: { cookie: before.cookie } })).text();
+    expect(buttonsOf(page)).toEqual(["Sign in as grace"]);
+    const res = await postSignIn(td, { token: tokenOf(url) }, { cookie: before.cookie });
+    expect(res.status).toBe(303);
+    expect((await before.get("/cabinet/")).status).toBe(401);
+  });
+});
