@@ -20,6 +20,7 @@ import { notFoundPage, signedOutPage } from "./pages/session.ts";
 import { webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession } from "./sessions.ts";
 import { createSignIn } from "./sign-in.ts";
+import { SIGN_IN_FAILURE_LIMIT } from "./sign-in-throttle.ts";
 import type { Flash, PageContext, PageRenderer } from "./view.ts";
 
 type Ctx = { request: Request; body: unknown; params: Record<string, string> };
@@ -57,6 +58,11 @@ const PAGE_RESPONSES = {
   404: { description: "Not a record of the session's account", content: HTML },
 };
 const LINK_REFUSED = { description: "The link is used, expired or unknown: an explanation page", content: HTML };
+const TOO_MANY_ATTEMPTS = {
+  description: `This client's address failed ${SIGN_IN_FAILURE_LIMIT} sign-in links in the last minute: a page saying how long to wait, with Retry-After`,
+  content: HTML,
+  headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds until the next attempt is looked at" } },
+};
 const detail = (summary: string, responses: Record<number, { description: string; content?: typeof HTML }> = PAGE_RESPONSES) => ({
   detail: { summary, tags: ["cabinet"], security: [], responses },
 });
@@ -132,6 +138,7 @@ export function cabinetRoutes(deps: AppDeps) {
       .get("/cabinet/login", ({ request, server }) => signIn.page(request, server), detail("Sign-in page of a one-time link (?token=); its button, pressed by the user, redeems the link", {
         200: { description: "The sign-in page with its button naming the account, or, when signed in to another account, the page asking to switch", content: HTML },
         410: LINK_REFUSED,
+        429: TOO_MANY_ATTEMPTS,
       }))
       .post(
         "/cabinet/login",
@@ -141,7 +148,8 @@ export function cabinetRoutes(deps: AppDeps) {
           403: { description: "The post did not come from the cabinet's own sign-in page (another site's form); the link is not used", content: HTML },
           409: { description: "The browser is signed in to another account and the switch was not confirmed (the session's csrf field): the page asking to switch; the link is not used", content: HTML },
           410: LINK_REFUSED,
-          }),
+          429: TOO_MANY_ATTEMPTS,
+        }),
       )
       .post(
         "/cabinet/logout",

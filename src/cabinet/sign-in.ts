@@ -4,7 +4,8 @@ import { requestQuery, requestUrl } from "../http/request-target.ts";
 import type { Clock } from "../lib/clock.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { SECURITY_HEADERS } from "./layout.ts";
-import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, signInPage } from "./pages/session.ts";
+import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, signInPage, tooManyAttemptsPage } from "./pages/session.ts";
+import { createSignInThrottle, type SignInThrottle, throttleKey } from "./sign-in-throttle.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
 
 export type SignInDeps = {
@@ -13,18 +14,21 @@ export type SignInDeps = {
   clientIp: ClientIpResolver;
   /** `[cabinet] public_url`: its origin is this site too, and https there makes cookies Secure. */
   publicUrl: string;
+  throttle?: SignInThrottle;
 };
 
 type Server = Parameters<ClientIpResolver>[1];
 
 /**
  * Opening and redeeming a one-time sign-in link (docs/reference.md §11). The link's page only
- * shows a button; the post that redeems it must come from that page (not another site) and,
- * when the browser is signed in to another account, must carry that session's CSRF token: the
- * switch is shown and confirmed, never done silently. A successful sign-in ends the session it replaces.
+ * shows a button; the post that redeems it must come from that page (not another site), from a
+ * client that has not failed too many links lately, and, when the browser is signed in to
+ * another account, must carry that session's CSRF token: the switch is shown and confirmed,
+ * never done silently. A successful sign-in ends the session it replaces.
  */
 export function createSignIn(deps: SignInDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
+  const throttle = deps.throttle ?? createSignInThrottle({ clock: deps.clock });
   const publicOrigin = URL.parse(deps.publicUrl)?.origin ?? null;
 
   /** The browser's live session, with its token, if it sent one. */
@@ -46,11 +50,17 @@ export function createSignIn(deps: SignInDeps) {
     return origin === null || origin === requestUrl(request)?.origin || origin === publicOrigin;
   };
 
-  /** Looks the link up. */
-  const lookUp = async (_request: Request, _server: Server, token: string) => {
+  /** Looks the link up unless the client must wait; a link that opens nothing counts against it. */
+  const lookUp = async (request: Request, server: Server, token: string) => {
+    const client = throttleKey(deps.clientIp(request, server));
+    const wait = throttle.waitMs(client);
+    if (wait > 0) return { ok: false as const, refused: tooManyAttemptsPage(wait) };
     const link = await peekSignInLink(sessionDeps, token);
-    if (!link) return { ok: false as const, refused: linkRefusedPage() };
-    return { ok: true as const, link };
+    if (!link) {
+      throttle.failed(client);
+      return { ok: false as const, refused: linkRefusedPage() };
+    }
+    return { ok: true as const, link, client };
   };
 
   const otherSession = (current: { token: string; accountId: string; accountName: string } | null, accountId: string): OtherSession | undefined =>
@@ -79,6 +89,7 @@ export function createSignIn(deps: SignInDeps) {
       const redeemed = await redeemSignInLink(sessionDeps, token);
       if (!redeemed.ok) {
         // Used or expired between the look-up and now (another tab): the same answer as before.
+        throttle.failed(found.client);
         return linkRefusedPage();
       }
       if (current) await endSession(deps.db, current.token);

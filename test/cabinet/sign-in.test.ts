@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSignInThrottle, throttleKey } from "../../src/cabinet/sign-in-throttle.ts";
+import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { alertOf, signIn, signInLink } from "./support.ts";
 
 // Signing in with a one-time link, against what another site or a guesser could do with it:
-// login CSRF (docs/reference.md §11), on a real daemon.
+// login CSRF (docs/reference.md §11) and throttled failures, on a real daemon.
 let td: TestDaemon;
 
 beforeAll(async () => {
@@ -118,5 +120,92 @@ describe("a browser already signed in", () => {
     const res = await postSignIn(td, { token: tokenOf(url) }, { cookie: before.cookie });
     expect(res.status).toBe(303);
     expect((await before.get("/cabinet/")).status).toBe(401);
+  });
+});
+
+describe("failed sign-ins are throttled per client address", () => {
+  const clock = manualClock();
+  let d: TestDaemon;
+  beforeAll(async () => {
+    // Behind a trusted proxy, so each request can say which address it comes from.
+    d = await startTestDaemon({ clock, config: { server: { trust_proxy: true } } });
+  });
+  afterAll(async () => {
+    await d.stop();
+  });
+  const from = (ip: string, extra: Record<string, string> = {}) => ({ "x-forwarded-for": ip, ...extra });
+  const open = (ip: string, token: string) => fetch(`${d.url}/cabinet/login?token=${encodeURIComponent(token)}`, { headers: from(ip) });
+
+  test("10 failures a minute from one address, then 429 with Retry-After for everything it tries; other addresses go on", async () => {
+    const c = await d.client({ name: "victim" });
+    const guesser = "203.0.113.7";
+    for (let i = 0; i < 5; i++) {
+      expect((await open(guesser, `guess-${i}`)).status).toBe(410);
+      expect((await postSignIn(d, { token: `guess-post-${i}` }, from(guesser))).status).toBe(410);
+    }
+    // Now even a link that works is not looked at from there: a guesser learns nothing.
+    const url = await signInLink(d, c.accountId);
+    for (const res of [await open(guesser, tokenOf(url)), await postSignIn(d, { token: tokenOf(url) }, from(guesser))]) {
+      expect([res.status, res.headers.get("retry-after"), res.headers.get("set-cookie")]).toEqual([429, "60", null]);
+      expect(alertOf(await res.text())).toBe("Too many sign-in links that did not work came from your address. Try again in 60 seconds.");
+    }
+    // Another address opens and redeems the same link.
+    expect((await open("198.51.100.20", tokenOf(url))).status).toBe(200);
+    expect((await postSignIn(d, { token: tokenOf(url) }, from("198.51.100.20"))).status).toBe(303);
+
+    // The wait counts down from the oldest failure; once it has passed, a valid link works again.
+    clock.advance(30_000);
+    const later = await open(guesser, "guess-again");
+    expect([later.status, later.headers.get("retry-after")]).toEqual([429, "30"]);
+    clock.advance(30_000);
+    const fresh = await signInLink(d, c.accountId);
+    expect((await open(guesser, tokenOf(fresh))).status).toBe(200);
+    expect((await postSignIn(d, { token: tokenOf(fresh) }, from(guesser))).status).toBe(303);
+  });
+
+  test("an IPv6 client counts per /64: stepping through its own addresses gains nothing", async () => {
+    for (let i = 0; i < 10; i++) expect((await open(`2001:db8:7::${(i + 1).toString(16)}`, `v6-guess-${i}`)).status).toBe(410);
+    expect((await open("2001:db8:7::ffff", "v6-guess-more")).status).toBe(429);
+    expect((await open("2001:db8:7:1::1", "v6-elsewhere")).status).toBe(410);
+  });
+
+  test("a link's page without a token is no attempt", async () => {
+    for (let i = 0; i < 12; i++) expect((await fetch(`${d.url}/cabinet/login`, { headers: from("192.0.2.44") })).status).toBe(410);
+    expect((await open("192.0.2.44", "first-real-guess")).status).toBe(410);
+  });
+});
+
+describe("the throttle", () => {
+  test("a sliding minute: the 11th failure waits until the oldest is a minute old, then one more may fail", () => {
+    const clock = manualClock(0);
+    const t = createSignInThrottle({ clock });
+    for (let i = 0; i < 10; i++) {
+      expect(t.waitMs("a")).toBe(0);
+      t.failed("a");
+      clock.advance(1000);
+    }
+    expect([t.waitMs("a"), t.waitMs("b")]).toEqual([50_000, 0]);
+    clock.set(60_000);
+    expect(t.waitMs("a")).toBe(0);
+    t.failed("a");
+    expect(t.waitMs("a")).toBe(1000);
+  });
+
+  test("remembers at most maxClients clients, forgetting the one remembered longest", () => {
+    const t = createSignInThrottle({ clock: manualClock(0), limit: 1, maxClients: 2 });
+    for (const client of ["a", "b", "c"]) t.failed(client);
+    expect(["a", "b", "c"].map((client) => t.waitMs(client) > 0)).toEqual([false, true, true]);
+  });
+
+  test.each([
+    ["203.0.113.7", "v4:3405803783"],
+    ["::ffff:203.0.113.7", "v4:3405803783"],
+    ["2001:db8::1", "v6:2306139568115548160/64"],
+    ["2001:db8::ffff:1", "v6:2306139568115548160/64"],
+    ["2001:db8:0:1::1", "v6:2306139568115548161/64"],
+    ["not an address", "text:not an address"],
+    [null, "unknown"],
+  ])("%p counts as %p", (ip, key) => {
+    expect(throttleKey(ip)).toBe(key);
   });
 });

@@ -53,6 +53,19 @@ export function crossSiteRefusedPage(): Response {
   });
 }
 
+/** A client that failed too many sign-ins lately: it waits `waitMs` before the next attempt. */
+export function tooManyAttemptsPage(waitMs: number): Response {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const res = page({
+    title: "Too many sign-in attempts",
+    status: 429,
+    error: `Too many sign-in links that did not work came from your address. Try again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`,
+    body: html`<p>After several unknown, used or expired links, sign-in from the same address pauses for a minute. A valid link keeps working afterwards until it expires; ask your operator for a new one if it has (<code>chainwatch cabinet link --account NAME</code>).</p>`,
+  });
+  res.headers.set("retry-after", String(seconds));
+  return res;
+}
+
 /** Any cabinet page without a live session. */
 export function signedOutPage(status = 401, notice?: string): Response {
   return page({

@@ -1,0 +1,70 @@
+import type { Clock } from "../lib/clock.ts";
+import { parseIp } from "../net/ip.ts";
+
+/** Failed sign-ins a client may make within the window before it must wait (docs/reference.md §11). */
+export const SIGN_IN_FAILURE_LIMIT = 10;
+export const SIGN_IN_WINDOW_MS = 60_000;
+/** Clients remembered at most; past that the one remembered longest is forgotten first. */
+export const SIGN_IN_MAX_CLIENTS = 50_000;
+
+/**
+ * Failed sign-in attempts per client: a link that is unknown, used or expired, opened or posted.
+ * A client with `limit` failures in the last `windowMs` waits until the oldest of them is that
+ * old; every attempt it makes meanwhile is refused before any link is looked up, so a guesser
+ * learns nothing, not even from a link that would work. Successes never count. Per daemon, in memory.
+ */
+export type SignInThrottle = {
+  /** Milliseconds until `client` may try again; 0 when it may now. */
+  waitMs(client: string): number;
+  /** Records a failed attempt of `client`. */
+  failed(client: string): void;
+};
+
+export function createSignInThrottle(opts: { clock: Clock; limit?: number; windowMs?: number; maxClients?: number }): SignInThrottle {
+  const limit = opts.limit ?? SIGN_IN_FAILURE_LIMIT;
+  const windowMs = opts.windowMs ?? SIGN_IN_WINDOW_MS;
+  const maxClients = opts.maxClients ?? SIGN_IN_MAX_CLIENTS;
+  // Failure times per client, oldest first, never more than `limit` (a waiting client is not counted further).
+  const failures = new Map<string, number[]>();
+
+  /** The client's failures still inside the window at `now`; a client with none is forgotten. */
+  const live = (client: string, now: number): number[] => {
+    const stamps = failures.get(client);
+    if (!stamps) return [];
+    while (stamps.length > 0 && stamps[0] <= now - windowMs) stamps.shift();
+    if (stamps.length === 0) failures.delete(client);
+    return stamps;
+  };
+
+  return {
+    waitMs(client) {
+      const now = opts.clock.now();
+      const stamps = live(client, now);
+      return stamps.length >= limit ? stamps[0] + windowMs - now : 0;
+    },
+    failed(client) {
+      const now = opts.clock.now();
+      const stamps = live(client, now);
+      if (!failures.has(client)) {
+        // Bounded memory under a flood of addresses: Map order is insertion order, so the first key
+        // is the client remembered longest.
+        if (failures.size >= maxClients) failures.delete(failures.keys().next().value as string);
+        failures.set(client, stamps);
+      }
+      stamps.push(now);
+      if (stamps.length > limit) stamps.shift();
+    },
+  };
+}
+
+/**
+ * The key a client's failures count under: its IP address, an IPv6 client by its /64 (what one
+ * host or home network is usually given, so stepping through its own addresses gains nothing).
+ * A client without a known address (no socket peer, no trusted X-Forwarded-For) shares one key.
+ */
+export function throttleKey(ip: string | null): string {
+  if (ip === null || ip === "") return "unknown";
+  const parsed = parseIp(ip);
+  if (!parsed) return `text:${ip.slice(0, 64)}`;
+  return parsed.version === 4 ? `v4:${parsed.value}` : `v6:${parsed.value >> 64n}/64`;
+}
