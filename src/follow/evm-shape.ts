@@ -19,10 +19,11 @@ const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 type Rec = Record<string, unknown>;
 
-/** The offending value as a short, escaped preview: hostile text must not reach logs raw or whole. */
+/** The offending value as a short, escaped preview: hostile text must not reach logs or terminals raw or whole. */
 function preview(value: unknown): string {
   if (value === undefined) return "missing";
-  const json = JSON.stringify(value) ?? String(value);
+  // JSON escapes C0 controls; C1 controls (a terminal's CSI) and line separators are escaped here.
+  const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return json.length > 48 ? `${json.slice(0, 45)}...` : json;
 }
 

@@ -47,6 +47,7 @@ describe("blocks", () => {
     ["transactions as hashes in a full block", block({ transactions: [H(9)] }), `${M}transactions[0] is not an object ("${H(9).slice(0, 44)}...)`],
     ["HTML as a sender", block({ transactions: [tx({ from: "<img src=x onerror=alert(1)>" })] }), `${M}transactions[0].from is not an address (0x + 40 hex digits) ("<img src=x onerror=alert(1)>")`],
     ["an escape sequence in a recipient (shown escaped)", block({ transactions: [tx({ to: "0x12\u001b[31m" })] }), `${M}transactions[0].to is not an address (0x + 40 hex digits) ("0x12\\u001b[31m")`],
+    ["a C1 control in a sender (shown escaped)", block({ transactions: [tx({ from: "0x\u009b31m" })] }), `${M}transactions[0].from is not an address (0x + 40 hex digits) ("0x\\u009b31m")`],
     ["a value in decimal", block({ transactions: [tx({ value: "1000" })] }), `${M}transactions[0].value is not a hex quantity ("1000")`],
     ["a value over 256 bits", block({ transactions: [tx({ value: `0x1${"0".repeat(64)}` })] }), `${M}transactions[0].value is not a hex quantity ("0x1${"0".repeat(41)}...)`],
   ])("refuses %s", (_name, value, message) => {
