@@ -109,6 +109,7 @@ function checkSemantics(c: Config): string | null {
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
     if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
     if (n.follow && n.family !== "evm") return `config key \`networks.${slug}.follow\`: only evm networks can be followed by this build`;
+    if (n.chain_id !== undefined && n.family !== "evm") return `config key \`networks.${slug}.chain_id\`: only evm networks have a chain id`;
   }
   return null;
 }

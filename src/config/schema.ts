@@ -37,6 +37,10 @@ export const NetworkSchema = T.Object(
     start_height: T.Union([T.Literal("latest"), T.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { default: "latest" }),
     poll_interval_ms: PositiveInt(2000, 3_600_000),
     max_reorg_depth: PositiveInt(64, 10_000),
+    // Reorgs a follower applies per minute before it holds the network for the rest of it; 0 = no limit.
+    max_reorgs_per_minute: T.Integer({ minimum: 0, maximum: 10_000, default: 6 }),
+    // The chain id eth_chainId must answer (evm); absent: the id the first upstream answered.
+    chain_id: T.Optional(T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     rpc_timeout_ms: PositiveInt(10_000, 120_000),
     // Keys are contract addresses; normalised to lower case by loadConfig.
     tokens: T.Record(T.String(), TokenSchema, { default: {} }),

@@ -8,13 +8,15 @@ import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
 import { storedHashAt, storedTip } from "./chain-store.ts";
 import { type FetchedBlock, toBlockInput, tokenContracts } from "./evm-block.ts";
+import { MalformedUpstreamData } from "./evm-shape.ts";
 import type { EvmSource } from "./evm-source.ts";
 import { type FollowerState, saveFollowerState, takeResumeRequest } from "./follower-state.ts";
+import { createReorgBrake, FollowerPaused } from "./reorg-brake.ts";
 import type { TokenDecimals } from "./token-decimals.ts";
 
 export type EvmFollowerDeps = {
   network: string;
-  config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth">;
+  config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth" | "max_reorgs_per_minute">;
   source: EvmSource;
   decimals: TokenDecimals;
   ingest: IngestService;
@@ -32,14 +34,16 @@ export type EvmFollowerDeps = {
   lead?: Lead;
   /** How this daemon names itself in `follow status` while it leads. */
   daemonName?: () => string;
+  /** Makes the source check its upstream's chain id again (chain-id-guard.ts) before a reorg is believed. */
+  recheckChainId?: () => void;
 };
 
 const PROGRESS_EVERY_MS = 10_000;
 const PROGRESS_BEHIND = 100;
 const SAVE_EVERY_MS = 1_000;
 
-/** Why a catch-up run ended early. */
-type RunEnd = { kind: "done" } | { kind: "fork"; height: number } | { kind: "refused" };
+/** Why a catch-up run ended early; a fork names the block that did not extend the one before it. */
+type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; parentHash: string } | { kind: "refused" };
 
 /**
  * Follows one EVM network: polls the node's head every `poll_interval_ms`, reads each new height
@@ -52,6 +56,10 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number } | { kind: "ref
  * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
  * `max_reorg_depth` blocks) and ingests the node's blocks from there; the ingest service orphans
  * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
+ * More than `max_reorgs_per_minute` reorgs hold the network for the rest of the minute
+ * (reorg-brake.ts). A node whose blocks do not link (a block's parent is not the node's own block
+ * below it) or whose answers are malformed (evm-shape.ts) is an upstream error: nothing is
+ * stored, and the poll is tried again.
  */
 export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   const { network, config, source, db, clock, log, metrics } = deps;
@@ -78,6 +86,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   let windowBlocks = 0;
   let rate: number | null = null;
   let lastProgressMs = clock.now();
+  const brake = createReorgBrake({ maxPerMinute: config.max_reorgs_per_minute });
 
   const labels = { network };
   const gauges = () => {
@@ -184,7 +193,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
           break;
         }
         if (parent !== null && block.parentHash !== parent) {
-          end = { kind: "fork", height: block.height };
+          end = { kind: "fork", height: block.height, hash: block.hash, parentHash: block.parentHash };
           break;
         }
         batch.push(block);
@@ -231,6 +240,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     const tip = await storedTip(db, network);
     tipHeight = tip?.height ?? null;
     gauges();
+    brake.assertRunning(clock.now());
     const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
     state = head - from >= 1 ? "catching_up" : "following";
     if (from > head) {
@@ -241,16 +251,19 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       return walkBack(tip, head);
     }
     const end = await catchUp(from, head, tip?.hash ?? null);
-    if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head);
+    if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head, end);
     return tipHeight !== (tip?.height ?? null);
   };
 
   /**
    * The node left the stored chain: re-reads it from the common ancestor, or stops on a reorg
    * deeper than allowed. Returns false: the next pass waits a poll interval either way, so a node
-   * that keeps disagreeing cannot make the follower spin.
+   * that keeps disagreeing cannot make the follower spin. `fork` is the node's block above the
+   * stored tip that does not name the tip as its parent, when that is what started the walk.
    */
-  const walkBack = async (tip: { height: number; hash: string }, head: number): Promise<boolean> => {
+  const walkBack = async (tip: { height: number; hash: string }, head: number, fork?: RunEnd & { kind: "fork" }): Promise<boolean> => {
+    // Another chain behind the same upstream looks like a reorg: make sure of the chain id first.
+    deps.recheckChainId?.();
     const ancestor = await commonAncestor(tip);
     if (ancestor === null) {
       await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);
@@ -258,13 +271,27 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
       return false;
     }
-    // The node agrees with the stored tip after all (it answered from two different views).
-    if (ancestor === tip.height) return false;
+    if (ancestor === tip.height) {
+      // The node's block at the tip is the stored one, yet its block above names another parent.
+      if (fork) throw unlinked(fork, tip.hash);
+      // The node agrees with the stored tip after all (it answered from two different views).
+      return false;
+    }
+    brake.admit(clock.now());
     // The ingest service counts and logs the reorg when it applies it.
     log.info("walking back to the common ancestor", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
-    await catchUp(ancestor + 1, head, await storedHashAt(db, network, ancestor));
+    const ancestorHash = await storedHashAt(db, network, ancestor);
+    const end = await catchUp(ancestor + 1, head, ancestorHash);
+    if (end.kind === "fork" && end.height === ancestor + 1 && ancestorHash !== null) throw unlinked(end, ancestorHash);
     return false;
   };
+
+  /** A node answering a chain that does not connect: shown as the follower's error, never taken for a reorg. */
+  const unlinked = (fork: { height: number; hash: string; parentHash: string }, below: string) =>
+    new MalformedUpstreamData(
+      `the node's blocks do not link: block ${fork.height} (${fork.hash}) names parent ${fork.parentHash}, ` +
+        `but the node's block ${fork.height - 1} is ${below}`,
+    );
 
   /** Waits `ms`, or less when stop() wakes it. */
   const sleep = (ms: number) =>
@@ -316,7 +343,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
         state = "error";
         lastError = message;
         // One line per change of trouble, not one per failed poll (the pool logs upstream changes).
-        if (logged !== message) log.warn("follower poll failed", { network, error: message });
+        if (logged !== message) log.warn(e instanceof FollowerPaused ? "follower paused" : "follower poll failed", { network, error: message });
         logged = message;
       }
       if (halted) state = "error";

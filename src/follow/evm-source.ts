@@ -1,5 +1,6 @@
-import { hexToNumber, numberToHex, type RpcBlock, type RpcTransactionReceipt } from "viem";
+import { numberToHex, type RpcTransactionReceipt } from "viem";
 import type { FetchedBlock, RpcFullBlock } from "./evm-block.ts";
+import { checkBlock, checkHeadNumber, checkReceipts } from "./evm-shape.ts";
 import { type RpcClient, RpcError } from "./rpc-client.ts";
 
 /** What the follower reads from an EVM node. */
@@ -18,7 +19,8 @@ const RECEIPT_BATCH = 100;
 /**
  * Reads blocks and receipts. Receipts come from `eth_getBlockReceipts` (one call a block); when the
  * node answers that with a JSON-RPC error (a node or provider without the method), the source
- * switches to batched `eth_getTransactionReceipt` calls for good.
+ * switches to batched `eth_getTransactionReceipt` calls for good. Every answer is shape-checked
+ * (evm-shape.ts) before it is used: a malformed one throws MalformedUpstreamData.
  */
 export function createEvmSource(rpc: RpcClient): EvmSource {
   let blockReceipts = true;
@@ -48,17 +50,21 @@ export function createEvmSource(rpc: RpcClient): EvmSource {
 
   return {
     async head() {
-      return hexToNumber(await rpc.call<`0x${string}`>("eth_blockNumber", []));
+      return checkHeadNumber(await rpc.call<unknown>("eth_blockNumber", []));
     },
     async hashAt(height) {
-      const block = await rpc.call<RpcBlock | null>("eth_getBlockByNumber", [numberToHex(height), false]);
-      return block?.hash?.toLowerCase() ?? null;
+      const block = await rpc.call<{ hash: string } | null>("eth_getBlockByNumber", [numberToHex(height), false]);
+      if (block === null) return null;
+      checkBlock(height, block, false);
+      return block.hash.toLowerCase();
     },
     async fetch(height) {
       const block = await rpc.call<RpcFullBlock | null>("eth_getBlockByNumber", [numberToHex(height), true]);
-      if (!block || !block.hash) return null;
+      if (block === null) return null;
+      checkBlock(height, block, true);
       const receipts = await receiptsOf(block);
-      return { height, hash: block.hash.toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts };
+      checkReceipts(height, receipts);
+      return { height, hash: (block.hash as string).toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts };
     },
   };
 }

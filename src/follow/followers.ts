@@ -7,6 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
+import { chainCheckedPool } from "./chain-id-guard.ts";
 import { createEvmFollower } from "./evm-follower.ts";
 import { createEvmSource } from "./evm-source.ts";
 import { createRpcClient } from "./rpc-client.ts";
@@ -37,7 +38,9 @@ export function followersFor(deps: FollowersDeps): Worker[] {
   for (const [network, n] of Object.entries(deps.config.networks)) {
     const pool = deps.pools.get(network);
     if (!n.follow || !pool) continue;
-    const rpc = createRpcClient(pool);
+    // The follower's own view of the pool: every answer from an upstream on the expected chain.
+    const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
+    const rpc = createRpcClient(checked);
     out.push(
       createEvmFollower({
         network,
@@ -52,6 +55,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         upstream: () => pool.current(),
         lead: deps.leadership.lead(network),
         daemonName: deps.daemonName,
+        recheckChainId: checked.recheck,
       }),
     );
   }

@@ -1,5 +1,6 @@
-// The payment-order state machine (docs/reference.md §6) as a pure function over data. The orders service
-// persists the last state returned and queues one webhook per returned state, in order.
+// The payment-order state machine (docs/reference.md §6) as pure functions over data. The orders service
+// persists the last state returned and queues a webhook for each returned state `statesToAnnounce`
+// keeps, in order.
 
 export type PaymentStatus = "pending" | "seen" | "underpaid" | "aml_check" | "paid" | "failed" | "expired";
 
@@ -13,7 +14,9 @@ export type LifecycleInput =
   /** The AML screening of the completing sender finished. */
   | { kind: "screening_done"; riskLevel: RiskLevel; failLevels: readonly RiskLevel[] }
   /** now >= expires_at. */
-  | { kind: "expiry_due" };
+  | { kind: "expiry_due" }
+  /** A reorg orphaned payments of the order; `receivedRaw` is what still arrived on the canonical chain. */
+  | { kind: "payments_orphaned"; receivedRaw: bigint };
 
 const TERMINAL: ReadonlySet<PaymentStatus> = new Set<PaymentStatus>(["paid", "failed", "expired"]);
 
@@ -38,7 +41,21 @@ export function nextStates(current: PaymentStatus, input: LifecycleInput): Payme
       // flight (broadcast, not yet confirmed); expiring it would fail a customer who paid in
       // time and is only waiting on the chain. aml_check is past the money and waits on screening.
       return current === "pending" || current === "underpaid" ? ["expired"] : [];
+    case "payments_orphaned":
+      // Nothing counts any more: the order waits for its money again, and expires on time. An
+      // order in aml_check is past the money stage and finishes its screening.
+      return input.receivedRaw <= 0n && (current === "seen" || current === "underpaid") ? ["pending"] : [];
   }
+}
+
+/**
+ * The states of `entered` that get a webhook: each state is announced once per order. `pending` is
+ * never announced (an order starts there, and a return to it after a reorg is silent), and a state
+ * the order announced before (`seen` again after such a return) is entered silently, so a receiver
+ * sees each state at most once, in lifecycle order.
+ */
+export function statesToAnnounce(entered: readonly PaymentStatus[], announcedBefore: ReadonlySet<PaymentStatus>): PaymentStatus[] {
+  return entered.filter((s) => s !== "pending" && !announcedBefore.has(s));
 }
 
 function onConfirmedTotal(current: PaymentStatus, confirmedRaw: bigint, amountRaw: bigint): PaymentStatus[] {

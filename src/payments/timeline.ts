@@ -12,9 +12,10 @@ export type TimelineStep = {
 };
 
 /**
- * An order's lifecycle after `pending`, oldest first. Every state an order enters is announced by
- * exactly one outbox row written in the same transaction (payments/transitions.ts), numbered by
- * `sequence`, so the outbox is the order's history and nothing else needs to record it.
+ * An order's lifecycle after `pending`, oldest first. Every state an order announces has exactly
+ * one outbox row, written in the transaction that entered it (payments/transitions.ts) and
+ * numbered by `sequence`, so the outbox is the order's history and nothing else needs to record
+ * it. Silent moves (back to `pending` after a reorg, into a state announced before) add no step.
  */
 export async function orderTimeline(db: Executor, accountId: string, paymentId: string): Promise<TimelineStep[]> {
   const rows = await db

@@ -3,7 +3,7 @@ import type { DB, Payment } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/enqueue.ts";
 import { parseJson } from "../lib/json.ts";
 import type { StoredAml } from "./aml/screening.ts";
-import type { PaymentStatus } from "./lifecycle.ts";
+import { type PaymentStatus, statesToAnnounce } from "./lifecycle.ts";
 import { saveOrder } from "./orders.ts";
 import { paymentWebhookBody } from "./webhook-body.ts";
 
@@ -18,16 +18,18 @@ export type TransitionInput = {
 };
 
 /**
- * Moves an order through `states` inside the caller's transaction: one outbox row per state, with
- * the next lifecycle sequence of the order, then the row itself. The state change and its webhooks
- * commit or roll back together. Returns the order as saved.
+ * Moves an order through `states` inside the caller's transaction: one outbox row per state it
+ * announces (statesToAnnounce: never `pending`, never a state announced before), with the next
+ * lifecycle sequence of the order, then the row itself. The state change and its webhooks commit
+ * or roll back together. Returns the order as saved.
  */
 export async function applyTransitions(trx: Transaction<DB>, input: TransitionInput): Promise<Payment> {
   const order: Payment = { ...input.order, tx_hash: input.txHash ?? input.order.tx_hash, updated_at: input.nowMs };
-  let sequence = await lastSequence(trx, order.id);
+  if (input.states.length > 0) order.status = input.states[input.states.length - 1];
+  const history = input.states.length > 0 ? await announcements(trx, order.id) : { sequence: 0, states: new Set<PaymentStatus>() };
+  let sequence = history.sequence;
   const aml = parseJson<StoredAml | null>(order.aml, null);
-  for (const state of input.states) {
-    order.status = state;
+  for (const state of statesToAnnounce(input.states, history.states)) {
     sequence += 1;
     await enqueueDelivery(trx, {
       accountId: order.account_id,
@@ -44,12 +46,19 @@ export async function applyTransitions(trx: Transaction<DB>, input: TransitionIn
   return order;
 }
 
-// Sequences start at 1 and grow by one per announced state; the (payment_id, sequence) index serves this.
-async function lastSequence(trx: Transaction<DB>, paymentId: string): Promise<number> {
-  const row = await trx
-    .selectFrom("deliveries")
-    .select((eb) => eb.fn.max("sequence").as("last"))
-    .where("payment_id", "=", paymentId)
-    .executeTakeFirst();
-  return Number(row?.last ?? 0);
+/**
+ * The order's last lifecycle sequence and the states it has announced. Sequences start at 1 and
+ * grow by one per announced state; an order has a handful of these rows, and the
+ * (payment_id, sequence) index finds them.
+ */
+async function announcements(trx: Transaction<DB>, paymentId: string): Promise<{ sequence: number; states: Set<PaymentStatus> }> {
+  const rows = await trx.selectFrom("deliveries").select(["sequence", "body"]).where("payment_id", "=", paymentId).execute();
+  let sequence = 0;
+  const states = new Set<PaymentStatus>();
+  for (const r of rows) {
+    sequence = Math.max(sequence, Number(r.sequence ?? 0));
+    const event = parseJson<{ event?: PaymentStatus }>(r.body, {}).event;
+    if (event) states.add(event);
+  }
+  return { sequence, states };
 }

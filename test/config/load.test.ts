@@ -55,7 +55,7 @@ describe("config defaults", () => {
     expect(c.events.retention_days).toBe(30);
     expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
     expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
-    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, tokens: {} });
   });
 
   test("an empty file gives the same defaults", () => {
@@ -77,7 +77,7 @@ describe("config defaults", () => {
     const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
     if (!result.ok) throw new Error(result.error);
     expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
-    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, tokens: {} });
   });
 
   test("the config.example.toml of the repository, when present, loads", () => {
@@ -123,6 +123,10 @@ describe("a bad config names the key and the reason", () => {
       "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it",
     ],
     ["a zero height jump", "[ingest]\nmax_height_jump = 0\n", "config key `ingest.max_height_jump`: expected integer to be greater or equal to 1"],
+    ["a chain id that is no integer", '[networks.x]\nfamily = "evm"\nchain_id = "1"\n', "config key `networks.x.chain_id`: expected integer"],
+    ["a zero chain id", '[networks.x]\nfamily = "evm"\nchain_id = 0\n', "config key `networks.x.chain_id`: expected integer to be greater or equal to 1"],
+    ["a chain id on a network that is not evm", '[networks.x]\nfamily = "btc"\nchain_id = 1\n', "config key `networks.x.chain_id`: only evm networks have a chain id"],
+    ["a negative reorg brake", "[networks.eth]\nfamily = \"evm\"\nmax_reorgs_per_minute = -1\n", "config key `networks.eth.max_reorgs_per_minute`: expected integer to be greater or equal to 0"],
     ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],

@@ -45,7 +45,7 @@ test("a catch-up more than 100 blocks behind logs height, node height, blocks/s 
   const rpc = createRpcClient(pool);
   const follower = createEvmFollower({
     network: "anv",
-    config: { start_height: 0, poll_interval_ms: 50, max_reorg_depth: 8 },
+    config: { start_height: 0, poll_interval_ms: 50, max_reorg_depth: 8, max_reorgs_per_minute: 6 },
     source: createEvmSource(rpc),
     decimals: createTokenDecimals({ db: ctx.db, clock, network: "anv", tokens: {}, rpc }),
     ingest: ingestServiceFor(ctx),

@@ -21,7 +21,7 @@ beforeAll(async () => {
   td = await startTestDaemon({
     config: {
       rate_limit: { per_key_rps: 1000 },
-      networks: { anv: { family: "evm", decimals: 18, confirmations: 1, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 100, max_reorg_depth: 8 } },
+      networks: { anv: { family: "evm", decimals: 18, confirmations: 1, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 100, max_reorg_depth: 8, chain_id: 31337 } },
     },
   });
 });

@@ -1,3 +1,4 @@
+import type { Clock } from "../../src/lib/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
@@ -34,8 +35,9 @@ export function chain(prefix: string, from: number, to: number, first: string, t
 export type Rig = { td: TestDaemon; sink: WebhookSink; client: TestClient; watchId: string; stop(): Promise<void> };
 
 /** A daemon (eth: 3 confirmations, max_reorg_depth 3 unless told), one account watching W, its webhook at a real receiver. */
-export async function startRig(opts: { minConfirmations?: number; maxReorgDepth?: number } = {}): Promise<Rig> {
+export async function startRig(opts: { minConfirmations?: number; maxReorgDepth?: number; clock?: Clock } = {}): Promise<Rig> {
   const td = await startTestDaemon({
+    clock: opts.clock,
     config: { networks: { eth: { family: "evm", decimals: 18, confirmations: 3, max_reorg_depth: opts.maxReorgDepth ?? 3 } } },
   });
   const sink = startWebhookSink();

@@ -5,6 +5,7 @@ import {
   type LifecycleInput,
   type PaymentStatus,
   type RiskLevel,
+  statesToAnnounce,
 } from "../../src/payments/lifecycle";
 
 const AMOUNT = 1_000_000n;
@@ -14,6 +15,9 @@ const seen: LifecycleInput = { kind: "movement_seen" };
 const expiry: LifecycleInput = { kind: "expiry_due" };
 function confirmed(confirmedRaw: bigint, amountRaw: bigint = AMOUNT): LifecycleInput {
   return { kind: "confirmed_total", confirmedRaw, amountRaw };
+}
+function orphaned(receivedRaw: bigint): LifecycleInput {
+  return { kind: "payments_orphaned", receivedRaw };
 }
 function screened(riskLevel: RiskLevel, failLevels: readonly RiskLevel[] = ["high", "severe"]): LifecycleInput {
   return { kind: "screening_done", riskLevel, failLevels };
@@ -83,12 +87,45 @@ describe("nextStates does nothing", () => {
     ["low-risk screening", screened("low")],
     ["severe-risk screening", screened("severe")],
     ["expiry", expiry],
+    ["orphaned payments", orphaned(0n)],
   ];
   const terminalInputs: [PaymentStatus, string, LifecycleInput][] = TERMINAL.flatMap((s) =>
     inputs.map(([name, input]): [PaymentStatus, string, LifecycleInput] => [s, name, input]),
   );
   test.each(terminalInputs)("in terminal %s for %s", (current, _name, input) => {
     expect(nextStates(current, input)).toEqual([]);
+  });
+});
+
+describe("nextStates after a reorg orphaned payments", () => {
+  const rows: Row[] = [
+    ["a seen order with nothing left waits again", "seen", orphaned(0n), ["pending"]],
+    ["an underpaid order with nothing left waits again", "underpaid", orphaned(0n), ["pending"]],
+    ["a seen order with a payment left stays seen", "seen", orphaned(1n), []],
+    ["an underpaid order with a payment left stays underpaid", "underpaid", orphaned(1n), []],
+    ["a pending order stays pending", "pending", orphaned(0n), []],
+    ["an order in aml_check finishes its screening", "aml_check", orphaned(0n), []],
+    ["a paid order never moves back", "paid", orphaned(0n), []],
+    ["a failed order never moves back", "failed", orphaned(0n), []],
+    ["an expired order never moves back", "expired", orphaned(0n), []],
+  ];
+  test.each(rows)("%s", (_name, current, input, expected) => {
+    expect(nextStates(current, input)).toEqual(expected);
+  });
+});
+
+describe("statesToAnnounce announces each state once", () => {
+  const rows: [string, PaymentStatus[], PaymentStatus[], PaymentStatus[]][] = [
+    ["a first payment announces seen", ["seen"], [], ["seen"]],
+    ["a return to pending is silent", ["pending"], ["seen"], []],
+    ["seen again after a return to pending is silent", ["seen"], ["seen"], []],
+    ["seen again and then paid in full announces only aml_check", ["seen", "aml_check"], ["seen"], ["aml_check"]],
+    ["seen and underpaid again after a return to pending are silent", ["seen", "underpaid"], ["seen", "underpaid"], []],
+    ["a first underpaid after seen is announced", ["seen", "underpaid"], ["seen"], ["underpaid"]],
+    ["expiry after a return to pending is announced", ["expired"], ["seen"], ["expired"]],
+  ];
+  test.each(rows)("%s", (_name, entered, before, expected) => {
+    expect(statesToAnnounce(entered, new Set(before))).toEqual(expected);
   });
 });
 

@@ -9,6 +9,7 @@ import { parseConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
 import type { Clock } from "../../src/lib/clock.ts";
+import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 
 export const INGEST_TOKEN = "test-ingest-token";
@@ -124,11 +125,11 @@ let counter = 0;
 
 /** Starts a real daemon on an ephemeral port over a fresh SQLite file. */
 export async function startTestDaemon(
-  opts: { config?: Json; clock?: Clock; fallbackClientIp?: string | null; resolveHost?: Resolver } = {},
+  opts: { config?: Json; clock?: Clock; log?: Logger; fallbackClientIp?: string | null; resolveHost?: Resolver } = {},
 ): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-test-"));
   const config = testConfig(dir, opts.config);
-  const ctx = await openContext(config, { clock: opts.clock, env: {} });
+  const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
   const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost });
   const url = daemon.url;
   return {

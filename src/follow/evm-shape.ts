@@ -1,0 +1,109 @@
+// Pure: checks that what an EVM node answered has the shapes JSON-RPC promises, before anything of
+// it is compared, converted or stored. A node is trusted to say which chain it follows, not to be
+// well formed: a hash that is no hash would look like a reorg, and an address field holding HTML
+// would be stored and delivered to webhook receivers.
+
+/** The node answered something of the wrong shape; the follower reports it as an upstream error and stores nothing. */
+export class MalformedUpstreamData extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedUpstreamData";
+  }
+}
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+// A hex quantity of at most 256 bits; leading zeros are tolerated (some nodes send them).
+const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
+const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
+
+type Rec = Record<string, unknown>;
+
+/** The offending value as a short, escaped preview: hostile text must not reach logs or terminals raw or whole. */
+function preview(value: unknown): string {
+  if (value === undefined) return "missing";
+  // JSON escapes C0 controls; C1 controls (a terminal's CSI) and line separators are escaped here.
+  const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.length > 48 ? `${json.slice(0, 45)}...` : json;
+}
+
+/** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
+function checker(what: string) {
+  const fail = (field: string, expected: string, value: unknown): never => {
+    throw new MalformedUpstreamData(`the node sent ${what}: ${field} is not ${expected} (${preview(value)})`);
+  };
+  const match = (re: RegExp, expected: string) => (field: string, value: unknown) => {
+    if (typeof value !== "string" || !re.test(value)) fail(field, expected, value);
+  };
+  return {
+    fail,
+    hash: match(HASH, "a hash (0x + 64 hex digits)"),
+    address: match(ADDRESS, "an address (0x + 40 hex digits)"),
+    quantity: match(QUANTITY, "a hex quantity"),
+    data: match(DATA, "hex data"),
+    object(field: string, value: unknown): Rec {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
+      return value as Rec;
+    },
+    array(field: string, value: unknown): unknown[] {
+      if (!Array.isArray(value)) fail(field, "an array", value);
+      return value as unknown[];
+    },
+    /** A quantity that must fit a JS number (heights, timestamps). */
+    safeInteger(field: string, value: unknown): number {
+      if (typeof value !== "string" || !QUANTITY.test(value) || BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER)) fail(field, "a hex quantity", value);
+      return Number(BigInt(value as string));
+    },
+  };
+}
+
+/** eth_blockNumber's answer as a height. */
+export function checkHeadNumber(value: unknown): number {
+  return checker("a malformed head (eth_blockNumber)").safeInteger("result", value);
+}
+
+/**
+ * A block as eth_getBlockByNumber(height, full) answers it: its own hash, parent hash, number (the
+ * height asked for) and timestamp; with `full`, each transaction's hash, from, to and value.
+ */
+export function checkBlock(height: number, value: unknown, full: boolean): void {
+  const c = checker(`a malformed block ${height}`);
+  const block = c.object("block", value);
+  c.hash("hash", block.hash);
+  c.hash("parentHash", block.parentHash);
+  if (c.safeInteger("number", block.number) !== height) c.fail("number", `height ${height}`, block.number);
+  c.safeInteger("timestamp", block.timestamp);
+  if (!full) return;
+  c.array("transactions", block.transactions).forEach((item, i) => {
+    const tx = c.object(`transactions[${i}]`, item);
+    c.hash(`transactions[${i}].hash`, tx.hash);
+    c.address(`transactions[${i}].from`, tx.from);
+    // A contract creation has no recipient.
+    if (tx.to !== null && tx.to !== undefined) c.address(`transactions[${i}].to`, tx.to);
+    c.quantity(`transactions[${i}].value`, tx.value);
+  });
+}
+
+/** Receipts of a block: transaction and block hashes, status (absent before Byzantium) and every log's address, topics and data. */
+export function checkReceipts(height: number, value: unknown): void {
+  const c = checker(`malformed receipts of block ${height}`);
+  c.array("receipts", value).forEach((item, i) => {
+    const r = c.object(`receipts[${i}]`, item);
+    c.hash(`receipts[${i}].transactionHash`, r.transactionHash);
+    c.hash(`receipts[${i}].blockHash`, r.blockHash);
+    if (r.status !== null && r.status !== undefined) c.quantity(`receipts[${i}].status`, r.status);
+    c.array(`receipts[${i}].logs`, r.logs).forEach((entry, j) => {
+      const log = c.object(`receipts[${i}].logs[${j}]`, entry);
+      c.address(`receipts[${i}].logs[${j}].address`, log.address);
+      c.array(`receipts[${i}].logs[${j}].topics`, log.topics).forEach((t, k) => c.hash(`receipts[${i}].logs[${j}].topics[${k}]`, t));
+      c.data(`receipts[${i}].logs[${j}].data`, log.data);
+    });
+  });
+}
+
+/** eth_chainId's answer as a number; null when it is no quantity a JS number holds. */
+export function chainIdOf(value: unknown): number | null {
+  if (typeof value !== "string" || !QUANTITY.test(value)) return null;
+  const id = BigInt(value);
+  return id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : null;
+}
