@@ -17,7 +17,7 @@ export function serveCommand(g: Globals) {
       const claimed = lockDatabaseForServe(config.database.url, process.pid);
       if (!claimed.ok) throw new CommandError(claimed.error);
       const ctx = await openContext(config, { log });
-      const daemon = await startDaemon(ctx);
+      const daemon = await startDaemon(ctx, { soleDaemon: claimed.sole });
       // Said once at start, after `listening`: which database this daemon uses, and which config chose it.
       log.info("database", { database: databaseFile(config), config: origin });
       // runMain would exit as soon as run() returns: wait here for the signal and a clean stop.

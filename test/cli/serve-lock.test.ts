@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Subprocess } from "bun";
+import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,7 +63,7 @@ describe("one serve per SQLite file", () => {
     expect(second).toEqual({ code: 1, stdout: "", stderr: `chainwatch: database ${DB} is in use by another chainwatch serve (pid ${first.pid})\n` });
     expect(first.exitCode).toBeNull();
     expect(readFileSync(join(dir, `${DB}.lock`), "utf8")).toBe(`${first.pid}\n`);
-  });
+  }, 30_000);
 
   test("CLI commands still write the database while serve runs; restore still refuses it", async () => {
     const created = await run(["accounts", "create", "shop", "--credits", "7", "--json"]);
@@ -73,18 +74,27 @@ describe("one serve per SQLite file", () => {
     const restore = await run(["restore", "./copy.db"]);
     expect(restore.code).toBe(1);
     expect(restore.stderr).toContain(`the database ${DB} is in use`);
-  });
+  }, 30_000);
 
-  test("once the first is killed with SIGKILL, a new serve starts on the file", async () => {
+  test("once the first is killed with SIGKILL, a new serve starts on the file and gives back what the first set aside", async () => {
     first.kill("SIGKILL");
     await first.exited;
+    // Credits the killed daemon had set aside for /rpc calls (docs/reference.md §9), its lease still running.
+    const shop = JSON.parse((await run(["accounts", "show", "shop", "--json"])).stdout);
+    const db = new Database(join(dir, DB));
+    db.run("insert into credit_leases (holder, account_id, credits, lease_until) values (?, ?, ?, ?)", [`pid ${first.pid}`, shop.account_id, 5, Date.now() + 600_000]);
+    db.close();
     const next = await startServe();
     expect(readFileSync(join(dir, `${DB}.lock`), "utf8")).toBe(`${next.pid}\n`);
+    // Alone on the file, it knows the lease is a dead daemon's and gives it back at start, not after the lease.
+    const check = new Database(join(dir, DB), { readonly: true });
+    expect(check.query("select count(*) as n from credit_leases").get()).toEqual({ n: 0 });
+    check.close();
     const shown = await run(["accounts", "show", "shop", "--json"]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ name: "shop", credits: 10 });
     // A clean stop leaves the lock file empty: no pid outlives its lock.
     next.kill("SIGTERM");
     expect(await next.exited).toBe(0);
     expect(readFileSync(join(dir, `${DB}.lock`), "utf8")).toBe("");
-  });
+  }, 30_000);
 });
