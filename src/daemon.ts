@@ -22,6 +22,8 @@ import { type Logger, silentLogger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
+import { createCreditReservations } from "./delivery/reservations.ts";
+import { newId } from "./lib/ids.ts";
 import { followersFor } from "./follow/followers.ts";
 import { checkMasterKey } from "./secrets/key-check.ts";
 import { loadMasterKey } from "./secrets/master-key.ts";
@@ -77,18 +79,38 @@ export function ingestServiceFor(ctx: Context, onCommitted: () => void = () => {
 
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
 
+export type DaemonOptions = {
+  fallbackClientIp?: string | null;
+  resolveHost?: Resolver;
+  fetch?: typeof fetch;
+  /** This process is the only daemon on the database (`serve` locked its SQLite file): what others left set aside goes back at start. */
+  soleDaemon?: boolean;
+};
+
 /** Builds the HTTP app and background work over a context and starts listening. */
-export async function startDaemon(ctx: Context, opts: { fallbackClientIp?: string | null; resolveHost?: Resolver; fetch?: typeof fetch } = {}): Promise<RunningDaemon> {
+export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promise<RunningDaemon> {
   const { config } = ctx;
   const metrics = createMetrics();
   const resolveHost = opts.resolveHost ?? systemResolver;
   // Built once: the followers and /rpc share each network's pool, so both see the same upstream health.
   const fetchImpl = opts.fetch ?? fetch;
   const upstreams = upstreamPools(config.networks, { fetch: fetchImpl, clock: ctx.clock, log: ctx.log, metrics });
-  const rpcMeter = createCreditMeter({ db: ctx.db, clock: ctx.clock, log: ctx.log, flushIntervalSeconds: config.rpc.flush_interval_seconds });
+  // Credits promised to webhook deliveries in flight: the delivery loop holds them, and /rpc leaves them alone.
+  const reservations = createCreditReservations();
+  const rpcMeter = createCreditMeter({
+    db: ctx.db,
+    clock: ctx.clock,
+    log: ctx.log,
+    flushIntervalSeconds: config.rpc.flush_interval_seconds,
+    slice: config.rpc.credit_slice,
+    holder: `${hostname()} pid ${process.pid} ${newId("lease")}`,
+    promised: (accountId) => reservations.byAccount.get(accountId) ?? 0,
+  });
+  await rpcMeter.reclaim(opts.soleDaemon === true);
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
+    reservations,
     metrics,
     fetch: fetchImpl,
     resolveHost,

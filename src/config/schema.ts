@@ -149,10 +149,12 @@ export const ConfigSchema = T.Object(
     // JSON-RPC endpoint: credits per method; `default` for methods not listed. Block reads cost the
     // network's get_block_cost unless listed here.
     // flush_interval_seconds: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
+    // credit_slice: credits a daemon sets aside from an account's balance at a time for its /rpc calls.
     rpc: T.Object(
       {
         costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: {} }),
         flush_interval_seconds: PositiveInt(1, 60),
+        credit_slice: PositiveInt(100, 1_000_000_000),
       },
       { ...strict, default: {} },
     ),

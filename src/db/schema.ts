@@ -51,6 +51,16 @@ export interface UsageDailyTable {
   rpc_calls: Generated<number>;
 }
 
+/** Credits one daemon set aside from an account's balance for /rpc calls and has not charged yet. */
+export interface CreditLeasesTable {
+  /** The daemon process that holds them (host, pid and a random part). */
+  holder: string;
+  account_id: string;
+  credits: number;
+  /** Until when the holder vouches for them (ms); renewed at each flush, taken back after. */
+  lease_until: number;
+}
+
 /** A monthly credit grant given (`plans set --monthly-credits`); one per account per UTC month. */
 export interface CreditGrantsTable {
   account_id: string;
@@ -254,6 +264,7 @@ export interface DB {
   api_keys: ApiKeysTable;
   usage_daily: UsageDailyTable;
   credit_grants: CreditGrantsTable;
+  credit_leases: CreditLeasesTable;
   watches: WatchesTable;
   blocks: BlocksTable;
   events: EventsTable;

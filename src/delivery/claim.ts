@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import { LEASED_OF_ACCOUNT } from "../billing/credit-leases.ts";
 import type { Executor } from "../db/database.ts";
 import { claimLockClause, orderedClaimPlan } from "../db/primitives.ts";
 import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
@@ -32,6 +33,8 @@ export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[] };
 
 type ClaimRow = Delivery & {
   account_credits: number | string;
+  /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
+  account_leased: number | string;
   webhook_url: string | null;
   webhook_enabled: number;
   payments_webhook_url: string | null;
@@ -43,7 +46,8 @@ type ClaimRow = Delivery & {
  * lower sequence of its payment is still pending or paused. `next_attempt_at` is the only sort key:
  * the due index yields rows in that order (ties by insertion) and the scan stops at the limit.
  */
-export const SELECT_DUE = `select d.*, a.credits as account_credits, a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
+export const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
+  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
 from deliveries as d inner join accounts as a on a.id = d.account_id
 where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
   and (d.payment_id is null or not exists (
@@ -62,7 +66,8 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * `leaseMs`, so a row whose sender dies becomes claimable again when the lease runs out (at least
  * once). A payment row waits until every lower sequence of its payment has succeeded or finally
  * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
- * added; one that only clashes with credits promised to sends in flight is left pending for a later claim.
+ * added; one that only clashes with credits promised to sends in flight, or set aside for /rpc
+ * calls, is left pending for a later claim.
  */
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs } = opts;
@@ -85,7 +90,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
           continue;
         }
         const held = promised.get(r.account_id) ?? 0;
-        if (credits - held < price) continue;
+        if (credits - Number(r.account_leased) - held < price) continue;
         promised.set(r.account_id, held + price);
       }
       let route = routes.get(r.account_id);

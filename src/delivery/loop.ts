@@ -28,6 +28,8 @@ export type DeliveryLoopDeps = {
   fetch: typeof fetch;
   resolveHost: Resolver;
   userAgent: string;
+  /** Credits promised to claimed rows; shared with /rpc's meter, which leaves them alone (a new set when absent). */
+  reservations?: CreditReservations;
 };
 
 /**
@@ -43,7 +45,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const cfg = deps.config.delivery;
   const leaseMs = cfg.lease_seconds * 1000;
   const work = createWorkSignal();
-  const reservations = createCreditReservations();
+  const reservations = deps.reservations ?? createCreditReservations();
   const commit = groupCommit(deps, leaseMs, reservations);
   // One per loop, not per pass: an endpoint's failing/recovered state outlives a pass.
   const health = createEndpointHealth(deps.log);
@@ -114,26 +116,45 @@ function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: Claimed
  * it), drops the leases of `unsent`, then claims up to `limit` due rows. Recording first lets the
  * next webhook of a payment go out in the same turn, and the group's promised credits are by then
  * taken from the balance the claim reads.
+ *
+ * Promises change inside the transaction: those of `group` and `unsent` end once their charges are
+ * written, those of the claimed rows begin before the claim commits. /rpc's meter reads them while
+ * it holds the account (one writer on SQLite, the account's row lock on PostgreSQL), so it never
+ * sees a promise gone before its charge, nor a claimed row without its promise.
  */
 function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: CreditReservations) {
   const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
   return async (group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null> => {
     const nowMs = deps.clock.now();
+    let ended = false;
+    const endPromises = () => {
+      if (ended) return;
+      ended = true;
+      for (const s of group) reservations.free(s.delivery);
+      for (const d of unsent) reservations.free(d);
+    };
+    let claimed: ClaimedDelivery[] = [];
     try {
       return await deps.db.transaction().execute(async (trx) => {
         if (group.length > 0) await recordOutcomes(trx, group, nowMs);
         if (unsent.length > 0) await releaseLeases(trx, unsent);
+        endPromises();
         if (limit === 0) return [];
         const result = await claimDueDeliveries(trx, { nowMs, leaseMs, limit, priceOf, reserved: reservations.byAccount });
+        claimed = result.claimed;
+        for (const d of claimed) reservations.hold(d);
         if (result.paused.length > 0) {
           deps.metrics.inc("chainwatch_deliveries_paused_total", {}, result.paused.length);
           deps.log.info("deliveries paused for lack of credits", { count: result.paused.length });
         }
-        return result.claimed;
+        return claimed;
       });
     } catch (e) {
       // E.g. the database stayed locked past busy_timeout. Unrecorded rows stay leased and go out
-      // again once the lease runs out (at least once); the pass stops claiming and drains.
+      // again once the lease runs out (at least once); the pass stops claiming and drains. Rows
+      // claimed in the failed transaction were never leased: their promises end with it.
+      endPromises();
+      for (const d of claimed) reservations.free(d);
       deps.log.error("delivery outcomes not recorded / claim failed", { count: group.length, error: String(e) });
       return null;
     } finally {

@@ -31,6 +31,7 @@ export type PassDeps = {
   /**
    * One write transaction: records `group`, drops the leases of `unsent`, then claims up to
    * `limit` rows; null when the transaction failed (the pass then stops claiming and drains).
+   * It also ends the promised credits of `group` and `unsent` and holds those of the rows claimed.
    */
   commit(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null>;
 };
@@ -100,15 +101,13 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     if (claim) work.announced = false;
     const group = finished.splice(0);
     const dropped = unsent.splice(0);
-    // Promised credits end here: the commit charges the group's successes and frees the dropped rows.
-    for (const s of group) reservations.free(s.delivery);
-    for (const d of dropped) reservations.free(d);
+    // The commit ends the promised credits of the group and the dropped rows, and holds those of
+    // the rows it claims (see CreditReservations).
     const claimed = await deps.commit(group, dropped, claim ? room : 0);
     if (claimed === null) canClaim = false;
     else if (claim) mayBeDue = claimed.length === room;
     else if (group.length > 0 || dropped.length > 0) mayBeDue = true;
     if (claimed) {
-      for (const d of claimed) reservations.hold(d);
       ready.push(...claimed);
       fill();
     }

@@ -5,7 +5,8 @@ import type { ClaimedDelivery } from "./claim.ts";
 /**
  * Credits promised to claimed rows until their outcome is written, so concurrent sends of one
  * account never overspend it: a claim subtracts what is held from the balance it reads, and a
- * success is charged by the transaction that records it, when the hold is freed.
+ * success is charged by the transaction that records it, when the hold is freed. /rpc's meter
+ * subtracts them too before it sets credits aside (billing/credit-leases.ts).
  */
 export type CreditReservations = {
   /** Promises a claimed row's price. */

@@ -35,7 +35,7 @@ export type AppDeps = {
   resolveHost: Resolver;
   /** One failover pool per network with `rpc_urls`, shared with the network followers. */
   upstreams: Map<string, UpstreamPool>;
-  /** /rpc credits: an in-memory view of balances with batched charges. */
+  /** /rpc credits: slices of balances set aside in the database, spent in memory, charged in batches. */
   rpcMeter: CreditMeter;
 };
 

@@ -138,7 +138,8 @@ export function createRpcProxy(deps: RpcProxyDeps) {
         continue;
       }
       slot.cost = rpcCallCost(deps.config, req.network, method);
-      if (!deps.meter.reserve(account, slot.cost)) {
+      const reserved = deps.meter.reserve(account, slot.cost);
+      if (!(typeof reserved === "boolean" ? reserved : await reserved)) {
         setLocal(slot, "no_credits", errorObject(id, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
         continue;
       }

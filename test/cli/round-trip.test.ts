@@ -211,7 +211,11 @@ describe("chainwatch CLI round trip", () => {
   });
 
   test("a second serve on the same port fails with exit 1 instead of sharing the port", async () => {
-    const r = await cli(["serve", "--config", config]);
+    // Another database: on the same one the second serve would stop before listening (serve-lock.test.ts).
+    const clash = join(dir, "port-clash");
+    mkdirSync(clash);
+    writeFileSync(join(clash, "cw.toml"), tomlFor(clash, port));
+    const r = await cli(["serve", "--config", join(clash, "cw.toml")]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: `chainwatch: Failed to start server. Is port ${port} in use?\n` });
     expect((await getAccount(key)).status).toBe(200);
   });

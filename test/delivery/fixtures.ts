@@ -9,6 +9,7 @@ import type { Db } from "../../src/db/database.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
 import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import type { CreditReservations } from "../../src/delivery/reservations.ts";
 import { VERSION } from "../../src/version.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
@@ -36,7 +37,7 @@ export type Engine = {
 
 let n = 0;
 
-export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHost?: Resolver } = {}): Promise<Engine> {
+export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHost?: Resolver; reservations?: CreditReservations } = {}): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-delivery-"));
   const config = testConfig(dir, opts.config ?? {});
   const ctx = await openContext(config, { clock: opts.clock, env: {} });
@@ -47,6 +48,7 @@ export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHo
     fetch,
     resolveHost: opts.resolveHost ?? (async () => ["127.0.0.1"]),
     userAgent: `chainwatch/${VERSION}`,
+    reservations: opts.reservations,
   });
   return {
     ctx,
@@ -159,6 +161,11 @@ export async function runCli(args: string[]): Promise<{ code: number; stdout: st
 
 /** Starts `serve` as a subprocess and resolves once it logs that it is listening. */
 export async function spawnServe(configPath: string) {
+  return (await spawnListening(configPath)).proc;
+}
+
+/** Starts `serve` as a subprocess; resolves with it and the URL it logged it listens on (no trailing slash). */
+export async function spawnListening(configPath: string) {
   const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", configPath], {
     env: cleanEnv(),
     stdin: "ignore",
@@ -169,11 +176,14 @@ export async function spawnServe(configPath: string) {
   const decoder = new TextDecoder();
   let log = "";
   const deadline = Date.now() + 15_000;
-  while (!log.includes('"msg":"listening"')) {
+  let listening: string | undefined;
+  while (!listening) {
     if (Date.now() > deadline) throw new Error(`serve did not start: ${log}`);
     const { done, value } = await reader.read();
     if (done) throw new Error(`serve exited: ${log}${await new Response(proc.stderr).text()}`);
     log += decoder.decode(value);
+    // Complete lines only (the last piece may be half a line).
+    listening = log.split("\n").slice(0, -1).find((l) => l.includes('"msg":"listening"'));
   }
   // Keep draining stdout so the daemon never blocks on a full pipe.
   (async () => {
@@ -182,5 +192,5 @@ export async function spawnServe(configPath: string) {
       if (done) break;
     }
   })();
-  return proc;
+  return { proc, url: (JSON.parse(listening).url as string).replace(/\/$/, "") };
 }

@@ -135,6 +135,32 @@ describe("credits", () => {
     expect(await balance(c)).toBe(965);
   });
 
+  test("callers at once on one daemon are served exactly the balance, slice after slice, never a call more", async () => {
+    const sliced = await startTestDaemon({ config: { rpc: { credit_slice: 7 }, networks: { eth: { ...ETH, rpc_urls: [anvil.url] } } } });
+    try {
+      const c = await sliced.client({ credits: 57, rpcRps: 100_000 });
+      let served = 0;
+      let refused = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let i = 0; i < 15; i++) {
+            const a = await postRpc(`${sliced.url}/rpc/eth/${c.apiKey}`, blockNumber(i));
+            if (a.status === 200) served++;
+            else if (a.status === 402) refused++;
+            else throw new Error(`unexpected ${a.status} ${JSON.stringify(a.body)}`);
+          }
+        }),
+      );
+      expect({ served, refused }).toEqual({ served: 57, refused: 120 - 57 });
+      await sliced.daemon.deps.rpcMeter.flush();
+      const row = await sliced.ctx.db.selectFrom("accounts").select("credits").where("id", "=", c.accountId).executeTakeFirstOrThrow();
+      expect(Number(row.credits)).toBe(0);
+      expect(await sliced.ctx.db.selectFrom("credit_leases").selectAll().execute()).toEqual([]);
+    } finally {
+      await sliced.stop();
+    }
+  });
+
   test("eth_chainId and net_version are answered from the cache after the node's first answer", async () => {
     const c = await td.client({ credits: 100, rpcRps: 100 });
     const before = await (await fetch(`${td.url}/metrics`)).text();

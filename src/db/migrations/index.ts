@@ -14,6 +14,7 @@ import * as m0012 from "./0012_follower.ts";
 import * as m0013 from "./0013_watch_position.ts";
 import * as m0014 from "./0014_follower_leader.ts";
 import * as m0015 from "./0015_rate_windows.ts";
+import * as m0016 from "./0016_credit_leases.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   "0013_watch_position": m0013,
   "0014_follower_leader": m0014,
   "0015_rate_windows": m0015,
+  "0016_credit_leases": m0016,
 };
