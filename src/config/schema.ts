@@ -19,6 +19,9 @@ const strict = { additionalProperties: false } as const;
 const PositiveInt = (def: number, max = 2 ** 31) => T.Integer({ minimum: 1, maximum: max, default: def });
 const NonNegInt = (def: number) => T.Integer({ minimum: 0, default: def });
 
+/** Most bytes one upstream answer may have unless `[networks.X] max_response_bytes` says otherwise: 32 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 /** Optional metadata of a token contract on a followed network (docs/reference.md, "Following a chain"). */
 export const TokenSchema = T.Object(
   { symbol: T.Optional(T.String({ minLength: 1, maxLength: 32 })), decimals: T.Integer({ minimum: 0, maximum: 36 }) },
@@ -38,6 +41,8 @@ export const NetworkSchema = T.Object(
     poll_interval_ms: PositiveInt(2000, 3_600_000),
     max_reorg_depth: PositiveInt(64, 10_000),
     rpc_timeout_ms: PositiveInt(10_000, 120_000),
+    // Most bytes one upstream answer may have; the follower's read-ahead holds about this much at most.
+    max_response_bytes: PositiveInt(DEFAULT_MAX_RESPONSE_BYTES, 2 ** 31),
     // Keys are contract addresses; normalised to lower case by loadConfig.
     tokens: T.Record(T.String(), TokenSchema, { default: {} }),
   },

@@ -55,7 +55,7 @@ describe("config defaults", () => {
     expect(c.events.retention_days).toBe(30);
     expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
     expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
-    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("an empty file gives the same defaults", () => {
@@ -77,7 +77,7 @@ describe("config defaults", () => {
     const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
     if (!result.ok) throw new Error(result.error);
     expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
-    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("the config.example.toml of the repository, when present, loads", () => {
