@@ -150,10 +150,14 @@ export const ConfigSchema = T.Object(
     // JSON-RPC endpoint: credits per method; `default` for methods not listed. Block reads cost the
     // network's get_block_cost unless listed here.
     // flush_interval_seconds: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
+    // extra_methods: names forwarded beside the built-in allow-list (checked by loadConfig).
+    // response_bytes_per_credit: one more credit per this many bytes of a node's answer; 0 = none.
     rpc: T.Object(
       {
         costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: {} }),
         flush_interval_seconds: PositiveInt(1, 60),
+        extra_methods: T.Array(T.String(), { default: [] }),
+        response_bytes_per_credit: NonNegInt(1024 * 1024),
       },
       { ...strict, default: {} },
     ),

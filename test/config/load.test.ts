@@ -127,6 +127,13 @@ describe("a bad config names the key and the reason", () => {
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
     [
+      "an extra /rpc method that is not a method name",
+      '[rpc]\nextra_methods = ["trace_block", "eth call"]\n',
+      'config key `rpc.extra_methods[1]`: "eth call" is not a JSON-RPC method name (1-128 of letters, digits, _ and ., starting with a letter)',
+    ],
+    ["an extra /rpc method given as a string", '[rpc]\nextra_methods = "trace_block"\n', "config key `rpc.extra_methods`: expected array"],
+    ["a zero max_response_bytes", '[networks.x]\nfamily = "evm"\nmax_response_bytes = 0\n', "config key `networks.x.max_response_bytes`: expected integer to be greater or equal to 1"],
+    [
       "a lease no longer than a send",
       "[delivery]\nlease_seconds = 5\ntimeout_ms = 5000\n",
       "config key `delivery.lease_seconds`: must be longer than delivery.timeout_ms",
