@@ -144,12 +144,15 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
  * counted as decoded: a small gzip body that inflates past the cap is refused like a large one.
  */
 async function readCapped(res: Response, cap: number): Promise<{ text: string; bytes: number }> {
-  // A declared length over the cap is refused before a byte is read (unless it is the compressed size).
-  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
-  if (declared > cap && !res.headers.has("content-encoding")) {
+  // A declared length is the body's exact size (HTTP framing), unless it is the compressed size:
+  // over the cap it is refused before a byte is read; within it the body is read whole, the
+  // cheapest way (the common case: a node answering with Content-Length).
+  const declared = res.headers.has("content-encoding") ? Number.NaN : Number(res.headers.get("content-length") ?? Number.NaN);
+  if (declared > cap) {
     await res.body?.cancel().catch(() => {});
     throw new AnswerTooLarge();
   }
+  if (Number.isSafeInteger(declared)) return { text: await res.text(), bytes: declared };
   if (!res.body) return { text: "", bytes: 0 };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
