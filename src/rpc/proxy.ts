@@ -200,7 +200,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
               charged += s.cost;
               calls += 1;
               const method = s.call?.method ?? "";
-              if (CHAIN_CONSTANTS.has(method)) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
+              if (CHAIN_CONSTANTS.has(method) && !s.silent) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
             } else if (s.outcome === "node_error") calls += 1;
           }
           // The node's bytes as they came, when they answer the whole request (and it has no

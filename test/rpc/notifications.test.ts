@@ -79,6 +79,12 @@ describe("notifications", () => {
     expect(await billed(c)).toEqual({ credits: 5, rpcCalls: 5 });
   });
 
+  test("eth_chainId and net_version as notifications, before the cache knows them, are forwarded like the others", async () => {
+    const c = await td.client({ credits: 10, rpcRps: 100 });
+    expect(await send(c, [notification("eth_chainId"), notification("net_version")], "geth")).toMatchObject({ status: 204, text: "" });
+    expect(await send(c, call(1, "eth_chainId"), "geth")).toMatchObject({ status: 200, text: '{"jsonrpc":"2.0","id":1,"result":"0x7a69"}' });
+  });
+
   test("a call with id null is a call, and is answered", async () => {
     const c = await td.client({ credits: 10, rpcRps: 100 });
     const res = await send(c, call(null, "eth_chainId"));
