@@ -53,7 +53,7 @@ describe("max_response_bytes", () => {
     ["a 50 MiB stream without a length", "streamed"],
     ["a small gzip body that inflates to 40 MiB", "inflated"],
   ])("%s answers 502 -32603 naming the limit, costs nothing and leaves the node healthy", async (_, network) => {
-    const payer = await td.client({ credits: 100, rpcRps: 100 });
+    const payer = await td.client({ credits: 100, rpcRps: 10_000 });
     expect(await postRpc(`${td.url}/rpc/${network}/${payer.apiKey}`, call(7, "eth_getLogs", [{}]))).toMatchObject({ status: 502, body: rpcError(7, -32603, TOO_LARGE) });
     const batch = await postRpc(`${td.url}/rpc/${network}/${payer.apiKey}`, [call(1, "eth_blockNumber"), call(2, "eth_chainId")]);
     expect(batch).toMatchObject({ status: 502, body: [rpcError(1, -32603, TOO_LARGE), rpcError(2, -32603, TOO_LARGE)] });
@@ -76,7 +76,7 @@ describe("max_response_bytes", () => {
 
 describe("answers are priced by size too", () => {
   test("a 2.5 MiB answer costs its method's price plus 2 (one per whole MiB)", async () => {
-    const payer = await td.client({ credits: 100, rpcRps: 100 });
+    const payer = await td.client({ credits: 100, rpcRps: 10_000 });
     const res = await fetch(`${td.url}/rpc/large/${payer.apiKey}`, { method: "POST", body: JSON.stringify(call(1, "eth_getLogs", [{}])) });
     expect(res.status).toBe(200);
     expect((await res.arrayBuffer()).byteLength).toBe(2.5 * MiB);
@@ -86,7 +86,7 @@ describe("answers are priced by size too", () => {
   });
 
   test("an answer whose size the credits cannot pay is withheld: 402 -32013, nothing charged", async () => {
-    const payer = await td.client({ credits: 11, rpcRps: 100 });
+    const payer = await td.client({ credits: 11, rpcRps: 10_000 });
     expect(await postRpc(`${td.url}/rpc/large/${payer.apiKey}`, call(3, "eth_getLogs", [{}]))).toMatchObject({
       status: 402,
       body: rpcError(3, -32013, "Insufficient credits."),
