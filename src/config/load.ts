@@ -89,6 +89,9 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
   return `config key \`${key}\`: ${message.toLowerCase()}`;
 }
 
+/** What `[rpc] extra_methods` may name: the shape of every JSON-RPC method a node serves (`eth_getProof`, `rpc.discover`). */
+const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_.]{0,127}$/;
+
 function checkSemantics(c: Config): string | null {
   if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
     return "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL";
@@ -104,6 +107,9 @@ function checkSemantics(c: Config): string | null {
   // Known private without DNS: say so now rather than fail every screening (names are checked per request).
   if (c.aml.provider === "http" && !c.aml.allow_private_targets && URL.canParse(c.aml.http_url) && privateByName(new URL(c.aml.http_url)))
     return "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it";
+  const badMethod = c.rpc.extra_methods.findIndex((m) => !METHOD_NAME.test(m));
+  if (badMethod >= 0)
+    return `config key \`rpc.extra_methods[${badMethod}]\`: ${JSON.stringify(c.rpc.extra_methods[badMethod])} is not a JSON-RPC method name (1-128 of letters, digits, _ and ., starting with a letter)`;
   for (const [slug, n] of Object.entries(c.networks)) {
     const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;

@@ -19,6 +19,9 @@ const strict = { additionalProperties: false } as const;
 const PositiveInt = (def: number, max = 2 ** 31) => T.Integer({ minimum: 1, maximum: max, default: def });
 const NonNegInt = (def: number) => T.Integer({ minimum: 0, default: def });
 
+/** Most bytes one upstream answer may have unless `[networks.X] max_response_bytes` says otherwise: 32 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 /** Optional metadata of a token contract on a followed network (docs/reference.md, "Following a chain"). */
 export const TokenSchema = T.Object(
   { symbol: T.Optional(T.String({ minLength: 1, maxLength: 32 })), decimals: T.Integer({ minimum: 0, maximum: 36 }) },
@@ -42,6 +45,8 @@ export const NetworkSchema = T.Object(
     // The chain id eth_chainId must answer (evm); absent: the id the first upstream answered.
     chain_id: T.Optional(T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     rpc_timeout_ms: PositiveInt(10_000, 120_000),
+    // Most bytes one upstream answer may have; the follower's read-ahead holds about this much at most.
+    max_response_bytes: PositiveInt(DEFAULT_MAX_RESPONSE_BYTES, 2 ** 31),
     // Keys are contract addresses; normalised to lower case by loadConfig.
     tokens: T.Record(T.String(), TokenSchema, { default: {} }),
   },
@@ -150,11 +155,15 @@ export const ConfigSchema = T.Object(
     // network's get_block_cost unless listed here.
     // flush_interval_seconds: how often /rpc charges, kept in memory, are written (the most a crash can leave unbilled).
     // credit_slice: credits a daemon sets aside from an account's balance at a time for its /rpc calls.
+    // extra_methods: names forwarded beside the built-in allow-list (checked by loadConfig).
+    // response_bytes_per_credit: one more credit per this many bytes of a node's answer; 0 = none.
     rpc: T.Object(
       {
         costs: T.Record(T.String({ minLength: 1 }), T.Integer({ minimum: 0 }), { default: {} }),
         flush_interval_seconds: PositiveInt(1, 60),
         credit_slice: PositiveInt(100, 1_000_000_000),
+        extra_methods: T.Array(T.String(), { default: [] }),
+        response_bytes_per_credit: NonNegInt(1024 * 1024),
       },
       { ...strict, default: {} },
     ),

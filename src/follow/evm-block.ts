@@ -8,8 +8,8 @@ type TransferInput = NonNullable<TransactionInput["transfers"]>[number];
 /** A block with full transaction objects, as eth_getBlockByNumber(h, true) answers. */
 export type RpcFullBlock = RpcBlock<"latest", true, RpcTransaction>;
 
-/** One height as read from the node: the block and a receipt for each of its transactions. */
-export type FetchedBlock = { height: number; hash: string; parentHash: string; block: RpcFullBlock; receipts: RpcTransactionReceipt[] };
+/** One height as read from the node: the block, a receipt for each of its transactions, and the bytes of the node's answers they came in. */
+export type FetchedBlock = { height: number; hash: string; parentHash: string; block: RpcFullBlock; receipts: RpcTransactionReceipt[]; bytes: number };
 
 /** A token's decimals as far as they are known: config, cache or decimals(); null = unknown (amounts stay in raw units). */
 export type DecimalsOf = (contract: string) => number | null;

@@ -1,4 +1,4 @@
-import type { NetworkConfig } from "../config/schema.ts";
+import { DEFAULT_MAX_RESPONSE_BYTES, type NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import { type Lead, soleLead } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
@@ -28,6 +28,8 @@ export type EvmFollowerDeps = {
   upstream: () => string;
   /** Blocks fetched ahead of the commit point while catching up. */
   concurrency?: number;
+  /** Bytes of node answers the blocks read ahead may hold (the network's max_response_bytes); 32 MiB when absent. */
+  readAheadBytes?: number;
   /** Most blocks committed in one ingest call. */
   batchBlocks?: number;
   /** Whether this daemon leads the network's follower (several daemons on one database); always, by default. */
@@ -50,7 +52,8 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; p
  * (block with full transactions and receipts), and feeds the blocks through the ingest service
  * strictly in height order. The stored tip is the checkpoint: every pass starts at the stored tip
  * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
- * While behind, up to `concurrency` heights are fetched ahead of the commit point.
+ * While behind, up to `concurrency` heights are fetched ahead of the commit point, and no more
+ * than `readAheadBytes` of node answers are held for them (see catchUp).
  *
  * A block whose parent is not the stored tip means the node switched chains: the follower walks
  * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
@@ -65,6 +68,13 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   const { network, config, source, db, clock, log, metrics } = deps;
   const lead = deps.lead ?? soleLead;
   const concurrency = deps.concurrency ?? 8;
+  const readAheadBytes = deps.readAheadBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  // Sizes of the last blocks read: a block in flight is expected to be as large as the largest.
+  const recentSizes: number[] = [];
+  const remember = (bytes: number) => {
+    recentSizes.push(bytes);
+    if (recentSizes.length > concurrency) recentSizes.shift();
+  };
   const batchBlocks = deps.batchBlocks ?? 32;
   // Set by stop(): an ongoing catch-up ends after the batch it is committing.
   let stopping = false;
@@ -167,16 +177,39 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
    * Ingests heights from..head in order, fetching up to `concurrency` ahead. `parent` is the hash
    * the first block must extend (null: nothing stored below it). Ends early at a block that does
    * not extend the one before it, or when the node has no block at a height yet.
+   *
+   * The read-ahead is bounded by bytes too: the blocks read and not yet committed, plus those in
+   * flight at the size of the largest recent block, stay within `readAheadBytes`. One block is
+   * always read, however large (each answer is capped by the pool), so huge blocks are read one
+   * at a time instead of eight; a fresh follower reads one first, to learn the size.
    */
   const catchUp = async (from: number, head: number, parent: string | null): Promise<RunEnd> => {
     type Slot = { settled: boolean; value: FetchedBlock | null; promise: Promise<FetchedBlock | null> };
     const slots = new Map<number, Slot>();
     let launched = from;
     let next = from;
+    let inFlight = 0;
+    let heldBytes = 0;
+    const roomForOneMore = () => {
+      if (inFlight === 0 && heldBytes === 0) return true;
+      const expected = recentSizes.length > 0 ? Math.max(...recentSizes) : readAheadBytes;
+      return heldBytes + (inFlight + 1) * expected <= readAheadBytes;
+    };
     const launch = () => {
-      while (launched <= head && launched < next + concurrency && !stopping && lead.held()) {
+      while (launched <= head && launched < next + concurrency && !stopping && lead.held() && roomForOneMore()) {
         const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
-        slot.promise.then((v) => Object.assign(slot, { settled: true, value: v }), () => {});
+        inFlight++;
+        slot.promise.then(
+          (v) => {
+            inFlight--;
+            if (v) {
+              heldBytes += v.bytes;
+              remember(v.bytes);
+            }
+            Object.assign(slot, { settled: true, value: v });
+          },
+          () => inFlight--,
+        );
         slots.set(launched++, slot);
       }
     };
@@ -211,6 +244,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       // lock for another daemon, so two daemons never ingest side by side for long.
       if (batch.length > 0 && !(await lead.acquire())) return { kind: "done" };
       if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
+      for (const b of batch) heldBytes -= b.bytes;
       if (end) return end;
     }
     return { kind: "done" };

@@ -25,7 +25,7 @@ const RECEIPT_BATCH = 100;
 export function createEvmSource(rpc: RpcClient): EvmSource {
   let blockReceipts = true;
 
-  const perTxReceipts = async (block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
+  const perTxReceipts = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
     const out: RpcTransactionReceipt[] = [];
     for (let i = 0; i < block.transactions.length; i += RECEIPT_BATCH) {
       const calls = block.transactions.slice(i, i + RECEIPT_BATCH).map((tx) => ({ method: "eth_getTransactionReceipt", params: [tx.hash] }));
@@ -34,7 +34,7 @@ export function createEvmSource(rpc: RpcClient): EvmSource {
     return out;
   };
 
-  const receiptsOf = async (block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
+  const receiptsOf = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
     if (block.transactions.length === 0) return [];
     if (blockReceipts) {
       try {
@@ -45,7 +45,7 @@ export function createEvmSource(rpc: RpcClient): EvmSource {
         blockReceipts = false;
       }
     }
-    return perTxReceipts(block);
+    return perTxReceipts(rpc, block);
   };
 
   return {
@@ -59,12 +59,15 @@ export function createEvmSource(rpc: RpcClient): EvmSource {
       return block.hash.toLowerCase();
     },
     async fetch(height) {
-      const block = await rpc.call<RpcFullBlock | null>("eth_getBlockByNumber", [numberToHex(height), true]);
+      // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
+      const read = { bytes: 0 };
+      const metered = rpc.metered(read);
+      const block = await metered.call<RpcFullBlock | null>("eth_getBlockByNumber", [numberToHex(height), true]);
       if (block === null) return null;
       checkBlock(height, block, true);
-      const receipts = await receiptsOf(block);
+      const receipts = await receiptsOf(metered, block);
       checkReceipts(height, receipts);
-      return { height, hash: (block.hash as string).toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts };
+      return { height, hash: (block.hash as string).toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes };
     },
   };
 }

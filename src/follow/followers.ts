@@ -53,6 +53,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         log: deps.log,
         metrics: deps.metrics,
         upstream: () => pool.current(),
+        readAheadBytes: n.max_response_bytes,
         lead: deps.leadership.lead(network),
         daemonName: deps.daemonName,
         recheckChainId: checked.recheck,

@@ -20,12 +20,16 @@ export type RpcClient = {
   call<T>(method: string, params: unknown[]): Promise<T>;
   /** Several calls in one batch request; results in call order. A node error in any call throws. */
   batch<T>(calls: { method: string; params: unknown[] }[]): Promise<T[]>;
+  /** The same client, adding the size of every answer it reads to `meter.bytes` (what a block took to read). */
+  metered(meter: { bytes: number }): RpcClient;
 };
 
-export function createRpcClient(pool: UpstreamPool): RpcClient {
+export function createRpcClient(pool: UpstreamPool, meter?: { bytes: number }): RpcClient {
   const post = async (body: unknown): Promise<unknown> => {
     const reply = await pool.send(JSON.stringify(body));
-    if (!reply.ok) throw new RpcError(`no upstream answered: ${reply.error}`, null);
+    // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
+    if (!reply.ok) throw new RpcError(reply.tooLarge ? reply.error : `no upstream answered: ${reply.error}`, null);
+    if (meter) meter.bytes += reply.bytes;
     return reply.json;
   };
   const resultOf = <T>(method: string, r: RpcReply | undefined): T => {
@@ -45,5 +49,6 @@ export function createRpcClient(pool: UpstreamPool): RpcClient {
       const byId = new Map(replies.map((r) => [r.id, r]));
       return calls.map((c, id) => resultOf<T>(c.method, byId.get(id)));
     },
+    metered: (m) => createRpcClient(pool, m),
   };
 }

@@ -5,7 +5,8 @@ import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
 import { ApiError, methodNotAllowed } from "./errors.ts";
-import { requestPath, requestUrl } from "./request-target.ts";
+import { requestUrl } from "./request-target.ts";
+import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -53,14 +54,14 @@ export function createApp(deps: AppDeps) {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
         failure = new ApiError("INVALID_INPUT", first ? describeValueError(first) : undefined);
       } else {
-        deps.log.error("unhandled error", { path: requestPath(request), error: String(error) });
+        deps.log.error("unhandled error", { path: loggablePath(request), error: String(error) });
         failure = new ApiError("INTERNAL");
       }
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
       // Every refusal (4xx) is logged at debug: useful while wiring a client, noise otherwise.
       if (failure.status < 500)
-        deps.log.debug("request refused", { method: request.method, path: requestPath(request), status: failure.status, error: failure.message });
+        deps.log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
       return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => {

@@ -16,3 +16,15 @@ export function rpcCallCost(config: Config, network: string, method: string): nu
   if (method === "eth_getLogs") return 10;
   return Object.hasOwn(costs, "default") ? costs.default : 1;
 }
+
+/**
+ * Credits a node's answer adds by its size (docs/reference.md §9): one per whole
+ * `[rpc] response_bytes_per_credit` bytes (1 MiB by default; 0 turns it off), charged once per
+ * forwarded request on top of its calls' prices. Answers under that size add nothing; the largest,
+ * at `max_response_bytes`, add 32 with the defaults. Free when billing is off.
+ */
+export function rpcAnswerCost(config: Config, bytes: number): number {
+  const per = config.rpc.response_bytes_per_credit;
+  if (!config.billing.enabled || per === 0) return 0;
+  return Math.floor(bytes / per);
+}

@@ -2,8 +2,12 @@
 
 export type JsonRpcId = string | number | null;
 
-/** A well-formed call; `raw` is the object as the client sent it (forwarded unchanged). */
-export type RpcCall = { id: JsonRpcId; method: string; raw: Record<string, unknown> };
+/**
+ * A well-formed call; `raw` is the object as the client sent it (forwarded unchanged). A call
+ * without an `id` member is a notification: it is carried out but never answered (`id: null` is
+ * a call like any other).
+ */
+export type RpcCall = { id: JsonRpcId; method: string; notification: boolean; raw: Record<string, unknown> };
 
 /** One element of a request: a call, or why it is not one (answered with -32600 and its id, when it has a usable one). */
 export type RpcEntry = { ok: true; call: RpcCall } | { ok: false; id: JsonRpcId; message: string };
@@ -13,12 +17,16 @@ export type ParsedRpcBody =
   | { kind: "single"; entry: RpcEntry }
   | { kind: "batch"; entries: RpcEntry[] };
 
-/** The error codes of docs/reference.md §9, plus the standard ones of the JSON-RPC 2.0 specification. */
+/**
+ * The error codes of docs/reference.md §9, plus the standard ones of the JSON-RPC 2.0 specification.
+ * chainwatch's own stay out of EIP-1474's -32000…-32006, which wallet libraries read as the node's
+ * (viem calls -32004 "Method is not supported"); -32005 means "limit exceeded" there too.
+ */
 export const RPC_ERRORS = {
-  INVALID_API_KEY: { status: 401, code: -32001, message: "Invalid API key" },
-  IP_NOT_ALLOWED: { status: 403, code: -32002, message: "IP address not allowed." },
-  UNKNOWN_NETWORK: { status: 404, code: -32003, message: "Unknown network" },
-  INSUFFICIENT_CREDITS: { status: 402, code: -32004, message: "Insufficient credits." },
+  INVALID_API_KEY: { status: 401, code: -32010, message: "Invalid API key" },
+  IP_NOT_ALLOWED: { status: 403, code: -32011, message: "IP address not allowed." },
+  UNKNOWN_NETWORK: { status: 404, code: -32012, message: "Unknown network" },
+  INSUFFICIENT_CREDITS: { status: 402, code: -32013, message: "Insufficient credits." },
   RATE_LIMITED: { status: 429, code: -32005, message: "Rate limit exceeded." },
   METHOD_NOT_ALLOWED: { status: 200, code: -32601, message: "Method not allowed" },
   PARSE_ERROR: { status: 400, code: -32700, message: "Parse error: the body is not valid JSON." },
@@ -50,7 +58,7 @@ function parseEntry(value: unknown): RpcEntry {
   if (raw.jsonrpc !== "2.0") return invalid(id, 'jsonrpc must be "2.0"');
   if (typeof raw.method !== "string" || raw.method === "") return invalid(id, "method must be a non-empty string");
   if (raw.params !== undefined && (typeof raw.params !== "object" || raw.params === null)) return invalid(id, "params must be an array or an object");
-  return { ok: true, call: { id, method: raw.method, raw } };
+  return { ok: true, call: { id, method: raw.method, notification: !("id" in raw), raw } };
 }
 
 function invalid(id: JsonRpcId, reason: string): RpcEntry {
@@ -73,11 +81,13 @@ export function resultObject(id: JsonRpcId, resultJson: string): string {
 }
 
 /**
- * A whole-request error in the shape of the request: one object for a single call (or a body that
- * is not JSON), else an array with one error per call, each with that call's id, so a client that
- * matches batch answers by id finds every one of its calls answered.
+ * The id a whole-request error carries, read from the body as sent: a single call's id, else null.
+ * A batch is not parsed at all (its first character tells it apart): a refusal before the key is
+ * known must cost a stranger one small answer, never one per element of whatever was sent.
  */
-export function wholeRequestError(parsed: ParsedRpcBody, code: number, message: string): string {
-  if (parsed.kind === "batch" && parsed.entries.length > 0) return `[${parsed.entries.map((e) => errorObject(entryId(e), code, message)).join(",")}]`;
-  return errorObject(parsed.kind === "single" ? entryId(parsed.entry) : null, code, message);
+export function requestId(body: string): JsonRpcId {
+  const first = body.trimStart()[0];
+  if (first !== "{") return null;
+  const parsed = parseRpcBody(body);
+  return parsed.kind === "single" ? entryId(parsed.entry) : null;
 }

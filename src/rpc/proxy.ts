@@ -1,11 +1,11 @@
 import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
 import { keyAllowsIp } from "../auth/verify.ts";
-import type { Config } from "../config/schema.ts";
+import type { Config, Family } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
-import { rpcCallCost } from "./costs.ts";
+import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
 import type { CreditMeter } from "./credit-meter.ts";
 import {
   errorObject,
@@ -15,16 +15,16 @@ import {
   RPC_ERRORS,
   type RpcCall,
   type RpcEntry,
+  requestId,
   resultObject,
-  wholeRequestError,
 } from "./jsonrpc.ts";
-import { methodPolicyFor } from "./method-policy.ts";
+import { type MethodPolicy, methodPolicyFor } from "./method-policy.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 
 /** A /rpc request as the HTTP edge hands it over. */
 export type RpcRequest = { network: string; apiKey: string | null; clientIp: string | null; body: string };
 
-/** What to answer: status, JSON body text, and whether to add `Retry-After: 1`. */
+/** What to answer: status, JSON body text ("" when there is nothing to answer: 204 or a status alone), and whether to add `Retry-After: 1`. */
 export type RpcAnswer = { status: number; body: string; retryAfter: boolean };
 
 export type RpcProxyDeps = {
@@ -37,10 +37,14 @@ export type RpcProxyDeps = {
   metrics: Metrics;
 };
 
-type Outcome = "ok" | "node_error" | "refused" | "invalid" | "rate_limited" | "no_credits" | "upstream_error";
+type Outcome = "ok" | "node_error" | "refused" | "invalid" | "rate_limited" | "no_credits" | "upstream_error" | "too_large";
 
-/** One call of the request on its way through: answered locally (`local`), or forwarded and answered by the node (`answer`). */
-type Slot = { entry: RpcEntry; call: RpcCall | null; cost: number; outcome: Outcome; local: string | null; answer: unknown };
+/**
+ * One call of the request on its way through: answered locally (`local`), or forwarded and
+ * answered by the node (`answer`). A notification (`silent`) goes the same way but is left out of
+ * the answer, whatever became of it.
+ */
+type Slot = { entry: RpcEntry; call: RpcCall | null; silent: boolean; cost: number; outcome: Outcome; local: string | null; answer: unknown };
 
 /** Answered from a per-network cache after the node's first answer: they never change for a chain. */
 const CHAIN_CONSTANTS = new Set(["eth_chainId", "net_version"]);
@@ -55,6 +59,12 @@ const MAX_METHOD_LABELS = 256;
  */
 export function createRpcProxy(deps: RpcProxyDeps) {
   const constants = new Map<string, string>();
+  // One policy per family, built on first use with the operator's extra methods.
+  const policies = new Map<Family, MethodPolicy | null>();
+  const policyFor = (family: Family) => {
+    if (!policies.has(family)) policies.set(family, methodPolicyFor(family, deps.config.rpc.extra_methods));
+    return policies.get(family) ?? null;
+  };
   const methodLabels = new Set<string>();
   const methodLabel = (method: string, outcome: Outcome) => {
     if (methodLabels.has(method)) return method;
@@ -89,19 +99,20 @@ export function createRpcProxy(deps: RpcProxyDeps) {
   };
 
   async function handle(req: RpcRequest): Promise<RpcAnswer> {
-    const parsed = parseRpcBody(req.body);
-    const reject = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): RpcAnswer => ({
+    // Refused before the body is parsed: one error object, however many calls the body holds.
+    const refuse = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): RpcAnswer => ({
       status: e.status,
-      body: wholeRequestError(parsed, e.code, message),
+      body: errorObject(requestId(req.body), e.code, message),
       retryAfter: false,
     });
     const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
-    if (!key) return reject(RPC_ERRORS.INVALID_API_KEY);
-    if (!keyAllowsIp(key, req.clientIp)) return reject(RPC_ERRORS.IP_NOT_ALLOWED);
+    if (!key) return refuse(RPC_ERRORS.INVALID_API_KEY);
+    if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
     const net = findNetwork(deps.config.networks, req.network);
     const pool = deps.pools.get(req.network);
-    const policy = net ? methodPolicyFor(net.family) : null;
-    if (!net || !pool || !policy) return reject(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
+    const policy = net ? policyFor(net.family) : null;
+    if (!net || !pool || !policy) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
+    const parsed = parseRpcBody(req.body);
     const invalid = requestProblem(parsed);
     if (invalid) return invalid;
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
@@ -115,7 +126,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     let calls = 0;
     const allowed: Slot[] = [];
     for (const entry of entries) {
-      const slot: Slot = { entry, call: entry.ok ? entry.call : null, cost: 0, outcome: "ok", local: null, answer: undefined };
+      const slot: Slot = { entry, call: entry.ok ? entry.call : null, silent: entry.ok && entry.call.notification, cost: 0, outcome: "ok", local: null, answer: undefined };
       slots.push(slot);
       if (!entry.ok) {
         setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.message));
@@ -162,23 +173,40 @@ export function createRpcProxy(deps: RpcProxyDeps) {
         const single = parsed.kind === "single";
         const body =
           forward.length === entries.length ? req.body : single ? JSON.stringify(forward[0].call?.raw) : `[${forward.map((s) => JSON.stringify(s.call?.raw)).join(",")}]`;
-        const reply = await pool.send(body);
+        const answered = forward.filter((s) => !s.silent);
+        const reply = await pool.send(body, { expectsAnswer: answered.length > 0 });
         if (!reply.ok) {
-          for (const s of forward) setLocal(s, "upstream_error", errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, RPC_ERRORS.UPSTREAM_UNAVAILABLE.message));
+          const [outcome, message] = reply.tooLarge ? (["too_large", tooLargeMessage(net.max_response_bytes)] as const) : (["upstream_error", RPC_ERRORS.UPSTREAM_UNAVAILABLE.message] as const);
+          for (const s of forward) setLocal(s, outcome, errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, message));
         } else {
           observeUpstream(req.network, reply.upstream, reply.ms / 1000);
           upstreamStatus = reply.status;
-          matchAnswers(forward, reply.json, single);
+          // A notification the node took is carried out as far as anyone can tell: billed like a call.
+          for (const s of forward) if (s.silent) s.outcome = "ok";
+          if (answered.length > 0) matchAnswers(answered, reply.json, single);
+          // A large answer costs more (docs/reference.md §9); one the credits cannot pay is withheld.
+          const extra = rpcAnswerCost(deps.config, reply.bytes);
+          if (extra > 0 && forward.some((s) => s.outcome === "ok")) {
+            if (deps.meter.reserve(account, extra)) {
+              held += extra;
+              charged += extra;
+            } else {
+              for (const s of forward) {
+                if (s.outcome === "ok") setLocal(s, "no_credits", errorObject(s.call?.id ?? null, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
+              }
+            }
+          }
           for (const s of forward) {
             if (s.outcome === "ok") {
               charged += s.cost;
               calls += 1;
               const method = s.call?.method ?? "";
-              if (CHAIN_CONSTANTS.has(method)) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
+              if (CHAIN_CONSTANTS.has(method) && !s.silent) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
             } else if (s.outcome === "node_error") calls += 1;
           }
-          // The node's bytes as they came, when they answer the whole request.
-          if (forward.length === entries.length && forward.every((s) => s.local === null)) passthrough = reply.text;
+          // The node's bytes as they came, when they answer the whole request (and it has no
+          // notifications, which a node might answer anyway).
+          if (forward.length === entries.length && forward.every((s) => s.local === null && !s.silent)) passthrough = reply.text;
         }
       }
     } finally {
@@ -186,11 +214,10 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     }
 
     for (const s of slots) countCall(req.network, s.call ? methodLabel(s.call.method, s.outcome) : "invalid", s.outcome);
-    return {
-      status: statusOf(slots, upstreamStatus),
-      body: passthrough ?? assemble(slots, parsed.kind === "single"),
-      retryAfter: slots.some((s) => s.outcome === "rate_limited"),
-    };
+    const body = passthrough ?? assemble(slots, parsed.kind === "single");
+    const status = statusOf(slots, upstreamStatus);
+    // Notifications alone: nothing to answer. 204 when all went well, else the status says why.
+    return { status: body === "" && status === 200 ? 204 : status, body, retryAfter: slots.some((s) => s.outcome === "rate_limited") };
   }
 
   return { handle };
@@ -198,7 +225,12 @@ export function createRpcProxy(deps: RpcProxyDeps) {
 
 export type RpcProxy = ReturnType<typeof createRpcProxy>;
 
-/** The whole-request 400s: a body that is not JSON, a single call that is not JSON-RPC 2.0, an empty or oversized batch. */
+/** The message of a call whose answer passed the network's `max_response_bytes`. */
+function tooLargeMessage(limit: number): string {
+  return `Upstream answer exceeds max_response_bytes (${limit} bytes).`;
+}
+
+/** The whole-request 400s, each one error object: a body that is not JSON, a single call that is not JSON-RPC 2.0, an empty or oversized batch. */
 function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
   const bad = (body: string, status = 400): RpcAnswer => ({ status, body, retryAfter: false });
   const { INVALID_REQUEST, PARSE_ERROR } = RPC_ERRORS;
@@ -206,14 +238,18 @@ function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
   if (parsed.kind === "single") return parsed.entry.ok ? null : bad(errorObject(parsed.entry.id, INVALID_REQUEST.code, parsed.entry.message));
   if (parsed.entries.length === 0) return bad(errorObject(null, INVALID_REQUEST.code, "Invalid request: an empty batch."));
   if (parsed.entries.length > MAX_BATCH) {
-    return bad(wholeRequestError(parsed, INVALID_REQUEST.code, `Invalid request: a batch of ${parsed.entries.length} calls; at most ${MAX_BATCH}.`));
+    return bad(errorObject(null, INVALID_REQUEST.code, `Invalid request: a batch of ${parsed.entries.length} calls; at most ${MAX_BATCH}.`));
   }
   return null;
 }
 
-/** The answer built from its parts: local answers as written, the node's answers re-serialized. */
+/**
+ * The answer built from its parts: local answers as written, the node's answers re-serialized,
+ * notifications left out; "" when nothing is left (never an empty array, as the specification asks).
+ */
 function assemble(slots: Slot[], single: boolean): string {
-  const parts = slots.map((s) => s.local ?? JSON.stringify(s.answer));
+  const parts = slots.filter((s) => !s.silent).map((s) => s.local ?? JSON.stringify(s.answer));
+  if (parts.length === 0) return "";
   return single ? parts[0] : `[${parts.join(",")}]`;
 }
 
@@ -272,7 +308,7 @@ function matchAnswers(forward: Slot[], json: unknown, single: boolean): void {
 function statusOf(slots: Slot[], upstreamStatus: number): number {
   const has = (o: Outcome) => slots.some((s) => s.outcome === o);
   if (has("ok") || has("node_error")) return upstreamStatus;
-  if (has("upstream_error")) return RPC_ERRORS.UPSTREAM_UNAVAILABLE.status;
+  if (has("upstream_error") || has("too_large")) return RPC_ERRORS.UPSTREAM_UNAVAILABLE.status;
   if (has("rate_limited")) return RPC_ERRORS.RATE_LIMITED.status;
   if (has("no_credits")) return RPC_ERRORS.INSUFFICIENT_CREDITS.status;
   return 200;

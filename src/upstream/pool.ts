@@ -1,15 +1,21 @@
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { urlLabel } from "../net/url-label.ts";
 
 /**
- * What one upstream answered: the raw response text (passed through by /rpc byte for byte) and the
- * same text parsed (`json`), since the pool parses it anyway to tell a node from a broken proxy.
+ * What one upstream answered: the raw response text (passed through by /rpc byte for byte), its
+ * size in bytes, and the same text parsed (`json`), since the pool parses it anyway to tell a node
+ * from a broken proxy. A request of notifications alone expects no answer: then `text` is "" and
+ * `json` null. A failure is `tooLarge` when a node answered with more than `max_response_bytes`.
  */
 export type UpstreamReply =
-  | { ok: true; upstream: string; status: number; text: string; json: unknown; ms: number }
-  | { ok: false; error: string };
+  | { ok: true; upstream: string; status: number; text: string; bytes: number; json: unknown; ms: number }
+  | { ok: false; error: string; tooLarge?: boolean };
+
+/** How a body is sent: `expectsAnswer: false` for notifications alone, which a node answers with an empty body. */
+export type SendOptions = { expectsAnswer?: boolean };
 
 /** One configured node and what the pool knows of its health. `label` is safe to log (no path, query or credentials). */
 export type UpstreamState = { label: string; healthy: boolean; failures: number; errors: number; downUntilMs: number; lastError: string | null };
@@ -17,7 +23,7 @@ export type UpstreamState = { label: string; healthy: boolean; failures: number;
 /** A network's `rpc_urls`, tried in order with failover and per-upstream backoff. */
 export type UpstreamPool = {
   /** Posts one JSON-RPC body (a call or a batch) to the first usable upstream, failing over to the next. */
-  send(body: string): Promise<UpstreamReply>;
+  send(body: string, options?: SendOptions): Promise<UpstreamReply>;
   /** The label of the upstream that answered last (the first configured one until then). */
   current(): string;
   /** Health of every upstream, in configured order. */
@@ -28,6 +34,8 @@ export type UpstreamPoolDeps = {
   network: string;
   urls: string[];
   timeoutMs: number;
+  /** Most bytes an answer may have (`[networks.X] max_response_bytes`); 32 MiB when absent. */
+  maxResponseBytes?: number;
   fetch: typeof fetch;
   clock: Clock;
   log: Logger;
@@ -40,13 +48,23 @@ const MAX_BACKOFF_MS = 30_000;
 /** How an upstream is named in logs, metrics and `follow status`: no path, query or credentials. */
 export const upstreamLabel = urlLabel;
 
+/** Thrown by readCapped past the cap; `send` answers it without failing the node over. */
+class AnswerTooLarge extends Error {}
+
 /**
  * Builds the pool. An upstream fails on a network error, a timeout, a non-2xx status or a body
  * that is not JSON; it is then skipped for a backoff that doubles with each consecutive failure
  * (0.5 s up to 30 s) and logged once when it goes down and once when it recovers. A JSON-RPC
  * `error` inside a 2xx answer is the node's answer, not an upstream failure.
+ *
+ * Answers are read as a stream and given up past `maxResponseBytes`: that reply is a failure of
+ * the request, not of the node. It is not retried on the next upstream (any node holds the same
+ * chain, so the same question gets the same answer) and puts no node into backoff, or one client
+ * asking for a huge `eth_getLogs` range could take the nodes away from every other client and
+ * from the follower.
  */
 export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
+  const cap = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const nodes = deps.urls.map((url) => ({
     url,
     state: { label: upstreamLabel(url), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null } as UpstreamState,
@@ -84,7 +102,8 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
   };
 
   return {
-    async send(body) {
+    async send(body, options = {}) {
+      const expectsAnswer = options.expectsAnswer ?? true;
       let error = "no rpc_urls configured";
       for (const node of candidates()) {
         const started = performance.now();
@@ -95,12 +114,18 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             body,
             signal: deadline(),
           });
-          const text = await res.text();
-          if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
-          const json: unknown = JSON.parse(text);
+          if (res.status < 200 || res.status > 299) {
+            await res.body?.cancel().catch(() => {});
+            throw new Error(`HTTP ${res.status}`);
+          }
+          const { text, bytes } = await readCapped(res, cap);
+          const json: unknown = expectsAnswer ? JSON.parse(text) : null;
           succeed(node);
-          return { ok: true, upstream: node.state.label, status: res.status, text, json, ms: performance.now() - started };
+          return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };
         } catch (e) {
+          if (e instanceof AnswerTooLarge) {
+            return { ok: false, tooLarge: true, error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
+          }
           const err = e as Error;
           error = err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message;
           fail(node, error);
@@ -112,6 +137,41 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     states: () => nodes.map((n) => ({ ...n.state })),
   };
 }
+
+/**
+ * A response body as text, read chunk by chunk and given up (the stream cancelled) as soon as it
+ * passes `cap` bytes, so a hostile or runaway node costs at most `cap` bytes of memory. Bytes are
+ * counted as decoded: a small gzip body that inflates past the cap is refused like a large one.
+ */
+async function readCapped(res: Response, cap: number): Promise<{ text: string; bytes: number }> {
+  // A declared length is the body's exact size (HTTP framing), unless it is the compressed size:
+  // over the cap it is refused before a byte is read; within it the body is read whole, the
+  // cheapest way (the common case: a node answering with Content-Length).
+  const declared = res.headers.has("content-encoding") ? Number.NaN : Number(res.headers.get("content-length") ?? Number.NaN);
+  if (declared > cap) {
+    await res.body?.cancel().catch(() => {});
+    throw new AnswerTooLarge();
+  }
+  if (Number.isSafeInteger(declared)) return { text: await res.text(), bytes: declared };
+  if (!res.body) return { text: "", bytes: 0 };
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > cap) {
+      await reader.cancel().catch(() => {});
+      throw new AnswerTooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes);
+  return { text: utf8.decode(all), bytes };
+}
+
+const utf8 = new TextDecoder();
 
 /**
  * Abort signals for requests that must end `timeoutMs` after they start, shared by the requests
@@ -140,12 +200,12 @@ function sharedDeadlines(timeoutMs: number): () => AbortSignal {
  * network's follower and the /rpc endpoint, so both see the same upstream health.
  */
 export function upstreamPools(
-  networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number }>,
-  deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs">,
+  networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number; max_response_bytes?: number }>,
+  deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs" | "maxResponseBytes">,
 ): Map<string, UpstreamPool> {
   const pools = new Map<string, UpstreamPool>();
   for (const [network, n] of Object.entries(networks)) {
-    if (n.rpc_urls.length > 0) pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms }));
+    if (n.rpc_urls.length > 0) pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms, maxResponseBytes: n.max_response_bytes }));
   }
   return pools;
 }

@@ -55,7 +55,7 @@ describe("config defaults", () => {
     expect(c.events.retention_days).toBe(30);
     expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
     expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
-    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("an empty file gives the same defaults", () => {
@@ -77,7 +77,7 @@ describe("config defaults", () => {
     const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
     if (!result.ok) throw new Error(result.error);
     expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
-    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, tokens: {} });
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("the config.example.toml of the repository, when present, loads", () => {
@@ -130,6 +130,13 @@ describe("a bad config names the key and the reason", () => {
     ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
+    [
+      "an extra /rpc method that is not a method name",
+      '[rpc]\nextra_methods = ["trace_block", "eth call"]\n',
+      'config key `rpc.extra_methods[1]`: "eth call" is not a JSON-RPC method name (1-128 of letters, digits, _ and ., starting with a letter)',
+    ],
+    ["an extra /rpc method given as a string", '[rpc]\nextra_methods = "trace_block"\n', "config key `rpc.extra_methods`: expected array"],
+    ["a zero max_response_bytes", '[networks.x]\nfamily = "evm"\nmax_response_bytes = 0\n', "config key `networks.x.max_response_bytes`: expected integer to be greater or equal to 1"],
     [
       "a lease no longer than a send",
       "[delivery]\nlease_seconds = 5\ntimeout_ms = 5000\n",

@@ -62,6 +62,17 @@ describe("serve's log", () => {
     ]);
   });
 
+  test("a logged /rpc path never carries the API key of the path form", async () => {
+    const lines = await start("debug");
+    const key = "6f1c2a9e-8d4b-4c1e-9a7f-3b2d5e6f7a8b";
+    const paths = [`/rpc/eth/${key}/extra`, `/rpc/eth/${key}/`, "/rpc/eth/not-a-uuid-but-secret/x", `/rpcs/eth/${key.toUpperCase()}`];
+    for (const path of paths) expect((await fetch(`${daemon.url}${path}`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(lines.filter((l) => l.msg === "request refused").map((l) => l.path)).toEqual(["/rpc/eth/***", "/rpc/eth/***", "/rpc/eth/***", "/rpcs/eth/***"]);
+    const all = JSON.stringify(lines).toLowerCase();
+    expect(all).not.toContain(key);
+    expect(all).not.toContain("not-a-uuid-but-secret");
+  });
+
   test("at info, refused requests are not logged", async () => {
     const lines = await start("info");
     expect((await fetch(`${daemon.url}/v1/account`)).status).toBe(401);

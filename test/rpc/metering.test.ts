@@ -82,9 +82,9 @@ describe("rpc_rps: a sliding one-second window per account", () => {
 });
 
 describe("credits", () => {
-  test("an account with no credits gets 402 -32004, and is served again after `accounts credit` from the CLI", async () => {
+  test("an account with no credits gets 402 -32013, and is served again after `accounts credit` from the CLI", async () => {
     const c = await td.client({ credits: 0, rpcRps: 100 });
-    expect(await rpcAs(c, blockNumber(1))).toMatchObject({ status: 402, body: rpcError(1, -32004, "Insufficient credits.") });
+    expect(await rpcAs(c, blockNumber(1))).toMatchObject({ status: 402, body: rpcError(1, -32013, "Insufficient credits.") });
     const config = join(td.dir, "cli.toml");
     writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(td.dir)}"\n[secrets]\nmaster_key_file = "${td.dir}/master.key"\n`);
     const cli = Bun.spawn([process.execPath, join(import.meta.dir, "../../cli/index.ts"), "accounts", "credit", c.accountId, "--add", "3", "--json", "--config", config], {
@@ -110,7 +110,7 @@ describe("credits", () => {
     await rpcAs(c, [blockNumber(1), blockNumber(2), blockNumber(3)]); // 3 × 1
     await rpcAs(c, call(4, "eth_getBlockByNumber", ["latest", false])); // get_block_cost 20
     await rpcAs(c, call(5, "eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest" }])); // 10
-    expect((await rpcAs(c, call(6, "eth_noSuchMethod"))).body.error.code).toBe(-32601); // the node's error: counted, free
+    expect((await rpcAs(c, call(6, "eth_getTransactionReceipt", ["0x12"]))).body.error.code).toBe(-32602); // the node's error: counted, free
     expect((await rpcAs(c, call(7, "debug_traceBlock"))).body.error.message).toBe("Method not allowed: debug_traceBlock"); // not counted
     await rpcAs(c, call(8, "eth_chainId"));
     await rpcAs(c, call(9, "net_version")); // 2 × 1

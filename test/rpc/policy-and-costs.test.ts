@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../src/config/load.ts";
-import { rpcCallCost } from "../../src/rpc/costs.ts";
-import { parseRpcBody, wholeRequestError } from "../../src/rpc/jsonrpc.ts";
-import { evmMethodPolicy, methodPolicyFor } from "../../src/rpc/method-policy.ts";
+import { rpcAnswerCost, rpcCallCost } from "../../src/rpc/costs.ts";
+import { parseRpcBody, requestId } from "../../src/rpc/jsonrpc.ts";
+import { EVM_ALLOWED_METHODS, evmMethodPolicy, methodPolicyFor } from "../../src/rpc/method-policy.ts";
 
 function config(raw: Record<string, unknown> = {}) {
   const r = parseConfig({ networks: { eth: { family: "evm", decimals: 18, get_block_cost: 20 } }, ...raw }, "test");
@@ -10,17 +10,40 @@ function config(raw: Record<string, unknown> = {}) {
   return r.config;
 }
 
-describe("EVM method policy", () => {
-  test.each(["eth_blockNumber", "eth_getBalance", "eth_call", "eth_getLogs", "eth_sendRawTransaction", "eth_newFilter", "net_version", "web3_clientVersion", "trace_block"])(
+describe("EVM method policy: an allow-list", () => {
+  const policy = evmMethodPolicy();
+  test.each(["eth_blockNumber", "eth_getBalance", "eth_call", "eth_getLogs", "eth_sendRawTransaction", "eth_sendRawTransactionSync", "net_version", "web3_clientVersion", "eth_getProof"])(
     "%s passes",
-    (m) => expect(evmMethodPolicy(m)).toEqual({ ok: true }),
+    (m) => expect(policy(m)).toEqual({ ok: true }),
   );
-  test.each(["admin_addPeer", "debug_setHead", "personal_unlockAccount", "txpool_inspect", "anvil_impersonateAccount", "hardhat_setBalance", "evm_increaseTime", "miner_setEtherbase", "engine_newPayloadV3", "eth_sendTransaction", "eth_signTypedData_v4"])(
-    "%s is refused",
-    (m) => expect(evmMethodPolicy(m)).toEqual({ ok: false, message: `Method not allowed: ${m}` }),
-  );
+  test.each([
+    "trace_block",
+    "eth_accounts",
+    "eth_sendUnsignedTransaction",
+    "eth_sendTransactionSync",
+    "wallet_sendTransaction",
+    "odyssey_sendTransaction",
+    "eth_coinbase",
+    "eth_getBalance2",
+    "eth_getbalance",
+    "ETH_GETBALANCE",
+    " eth_getBalance",
+    "eth_getBalance\u0000",
+    "eth_get\u0392alance", // Greek capital beta
+    "constructor",
+    "__proto__",
+  ])("%j is refused", (m) => expect(policy(m)).toEqual({ ok: false, message: `Method not allowed: ${m}` }));
+  test("the operator's extra methods pass exactly as written, beside the built-in ones", () => {
+    const extended = evmMethodPolicy(["trace_block", "debug_traceTransaction"]);
+    expect([extended("trace_block"), extended("debug_traceTransaction"), extended("eth_call")]).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    expect(extended("TRACE_BLOCK")).toEqual({ ok: false, message: "Method not allowed: TRACE_BLOCK" });
+  });
+  test("nothing on the built-in list signs or asks the node to change its state", () => {
+    const forbidden = /^(eth_send(?!Raw)|eth_sign|personal_|wallet_|odyssey_|anvil_|hardhat_|evm_|miner_|admin_|debug_|txpool_|engine_|eth_new|eth_uninstall|eth_accounts|eth_coinbase)/;
+    expect(EVM_ALLOWED_METHODS.filter((m) => forbidden.test(m))).toEqual([]);
+  });
   test("only evm has a policy", () => {
-    expect(methodPolicyFor("evm")).toBe(evmMethodPolicy);
+    expect(methodPolicyFor("evm")?.("eth_call")).toEqual({ ok: true });
     for (const f of ["btc", "tron", "solana", "generic"] as const) expect(methodPolicyFor(f)).toBeNull();
   });
 });
@@ -41,6 +64,13 @@ describe("call costs", () => {
   });
   test("billing off: every call is free", () => {
     expect(rpcCallCost(config({ billing: { enabled: false } }), "eth", "eth_getLogs")).toBe(0);
+    expect(rpcAnswerCost(config({ billing: { enabled: false } }), 50 * 1024 * 1024)).toBe(0);
+  });
+  test("an answer adds one credit per whole response_bytes_per_credit (1 MiB by default; 0 = none)", () => {
+    const mib = 1024 * 1024;
+    expect([rpcAnswerCost(config(), mib - 1), rpcAnswerCost(config(), mib), rpcAnswerCost(config(), 32 * mib)]).toEqual([0, 1, 32]);
+    expect(rpcAnswerCost(config({ rpc: { response_bytes_per_credit: 1000 } }), 2500)).toBe(2);
+    expect(rpcAnswerCost(config({ rpc: { response_bytes_per_credit: 0 } }), 32 * mib)).toBe(0);
   });
 });
 
@@ -48,14 +78,22 @@ describe("JSON-RPC framing", () => {
   test("keeps each call's id and the object as sent", () => {
     expect(parseRpcBody('{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}')).toEqual({
       kind: "single",
-      entry: { ok: true, call: { id: "a", method: "m", raw: { jsonrpc: "2.0", id: "a", method: "m", params: [1] } } },
+      entry: { ok: true, call: { id: "a", method: "m", notification: false, raw: { jsonrpc: "2.0", id: "a", method: "m", params: [1] } } },
     });
   });
-  test("a whole-request error takes the shape of the request", () => {
-    expect(wholeRequestError(parseRpcBody("nope"), -1, "x")).toBe('{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"x"}}');
-    expect(JSON.parse(wholeRequestError(parseRpcBody('[{"id":1},{"id":"b","jsonrpc":"2.0","method":"m"}]'), -1, "x"))).toEqual([
-      { jsonrpc: "2.0", id: 1, error: { code: -1, message: "x" } },
-      { jsonrpc: "2.0", id: "b", error: { code: -1, message: "x" } },
-    ]);
+  test("a call without an id member is a notification; id null is a call", () => {
+    const one = (text: string) => {
+      const p = parseRpcBody(text);
+      return p.kind === "single" && p.entry.ok ? p.entry.call.notification : "not a call";
+    };
+    expect([one('{"jsonrpc":"2.0","method":"m"}'), one('{"jsonrpc":"2.0","id":null,"method":"m"}'), one('{"jsonrpc":"2.0","id":0,"method":"m"}')]).toEqual([true, false, false]);
+  });
+  test("a whole-request error carries a single call's id, and null for a batch or a body that is not a call", () => {
+    expect(requestId('  {"jsonrpc":"2.0","id":"a","method":"m"}')).toBe("a");
+    expect(requestId('{"id":7}')).toBe(7);
+    expect(requestId('[{"jsonrpc":"2.0","id":1,"method":"m"}]')).toBeNull();
+    expect(requestId("nope")).toBeNull();
+    expect(requestId('{"id":{"x":1}}')).toBeNull();
+    expect(requestId("")).toBeNull();
   });
 });

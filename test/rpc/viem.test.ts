@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createPublicClient, createWalletClient, http, parseEther, type Hex } from "viem";
+import { BaseError, createPublicClient, createWalletClient, type Hex, http, parseEther, RpcRequestError } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
@@ -130,5 +130,59 @@ describe("viem through /rpc/{network}/{api_key}", () => {
     expect(text).toMatch(/chainwatch_rpc_calls_total\{network="eth",method="eth_getLogs",outcome="ok"\} 1\n/);
     expect(text).toContain("# TYPE chainwatch_rpc_upstream_seconds histogram");
     expect(text).toContain(`chainwatch_rpc_upstream_seconds_bucket{network="eth",upstream="${anvil.url}",le="+Inf"}`);
+  });
+});
+
+describe("viem reports chainwatch's own errors with chainwatch's words", () => {
+  /** What a viem client pointed at `url` throws for `getBlockNumber`, as the fields an app would show. */
+  async function failure(url: string, opts: { batch?: boolean; method?: string } = {}) {
+    const client = createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0, batch: opts.batch }) });
+    const thrown = await (opts.method ? client.request({ method: opts.method as "eth_blockNumber" }) : client.getBlockNumber({ cacheTime: 0 })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(thrown).toBeInstanceOf(BaseError);
+    const err = thrown as BaseError;
+    const request = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
+    return { name: err.name, shortMessage: err.shortMessage, details: err.details, code: (err as { code?: number }).code, status: request?.status };
+  }
+  // viem's own class for an unknown code: no meaning of EIP-1474's (-32004 read as "Method is not supported.") is put on it.
+  const ours = (code: number, details: string, status: number) => ({ name: "RpcRequestError", shortMessage: "RPC Request failed.", details, code, status });
+
+  test("an unknown key (-32010), also for a batch refused whole", async () => {
+    const url = `${td.url}/rpc/eth/00000000-0000-4000-8000-000000000000`;
+    expect(await failure(url)).toEqual(ours(-32010, "Invalid API key", 401));
+    expect(await failure(url, { batch: true })).toEqual(ours(-32010, "Invalid API key", 401));
+  });
+
+  test("an IP outside the key's allowlist (-32011)", async () => {
+    const fenced = await td.client({ credits: 10, rpcRps: 10, allowIps: ["10.0.0.0/8"] });
+    expect(await failure(`${td.url}/rpc/eth/${fenced.apiKey}`)).toEqual(ours(-32011, "IP address not allowed.", 403));
+  });
+
+  test("an unknown network (-32012)", async () => {
+    expect(await failure(`${td.url}/rpc/nope/${c.apiKey}`)).toEqual(ours(-32012, "Unknown network: nope", 404));
+  });
+
+  test("credits that cannot pay (-32013)", async () => {
+    const broke = await td.client({ credits: 0, rpcRps: 10 });
+    expect(await failure(`${td.url}/rpc/eth/${broke.apiKey}`)).toEqual(ours(-32013, "Insufficient credits.", 402));
+  });
+
+  test("the rate limit keeps EIP-1474's -32005, which viem reads as a limit too", async () => {
+    const slow = await td.client({ credits: 100, rpcRps: 1 });
+    const url = `${td.url}/rpc/eth/${slow.apiKey}`;
+    await createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }).getBlockNumber({ cacheTime: 0 });
+    expect(await failure(url)).toEqual({ name: "LimitExceededRpcError", shortMessage: "Request exceeds defined limit.", details: "Rate limit exceeded.", code: -32005, status: 429 });
+  });
+
+  test("a method not on the allow-list (-32601, as JSON-RPC defines it)", async () => {
+    expect(await failure(rpcUrl, { method: "eth_sendTransaction" })).toEqual({
+      name: "MethodNotFoundRpcError",
+      shortMessage: 'The method "eth_sendTransaction" does not exist / is not available.',
+      details: "Method not allowed: eth_sendTransaction",
+      code: -32601,
+      status: undefined,
+    });
   });
 });

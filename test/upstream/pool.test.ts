@@ -3,6 +3,7 @@ import { manualClock } from "../support/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { createMetrics } from "../../src/lib/metrics.ts";
 import { createUpstreamPool, upstreamLabel, upstreamPools } from "../../src/upstream/pool.ts";
+import { startHostileNode } from "../support/hostile-node.ts";
 
 // A real JSON-RPC node stand-in: answers eth_blockNumber with its own marker.
 const node = Bun.serve({
@@ -11,6 +12,7 @@ const node = Bun.serve({
   async fetch(req) {
     const call = (await req.json()) as { id: number; method: string };
     if (new URL(req.url).pathname === "/broken") return new Response("<html>bad gateway</html>", { status: 200 });
+    if (new URL(req.url).pathname === "/silent") return new Response(null, { status: 204 });
     if (new URL(req.url).pathname === "/slow") await Bun.sleep(300);
     return Response.json({ jsonrpc: "2.0", id: call.id, result: "0x10" });
   },
@@ -20,7 +22,11 @@ const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Respon
 const deadPort = dead.port;
 const deadUrl = `http://127.0.0.1:${deadPort}/key-in-path`;
 dead.stop(true);
-afterAll(() => node.stop(true));
+const hostile = startHostileNode();
+afterAll(() => {
+  node.stop(true);
+  hostile.stop();
+});
 
 const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] });
 function recordingLog() {
@@ -93,6 +99,36 @@ describe("upstream pool", () => {
     expect(await pool.send(body)).toMatchObject({ ok: true });
     expect(pool.states()[0]).toMatchObject({ healthy: true, failures: 0 });
     expect(lines.map((l) => l.msg)).toEqual(["upstream down", "upstream recovered"]);
+  });
+});
+
+describe("answer size", () => {
+  test("an answer is read up to max_response_bytes and its size reported", async () => {
+    const { log } = recordingLog();
+    const pool = createUpstreamPool({ network: "eth", urls: [`${hostile.url}/4096/chunked`], timeoutMs: 2000, maxResponseBytes: 4096, fetch, clock: manualClock(), log });
+    expect(await pool.send(body)).toMatchObject({ ok: true, status: 200, bytes: 4096 });
+  });
+
+  test("one byte more fails the request, not the node: no failover to the next upstream, no backoff, nothing logged", async () => {
+    const { log, lines } = recordingLog();
+    const metrics = createMetrics();
+    const pool = createUpstreamPool({ network: "eth", urls: [`${hostile.url}/4097/chunked`, node.url.href], timeoutMs: 2000, maxResponseBytes: 4096, fetch, clock: manualClock(), log, metrics });
+    const label = upstreamLabel(hostile.url);
+    expect(await pool.send(body)).toEqual({ ok: false, tooLarge: true, error: `${label} answered with more than 4096 bytes (networks.eth.max_response_bytes)` });
+    expect(pool.states()).toEqual([
+      { label, healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null },
+      { label: upstreamLabel(node.url.href), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null },
+    ]);
+    expect(lines).toEqual([]);
+    expect(metrics.render()).not.toContain("chainwatch_upstream_errors_total");
+  });
+
+  test("a request of notifications takes an empty answer (anvil's 204) as success; a call does not", async () => {
+    const { log } = recordingLog();
+    const pool = createUpstreamPool({ network: "eth", urls: [`${node.url.href}silent`], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    expect(await pool.send(body, { expectsAnswer: false })).toMatchObject({ ok: true, status: 204, text: "", bytes: 0, json: null });
+    expect(pool.states()[0]).toMatchObject({ healthy: true, errors: 0 });
+    expect(await pool.send(body)).toEqual({ ok: false, error: "answered with a body that is not JSON" });
   });
 });
 

@@ -9,9 +9,13 @@ const JSON_HEADERS = { "content-type": "application/json" };
 
 const DESCRIPTION = `JSON-RPC 2.0 (one call or a batch of up to 100) forwarded to the network's \`rpc_urls\` with failover.
 Authenticated by the API key alone — the \`X-Api-Key\` header or the path form \`/rpc/{network}/{api_key}\` — so any wallet
-library that takes a URL works; the key's IP allowlist applies. Each call counts toward the plan's \`rpc_rps\` and costs
-credits from \`[rpc.costs]\` when the node answers it with a result. Errors carry the request's id: 401 -32001, 403 -32002,
-404 -32003, 429 -32005 (Retry-After: 1), 402 -32004, 200 -32601 for refused methods, 400 -32700/-32600, 502 -32603.`;
+library that takes a URL works; the key's IP allowlist applies. Only methods on the allow-list (chain reads and
+\`eth_sendRawTransaction\`, plus the operator's \`[rpc] extra_methods\`) are forwarded. Each call counts toward the plan's
+\`rpc_rps\` and costs credits from \`[rpc.costs]\` when the node answers it with a result; answers over
+\`[rpc] response_bytes_per_credit\` cost more. Errors carry the request's id: 401 -32010, 403 -32011, 404 -32012,
+429 -32005 (Retry-After: 1), 402 -32013, 200 -32601 for methods not allowed, 400 -32700/-32600, 502 -32603. A request
+refused whole (key, IP, network, framing) answers one error object, with id null for a batch. Notifications (calls
+without an id) are forwarded and billed but never answered: a request of notifications alone answers 204.`;
 
 /** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (docs/reference.md §9). */
 export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
@@ -19,7 +23,9 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
   const respond = (answer: RpcAnswer, set: { status?: number | string }) => {
     // Recorded for the request metrics too, which read `set.status`.
     set.status = answer.status;
-    return new Response(answer.body, { status: answer.status, headers: answer.retryAfter ? { ...JSON_HEADERS, "retry-after": "1" } : JSON_HEADERS });
+    const headers: Record<string, string> = answer.body === "" ? {} : { ...JSON_HEADERS };
+    if (answer.retryAfter) headers["retry-after"] = "1";
+    return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers });
   };
   const handler = async (ctx: { request: Request; params: { network: string; api_key?: string }; server: unknown; set: { status?: number | string } }) => {
     const { request, params, set } = ctx;
@@ -64,17 +70,18 @@ const rpcError = (description: string) => ({ description, content: RPC_ANSWER })
 
 /** Every status /rpc answers with (README "JSON-RPC" has the error table); each body is JSON-RPC, not {"error": "…"}. */
 const RPC_RESPONSES = {
-  "200": { description: "The node's answer, passed through; also -32601 for a refused method", content: RPC_ANSWER },
-  "400": rpcError("-32700 body is not JSON, or -32600 not JSON-RPC 2.0, an empty batch or more than 100 calls"),
-  "401": rpcError("-32001 Invalid API key"),
-  "402": rpcError("-32004 Insufficient credits."),
-  "403": rpcError("-32002 IP address not allowed."),
-  "404": rpcError("-32003 Unknown network (no rpc_urls, or a family without a method policy)"),
+  "200": { description: "The node's answer, passed through; also -32601 for a method not on the allow-list", content: RPC_ANSWER },
+  "204": { description: "Notifications alone (calls without an id): forwarded, nothing to answer" },
+  "400": rpcError("-32700 body is not JSON, or -32600 not JSON-RPC 2.0, an empty batch or more than 100 calls (one error object)"),
+  "401": rpcError("-32010 Invalid API key (one error object; id null for a batch)"),
+  "402": rpcError("-32013 Insufficient credits."),
+  "403": rpcError("-32011 IP address not allowed. (one error object; id null for a batch)"),
+  "404": rpcError("-32012 Unknown network: X (no rpc_urls, or a family without a method policy; one error object)"),
   "413": rpcError("-32600 body over server.body_limit_bytes"),
   "429": {
     ...rpcError("-32005 Rate limit exceeded. (the plan's rpc_rps, per account)"),
     headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait: 1" } },
   },
-  "502": rpcError("-32603 Upstream unavailable. (every rpc_urls node failed)"),
+  "502": rpcError("-32603 Upstream unavailable. (every rpc_urls node failed), or the node's answer exceeded the network's max_response_bytes"),
 };
 
