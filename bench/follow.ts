@@ -26,7 +26,7 @@ const BLOCKS = num("BENCH_BLOCKS", 1000);
 const TX_PER_BLOCK = num("BENCH_TX_PER_BLOCK", 100);
 const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 60);
 const WATCHED = 10;
-// The follower's fetch-ahead window (createEvmFollower's default); the bare loop uses the same.
+// The follower's fetch-ahead window (createChainFollower's default); the bare loop uses the same.
 const CONCURRENCY = 8;
 const SENDERS = 10;
 const CLI = join(import.meta.dir, "../cli/index.ts");

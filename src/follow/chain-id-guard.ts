@@ -1,6 +1,7 @@
 import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool, UpstreamReply } from "../upstream/pool.ts";
-import { chainIdOf, MalformedUpstreamData } from "./evm-shape.ts";
+import { chainIdOf } from "./evm-shape.ts";
+import { MalformedUpstreamData } from "./upstream-data.ts";
 
 /** An upstream answers for another chain than the follower follows; nothing it sent is used. */
 export class ChainIdMismatch extends Error {

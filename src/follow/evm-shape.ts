@@ -1,15 +1,7 @@
-// Pure: checks that what an EVM node answered has the shapes JSON-RPC promises, before anything of
-// it is compared, converted or stored. A node is trusted to say which chain it follows, not to be
-// well formed: a hash that is no hash would look like a reorg, and an address field holding HTML
-// would be stored and delivered to webhook receivers.
+import { MalformedUpstreamData, preview } from "./upstream-data.ts";
 
-/** The node answered something of the wrong shape; the follower reports it as an upstream error and stores nothing. */
-export class MalformedUpstreamData extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MalformedUpstreamData";
-  }
-}
+// Pure: checks that what an EVM node answered has the shapes JSON-RPC promises, before anything of
+// it is compared, converted or stored (upstream-data.ts says why).
 
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -18,14 +10,6 @@ const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
 const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
 type Rec = Record<string, unknown>;
-
-/** The offending value as a short, escaped preview: hostile text must not reach logs or terminals raw or whole. */
-function preview(value: unknown): string {
-  if (value === undefined) return "missing";
-  // JSON escapes C0 controls; C1 controls (a terminal's CSI) and line separators are escaped here.
-  const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return json.length > 48 ? `${json.slice(0, 45)}...` : json;
-}
 
 /** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
 function checker(what: string) {

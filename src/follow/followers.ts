@@ -1,4 +1,4 @@
-import type { Config } from "../config/schema.ts";
+import type { Config, NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Leadership } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
@@ -8,7 +8,9 @@ import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
 import { chainCheckedPool } from "./chain-id-guard.ts";
-import { createEvmFollower } from "./evm-follower.ts";
+import { createChainFollower } from "./chain-follower.ts";
+import type { ChainReader } from "./chain-reader.ts";
+import { createEvmReader } from "./evm-reader.ts";
 import { createEvmSource } from "./evm-source.ts";
 import { createRpcClient } from "./rpc-client.ts";
 import { createTokenDecimals } from "./token-decimals.ts";
@@ -29,24 +31,20 @@ export type FollowersDeps = {
 
 /**
  * One follower per network with `follow = true` in each daemon; only the one leading the network
- * (docs/reference.md §10) reads and ingests, the others stand by. Each reads through the network's shared
- * upstream pool (the one /rpc uses) and writing through the one ingest service. loadConfig has
- * already refused `follow` without `rpc_urls` or on a family other than evm.
+ * (docs/reference.md §10) reads and ingests, the others stand by. Each reads through the network's
+ * shared upstream pool (the one /rpc uses), with the reader of its family, and writes through the
+ * one ingest service.
  */
 export function followersFor(deps: FollowersDeps): Worker[] {
   const out: Worker[] = [];
   for (const [network, n] of Object.entries(deps.config.networks)) {
     const pool = deps.pools.get(network);
     if (!n.follow || !pool) continue;
-    // The follower's own view of the pool: every answer from an upstream on the expected chain.
-    const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
-    const rpc = createRpcClient(checked);
     out.push(
-      createEvmFollower({
+      createChainFollower({
         network,
         config: n,
-        source: createEvmSource(rpc),
-        decimals: createTokenDecimals({ db: deps.db, clock: deps.clock, network, tokens: n.tokens, rpc }),
+        reader: readerFor(network, n, pool, deps),
         ingest: deps.ingest,
         db: deps.db,
         clock: deps.clock,
@@ -56,9 +54,21 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         readAheadBytes: n.max_response_bytes,
         lead: deps.leadership.lead(network),
         daemonName: deps.daemonName,
-        recheckChainId: checked.recheck,
       }),
     );
   }
   return out;
+}
+
+/** How a network's family is read; loadConfig has refused `follow` without `rpc_urls` or on a family with no reader. */
+function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
+  // The follower's own view of the pool: every answer from an upstream on the expected chain.
+  const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
+  const rpc = createRpcClient(checked);
+  return createEvmReader({
+    network,
+    source: createEvmSource(rpc),
+    decimals: createTokenDecimals({ db: deps.db, clock: deps.clock, network, tokens: n.tokens, rpc }),
+    recheckChainId: checked.recheck,
+  });
 }

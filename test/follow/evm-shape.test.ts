@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { chainIdOf, checkBlock, checkHeadNumber, checkReceipts, MalformedUpstreamData } from "../../src/follow/evm-shape.ts";
+import { chainIdOf, checkBlock, checkHeadNumber, checkReceipts } from "../../src/follow/evm-shape.ts";
+import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";
 
 // What the follower accepts from a node, field by field (docs/reference.md §8).
 

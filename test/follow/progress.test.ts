@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Context, ingestServiceFor, openContext } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
-import { createEvmFollower } from "../../src/follow/evm-follower.ts";
+import { createChainFollower } from "../../src/follow/chain-follower.ts";
+import { createEvmReader } from "../../src/follow/evm-reader.ts";
 import { createEvmSource } from "../../src/follow/evm-source.ts";
 import { createRpcClient } from "../../src/follow/rpc-client.ts";
 import { createTokenDecimals } from "../../src/follow/token-decimals.ts";
@@ -43,11 +44,14 @@ test("a catch-up more than 100 blocks behind logs height, node height, blocks/s 
   const log: Logger = { debug: () => {}, info: (msg, fields) => void lines.push({ msg, fields }), warn: (msg, fields) => void lines.push({ msg, fields }), error: (msg, fields) => void lines.push({ msg, fields }) };
   const pool = createUpstreamPool({ network: "anv", urls: [anvil.url], timeoutMs: 5000, fetch, clock, log: silentLogger });
   const rpc = createRpcClient(pool);
-  const follower = createEvmFollower({
+  const follower = createChainFollower({
     network: "anv",
     config: { start_height: 0, poll_interval_ms: 50, max_reorg_depth: 8, max_reorgs_per_minute: 6 },
-    source: createEvmSource(rpc),
-    decimals: createTokenDecimals({ db: ctx.db, clock, network: "anv", tokens: {}, rpc }),
+    reader: createEvmReader({
+      network: "anv",
+      source: createEvmSource(rpc),
+      decimals: createTokenDecimals({ db: ctx.db, clock, network: "anv", tokens: {}, rpc }),
+    }),
     ingest: ingestServiceFor(ctx),
     db: ctx.db,
     clock,

@@ -6,19 +6,17 @@ import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
+import type { ChainReader, ReadBlock } from "./chain-reader.ts";
 import { storedHashAt, storedTip } from "./chain-store.ts";
-import { type FetchedBlock, toBlockInput, tokenContracts } from "./evm-block.ts";
-import { MalformedUpstreamData } from "./evm-shape.ts";
-import type { EvmSource } from "./evm-source.ts";
 import { type FollowerState, saveFollowerState, takeResumeRequest } from "./follower-state.ts";
 import { createReorgBrake, FollowerPaused } from "./reorg-brake.ts";
-import type { TokenDecimals } from "./token-decimals.ts";
+import { MalformedUpstreamData } from "./upstream-data.ts";
 
-export type EvmFollowerDeps = {
+export type ChainFollowerDeps<B extends ReadBlock> = {
   network: string;
   config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth" | "max_reorgs_per_minute">;
-  source: EvmSource;
-  decimals: TokenDecimals;
+  /** How this network's family is read from its node and turned into the ingest shape. */
+  reader: ChainReader<B>;
   ingest: IngestService;
   db: Db;
   clock: Clock;
@@ -36,8 +34,6 @@ export type EvmFollowerDeps = {
   lead?: Lead;
   /** How this daemon names itself in `follow status` while it leads. */
   daemonName?: () => string;
-  /** Makes the source check its upstream's chain id again (chain-id-guard.ts) before a reorg is believed. */
-  recheckChainId?: () => void;
 };
 
 const PROGRESS_EVERY_MS = 10_000;
@@ -48,8 +44,8 @@ const SAVE_EVERY_MS = 1_000;
 type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; parentHash: string } | { kind: "refused" };
 
 /**
- * Follows one EVM network: polls the node's head every `poll_interval_ms`, reads each new height
- * (block with full transactions and receipts), and feeds the blocks through the ingest service
+ * Follows one network of any family: polls the node's head every `poll_interval_ms`, reads each
+ * new height through the family's reader, and feeds the blocks through the ingest service
  * strictly in height order. The stored tip is the checkpoint: every pass starts at the stored tip
  * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
  * While behind, up to `concurrency` heights are fetched ahead of the commit point, and no more
@@ -61,11 +57,11 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; p
  * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
  * More than `max_reorgs_per_minute` reorgs hold the network for the rest of the minute
  * (reorg-brake.ts). A node whose blocks do not link (a block's parent is not the node's own block
- * below it) or whose answers are malformed (evm-shape.ts) is an upstream error: nothing is
- * stored, and the poll is tried again.
+ * below it) or whose answers are malformed (the reader's shape checks) is an upstream error:
+ * nothing is stored, and the poll is tried again.
  */
-export function createEvmFollower(deps: EvmFollowerDeps): Worker {
-  const { network, config, source, db, clock, log, metrics } = deps;
+export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps<B>): Worker {
+  const { network, config, reader, db, clock, log, metrics } = deps;
   const lead = deps.lead ?? soleLead;
   const concurrency = deps.concurrency ?? 8;
   const readAheadBytes = deps.readAheadBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -136,13 +132,6 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     }
   };
 
-  /** Reads a height and makes sure the decimals of every token it moves are known. */
-  const fetchReady = async (height: number): Promise<FetchedBlock | null> => {
-    const fetched = await source.fetch(height);
-    if (fetched) await deps.decimals.resolve(tokenContracts(fetched.receipts));
-    return fetched;
-  };
-
   /** Stops the follower until `follow rewind` (a reorg deeper than max_reorg_depth). */
   const halt = async (error: string) => {
     halted = true;
@@ -153,8 +142,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
   };
 
   /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
-  const commit = async (batch: FetchedBlock[]): Promise<boolean> => {
-    const result = await deps.ingest.ingest(batch.map((b) => toBlockInput(network, b, deps.decimals.decimalsOf)));
+  const commit = async (batch: B[]): Promise<boolean> => {
+    const result = await deps.ingest.ingest(batch.map((b) => reader.toInput(b)));
     if (!result.ok) {
       // The stored chain moved under the follower (a rewind, a block posted to /ingest/blocks):
       // the next pass starts again from the stored tip.
@@ -184,7 +173,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
    * at a time instead of eight; a fresh follower reads one first, to learn the size.
    */
   const catchUp = async (from: number, head: number, parent: string | null): Promise<RunEnd> => {
-    type Slot = { settled: boolean; value: FetchedBlock | null; promise: Promise<FetchedBlock | null> };
+    type Slot = { settled: boolean; value: B | null; promise: Promise<B | null> };
     const slots = new Map<number, Slot>();
     let launched = from;
     let next = from;
@@ -197,7 +186,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
     };
     const launch = () => {
       while (launched <= head && launched < next + concurrency && !stopping && lead.held() && roomForOneMore()) {
-        const slot: Slot = { settled: false, value: null, promise: fetchReady(launched) };
+        const slot: Slot = { settled: false, value: null, promise: reader.read(launched) };
         inFlight++;
         slot.promise.then(
           (v) => {
@@ -218,7 +207,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       launch();
       // A failed fetch throws here; the fetches still in flight are abandoned with the run.
       let block = await (slots.get(next) as Slot).promise;
-      const batch: FetchedBlock[] = [];
+      const batch: B[] = [];
       let end: RunEnd | null = null;
       while (true) {
         if (block === null) {
@@ -256,7 +245,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       const stored = await storedHashAt(db, network, h);
       // Nothing stored this low (the follower started above it): nothing to disagree with.
       if (stored === null) return h;
-      if ((await source.hashAt(h)) === stored) return h;
+      if ((await reader.hashAt(h)) === stored) return h;
     }
     return null;
   };
@@ -269,7 +258,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       lastError = null;
       log.info("follower resumed", { network });
     }
-    const head = await source.head();
+    const head = await reader.head();
     nodeHeight = head;
     const tip = await storedTip(db, network);
     tipHeight = tip?.height ?? null;
@@ -281,7 +270,7 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
       // Nothing new; but a reorg to a chain no longer than ours shows only as another hash at the top.
       if (!tip) return false;
       const top = Math.min(head, tip.height);
-      if ((await source.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
+      if ((await reader.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
       return walkBack(tip, head);
     }
     const end = await catchUp(from, head, tip?.hash ?? null);
@@ -296,8 +285,8 @@ export function createEvmFollower(deps: EvmFollowerDeps): Worker {
    * stored tip that does not name the tip as its parent, when that is what started the walk.
    */
   const walkBack = async (tip: { height: number; hash: string }, head: number, fork?: RunEnd & { kind: "fork" }): Promise<boolean> => {
-    // Another chain behind the same upstream looks like a reorg: make sure of the chain id first.
-    deps.recheckChainId?.();
+    // Another chain behind the same upstream looks like a reorg: make sure of the chain first.
+    reader.recheckChain?.();
     const ancestor = await commonAncestor(tip);
     if (ancestor === null) {
       await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);

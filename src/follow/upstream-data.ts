@@ -1,0 +1,19 @@
+// What a follower does with a node's answer of the wrong shape, whatever the family: a node is
+// trusted to say which chain it follows, not to be well formed. A hash that is no hash would look
+// like a reorg, and an address field holding HTML would be stored and delivered to receivers.
+
+/** The node answered something of the wrong shape; the follower reports it as an upstream error and stores nothing. */
+export class MalformedUpstreamData extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedUpstreamData";
+  }
+}
+
+/** The offending value as a short, escaped preview: hostile text must not reach logs or terminals raw or whole. */
+export function preview(value: unknown): string {
+  if (value === undefined) return "missing";
+  // JSON escapes C0 controls; C1 controls (a terminal's CSI) and line separators are escaped here.
+  const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.length > 48 ? `${json.slice(0, 45)}...` : json;
+}
