@@ -22,7 +22,7 @@ import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { createWakeBus } from "../src/db/wake-bus.ts";
-import { enqueueDelivery } from "../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";

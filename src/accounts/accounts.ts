@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.ts";
 import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Account } from "../db/schema.ts";
+import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
@@ -119,21 +120,6 @@ export async function creditAccount(trx: Executor, accountId: string, amount: nu
     .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: nowMs }))
     .where("id", "=", accountId)
     .execute();
-}
-
-/** Accounts per IN (…) list, far below SQLite's bound-parameter cap. */
-const ACCOUNTS_PER_LIST = 500;
-
-/** Sends the deliveries paused for lack of credits of these accounts back to pending. */
-export async function resumePausedDeliveries(trx: Executor, accountIds: readonly string[], nowMs: number): Promise<void> {
-  for (let i = 0; i < accountIds.length; i += ACCOUNTS_PER_LIST) {
-    await trx
-      .updateTable("deliveries")
-      .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
-      .where("account_id", "in", accountIds.slice(i, i + ACCOUNTS_PER_LIST))
-      .where("status", "=", "paused")
-      .execute();
-  }
 }
 
 export async function setAccountPlan(db: Db, clock: Clock, accountId: string, plan: string): Promise<AccountResult> {

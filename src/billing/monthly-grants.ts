@@ -1,5 +1,6 @@
-import { creditAccount, resumePausedDeliveries } from "../accounts/accounts.ts";
+import { creditAccount } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
+import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";

@@ -10,7 +10,7 @@ import { paymentWebhookBody } from "../payments/webhook-body.ts";
 import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
 import { newEventId } from "../watch/events.ts";
 import { hitsOf, type WatchRef } from "../watch/matcher.ts";
-import { enqueueDelivery } from "./enqueue.ts";
+import { enqueueDelivery } from "./outbox.ts";
 import { chooseTarget } from "./send.ts";
 
 /** The subscriptions a test can imitate (docs/reference.md §1, §3). */

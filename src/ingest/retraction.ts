@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { DB } from "../db/schema.ts";
-import { enqueueDelivery } from "../delivery/enqueue.ts";
+import { retractEventDeliveries } from "../delivery/outbox.ts";
 import { type BlockRef, orphanedByNetwork } from "./reorg.ts";
 
 export type Retraction = { events: number; deliveries: number; dropped: number };
@@ -11,9 +11,8 @@ export type Retraction = { events: number; deliveries: number; dropped: number }
  *  - its dedupe key is set aside (suffixed with the event id), so the same transaction mined in
  *    the new chain makes a new event, and a re-sent orphaned block can make its events again;
  *  - every account that had a delivery of it that was let out (pending, sent, failed or paused)
- *    gets a NEW delivery whose body is the event with `"removed": true`;
- *  - deliveries still held for min_confirmations are deleted: the event never went out, so its
- *    removal does not go out either.
+ *    gets a NEW delivery whose body is the event with `"removed": true`, and deliveries still held
+ *    for min_confirmations are deleted (retractEventDeliveries, delivery/outbox.ts).
  * Events already removed (of a block orphaned before, re-sent and orphaned again) are left alone.
  */
 export async function retractOrphaned(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<Retraction> {
@@ -38,27 +37,11 @@ export async function retractOrphaned(trx: Transaction<DB>, orphaned: readonly B
           .where("id", "=", e.id)
           .execute();
         out.events += 1;
-        const sent = await retractDeliveries(trx, { id: e.id, type: e.type, network, body: removedBody }, nowMs);
+        const sent = await retractEventDeliveries(trx, { id: e.id, type: e.type, network, body: removedBody }, nowMs);
         out.deliveries += sent.deliveries;
         out.dropped += sent.dropped;
       }
     }
   }
   return out;
-}
-
-/** Deletes the event's held deliveries and queues one removal per account whose delivery was let out. */
-async function retractDeliveries(
-  trx: Transaction<DB>,
-  e: { id: string; type: string; network: string; body: string },
-  nowMs: number,
-): Promise<{ deliveries: number; dropped: number }> {
-  const rows = await trx.selectFrom("deliveries").select(["id", "account_id", "status"]).where("event_id", "=", e.id).where("kind", "=", "event").orderBy("id").execute();
-  const held = rows.filter((d) => d.status === "held").map((d) => d.id);
-  if (held.length > 0) await trx.deleteFrom("deliveries").where("id", "in", held).execute();
-  const accounts = [...new Set(rows.filter((d) => d.status !== "held").map((d) => d.account_id))];
-  for (const accountId of accounts) {
-    await enqueueDelivery(trx, { accountId, kind: "event", eventType: e.type, network: e.network, eventId: e.id, body: e.body, nowMs });
-  }
-  return { deliveries: accounts.length, dropped: held.length };
 }

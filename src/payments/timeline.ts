@@ -1,4 +1,5 @@
 import type { Executor } from "../db/database.ts";
+import { paymentWebhooks } from "../delivery/outbox.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
@@ -18,14 +19,7 @@ export type TimelineStep = {
  * it. Silent moves (back to `pending` after a reorg, into a state announced before) add no step.
  */
 export async function orderTimeline(db: Executor, accountId: string, paymentId: string): Promise<TimelineStep[]> {
-  const rows = await db
-    .selectFrom("deliveries")
-    .select(["id", "body", "status", "attempts", "created_at"])
-    .where("payment_id", "=", paymentId)
-    .where("account_id", "=", accountId)
-    .where("kind", "=", "payment")
-    .orderBy("sequence")
-    .execute();
+  const rows = await paymentWebhooks(db, accountId, paymentId);
   return rows.map((r) => {
     const body = parseJson<{ event?: PaymentStatus; tx_hash?: string | null }>(r.body, {});
     return {

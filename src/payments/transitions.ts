@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { DB, Payment } from "../db/schema.ts";
-import { enqueueDelivery } from "../delivery/enqueue.ts";
+import { enqueueDelivery, paymentWebhooks } from "../delivery/outbox.ts";
 import { parseJson } from "../lib/json.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import { type PaymentStatus, statesToAnnounce } from "./lifecycle.ts";
@@ -26,7 +26,7 @@ export type TransitionInput = {
 export async function applyTransitions(trx: Transaction<DB>, input: TransitionInput): Promise<Payment> {
   const order: Payment = { ...input.order, tx_hash: input.txHash ?? input.order.tx_hash, updated_at: input.nowMs };
   if (input.states.length > 0) order.status = input.states[input.states.length - 1];
-  const history = input.states.length > 0 ? await announcements(trx, order.id) : { sequence: 0, states: new Set<PaymentStatus>() };
+  const history = input.states.length > 0 ? await announcements(trx, order) : { sequence: 0, states: new Set<PaymentStatus>() };
   let sequence = history.sequence;
   const aml = parseJson<StoredAml | null>(order.aml, null);
   for (const state of statesToAnnounce(input.states, history.states)) {
@@ -51,8 +51,8 @@ export async function applyTransitions(trx: Transaction<DB>, input: TransitionIn
  * grow by one per announced state; an order has a handful of these rows, and the
  * (payment_id, sequence) index finds them.
  */
-async function announcements(trx: Transaction<DB>, paymentId: string): Promise<{ sequence: number; states: Set<PaymentStatus> }> {
-  const rows = await trx.selectFrom("deliveries").select(["sequence", "body"]).where("payment_id", "=", paymentId).execute();
+async function announcements(trx: Transaction<DB>, order: Payment): Promise<{ sequence: number; states: Set<PaymentStatus> }> {
+  const rows = await paymentWebhooks(trx, order.account_id, order.id);
   let sequence = 0;
   const states = new Set<PaymentStatus>();
   for (const r of rows) {

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { undeliveredEventIds } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
@@ -8,9 +9,6 @@ const DAY_MS = 86_400_000;
 
 // Rows per DELETE: each statement is its own short write, so the API and ingest never wait long.
 const CHUNK = 5000;
-
-/** Deliveries in these states still owe the receiver the event (held ones once their block is confirmed). */
-const UNDELIVERED = ["pending", "paused", "held"];
 
 export type PruneResult = { events: number; subscriptions: number };
 
@@ -30,9 +28,7 @@ export async function pruneEvents(db: Db, nowMs: number, days: number): Promise<
           .selectFrom("events")
           .select("seq")
           .where("created_at", "<", cutoff)
-          .where("id", "not in", (sub) =>
-            sub.selectFrom("deliveries").select("event_id").where("status", "in", UNDELIVERED).where("event_id", "is not", null),
-          )
+          .where("id", "not in", undeliveredEventIds(db))
           .limit(CHUNK),
       )
       .executeTakeFirst();

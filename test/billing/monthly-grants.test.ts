@@ -7,7 +7,7 @@ import { setPlan } from "../../src/accounts/plans.ts";
 import { grantMonthlyCredits, monthlyGrantWorker, utcMonth } from "../../src/billing/monthly-grants.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { manualClock } from "../support/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 

@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { claimDueDeliveries } from "../../src/delivery/claim.ts";
-import { enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createOrder } from "../../src/payments/orders.ts";
 import { addWatch } from "../../src/watch/watches.ts";

@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { runCli, spawnServe, writeToml } from "../delivery/fixtures.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { runCli, spawnServe, until, writeToml } from "./fixtures.ts";
 

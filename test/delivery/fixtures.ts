@@ -8,7 +8,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import type { Db } from "../../src/db/database.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
-import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/enqueue.ts";
+import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import type { CreditReservations } from "../../src/delivery/reservations.ts";
 import { VERSION } from "../../src/version.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";

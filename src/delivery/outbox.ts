@@ -1,0 +1,156 @@
+import { sql } from "kysely";
+import type { Executor } from "../db/database.ts";
+import { newTimeOrderedId } from "../lib/ids.ts";
+
+// The outbox (docs/reference.md §5): what the rest of chainwatch may do to `deliveries`. Each
+// function runs in the caller's transaction, so a webhook row commits or rolls back with the event
+// or state change it announces: that is what makes delivery at-least-once across a crash. A row is
+// enqueued `pending` (or `held` until its block has enough confirmations), then the loop claims it
+// (claim.ts), sends it (send.ts) and records the outcome (settle.ts); `paused` while its account
+// cannot pay. The operator's list and retry are in admin.ts.
+
+/** What gets delivered: `event` (address watch), `payment` (payment order) or `test`. */
+export type DeliveryKind = "event" | "payment" | "test";
+
+export type EnqueueInput = {
+  accountId: string;
+  kind: DeliveryKind;
+  /** payment · payout · other · block · payment_order: decides the price and, for tests, the route. */
+  eventType: string;
+  network: string;
+  eventId?: string | null;
+  paymentId?: string | null;
+  /** Lifecycle position: deliveries of one payment are sent strictly in this order. */
+  sequence?: number | null;
+  /** The exact body bytes, sent unchanged on every attempt. */
+  body: string;
+  nowMs: number;
+  /** Defaults to a fresh time-ordered `dlv_…`; tests and payloads that embed the id pass it in. */
+  id?: string;
+  /** Writes the row `held` until the network's tip reaches this height (min_confirmations, watch/confirmations.ts). */
+  holdUntilHeight?: number | null;
+};
+
+/**
+ * Writes one outbox row, due now (or held for confirmations). Call it in the same transaction as
+ * the event or state change it announces.
+ */
+export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
+  const id = input.id ?? newTimeOrderedId("dlv");
+  await db
+    .insertInto("deliveries")
+    .values({
+      id,
+      account_id: input.accountId,
+      kind: input.kind,
+      event_type: input.eventType,
+      network: input.network,
+      event_id: input.eventId ?? null,
+      payment_id: input.paymentId ?? null,
+      sequence: input.sequence ?? null,
+      body: input.body,
+      status: input.holdUntilHeight == null ? "pending" : "held",
+      hold_until_height: input.holdUntilHeight ?? null,
+      attempts: 0,
+      next_attempt_at: input.nowMs,
+      lease_until: null,
+      last_status_code: null,
+      last_error: null,
+      credits_charged: 0,
+      created_at: input.nowMs,
+      updated_at: input.nowMs,
+      completed_at: null,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * Makes the held deliveries the new tips reached `pending`, due now (docs/reference.md §8): one
+ * range read per network on the held-rows index, never a scan of the pending outbox. Returns how many.
+ */
+export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<string, number>, nowMs: number): Promise<number> {
+  let released = 0;
+  for (const [network, tip] of tips) {
+    const result = await db
+      .updateTable("deliveries")
+      .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
+      .where("network", "=", network)
+      // Spelt as a literal so SQLite uses the partial index deliveries_held.
+      .where(sql<boolean>`status = 'held'`)
+      .where("hold_until_height", "<=", tip)
+      .executeTakeFirst();
+    released += Number(result.numUpdatedRows);
+  }
+  return released;
+}
+
+/** An event whose block was orphaned, with the body that says so (`"removed": true`). */
+export type RetractedEvent = { id: string; type: string; network: string; body: string };
+
+/**
+ * The outbox side of retracting an event (docs/reference.md §8): every account whose delivery of
+ * it was let out (pending, sent, failed or paused) gets a NEW delivery with the removed body;
+ * deliveries still held for min_confirmations are deleted, since the event never went out and its
+ * removal does not go out either. Returns the removals queued and the held rows dropped.
+ */
+export async function retractEventDeliveries(
+  db: Executor,
+  e: RetractedEvent,
+  nowMs: number,
+): Promise<{ deliveries: number; dropped: number }> {
+  const rows = await db.selectFrom("deliveries").select(["id", "account_id", "status"]).where("event_id", "=", e.id).where("kind", "=", "event").orderBy("id").execute();
+  const held = rows.filter((d) => d.status === "held").map((d) => d.id);
+  if (held.length > 0) await db.deleteFrom("deliveries").where("id", "in", held).execute();
+  const accounts = [...new Set(rows.filter((d) => d.status !== "held").map((d) => d.account_id))];
+  for (const accountId of accounts) {
+    await enqueueDelivery(db, { accountId, kind: "event", eventType: e.type, network: e.network, eventId: e.id, body: e.body, nowMs });
+  }
+  return { deliveries: accounts.length, dropped: held.length };
+}
+
+/** Accounts per IN (…) list, far below SQLite's bound-parameter cap. */
+const ACCOUNTS_PER_LIST = 500;
+
+/**
+ * Sends the deliveries paused for lack of credits of these accounts back to pending, due now: call
+ * it in the transaction that adds their credits, so the loop (in this or another process) picks
+ * them up on its next tick.
+ */
+export async function resumePausedDeliveries(db: Executor, accountIds: readonly string[], nowMs: number): Promise<void> {
+  for (let i = 0; i < accountIds.length; i += ACCOUNTS_PER_LIST) {
+    await db
+      .updateTable("deliveries")
+      .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
+      .where("account_id", "in", accountIds.slice(i, i + ACCOUNTS_PER_LIST))
+      .where("status", "=", "paused")
+      .execute();
+  }
+}
+
+/**
+ * The webhooks of one payment order, in lifecycle order (`sequence`), with how each fared. Every
+ * state an order announces has exactly one such row, so this is the order's announced history
+ * (payments/transitions.ts numbers the next one from it, payments/timeline.ts shows it).
+ */
+export function paymentWebhooks(db: Executor, accountId: string, paymentId: string) {
+  return db
+    .selectFrom("deliveries")
+    .select(["id", "sequence", "body", "status", "attempts", "created_at"])
+    .where("payment_id", "=", paymentId)
+    .where("account_id", "=", accountId)
+    .where("kind", "=", "payment")
+    .orderBy("sequence")
+    .execute();
+}
+
+/** Deliveries in these states still owe the receiver their event (held ones once their block is confirmed). */
+const UNDELIVERED = ["pending", "paused", "held"];
+
+/**
+ * The ids of events a delivery still owes its receiver, as a subquery: event retention keeps those
+ * events (watch/retention.ts). Deliveries carry their own body, so none depends on its event row.
+ */
+export function undeliveredEventIds(db: Executor) {
+  return db.selectFrom("deliveries").select("event_id").where("status", "in", UNDELIVERED).where("event_id", "is not", null);
+}
