@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { monthlyGrantWorker } from "./billing/monthly-grants.ts";
+import { monthlyGrantWorker } from "./accounts/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";

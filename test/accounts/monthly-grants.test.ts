@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount, findAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
-import { grantMonthlyCredits, monthlyGrantWorker, utcMonth } from "../../src/billing/monthly-grants.ts";
+import { grantMonthlyCredits, monthlyGrantWorker, utcMonth } from "../../src/accounts/monthly-grants.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
@@ -92,7 +92,7 @@ describe("monthly credit grants", () => {
     // waiting for the writer lock, so the race needs two processes, not two connections in this one.
     const script = `
       import { openDatabase } from ${JSON.stringify(join(import.meta.dir, "../../src/db/database.ts"))};
-      import { grantMonthlyCredits } from ${JSON.stringify(join(import.meta.dir, "../../src/billing/monthly-grants.ts"))};
+      import { grantMonthlyCredits } from ${JSON.stringify(join(import.meta.dir, "../../src/accounts/monthly-grants.ts"))};
       const db = openDatabase(${JSON.stringify(`${dir}/db.sqlite`)});
       const r = await grantMonthlyCredits(db, ${NOV});
       await db.destroy();

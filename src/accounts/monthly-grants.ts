@@ -1,9 +1,9 @@
-import { creditAccount } from "../accounts/accounts.ts";
 import type { Db } from "../db/database.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
+import { creditAccount } from "./accounts.ts";
 
 /** The UTC calendar month of a time, `YYYY-MM`: the period a monthly grant belongs to. */
 export function utcMonth(ms: number): string {
