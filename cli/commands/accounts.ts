@@ -5,11 +5,11 @@ import {
   createAccount,
   listAccounts,
   setAccountPlan,
-  slotsUsed,
 } from "../../src/accounts/accounts.ts";
 import { getPlan } from "../../src/accounts/plans.ts";
 import type { Context } from "../../src/daemon.ts";
 import type { Account } from "../../src/db/schema.ts";
+import { slotsUsed } from "../../src/watch/watches.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";

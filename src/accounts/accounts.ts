@@ -61,16 +61,6 @@ export function listAccounts(db: Db): Promise<Account[]> {
   return db.selectFrom("accounts").selectAll().orderBy("created_at").orderBy("name").execute();
 }
 
-/** Address slots in use: watches only (payment addresses take no slot). */
-export async function slotsUsed(db: Db, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom("watches")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("account_id", "=", accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** What GET /v1/account shows: the account, its plan, slots used and credits spent on one day. */
 export type AccountSnapshot = {
   id: string;
@@ -86,7 +76,7 @@ export type AccountSnapshot = {
 
 // GET /v1/account is the hot path of the signed API. One statement instead of three, written out
 // because building it with Kysely's query builder costs more than SQLite takes to run it.
-// slots_used counts the same rows as slotsUsed.
+// slots_used counts the same rows as slotsUsed (watch/watches.ts).
 const SNAPSHOT_SQL = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
   (select count(*) from watches w where w.account_id = a.id) as slots_used,
   coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = ?), 0) as spent_today

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { slotsUsed } from "../accounts/accounts.ts";
 import type { Executor } from "../db/database.ts";
 import { insertionOrder, lockAccount } from "../db/primitives.ts";
 import type { DB, Watch } from "../db/schema.ts";
@@ -52,6 +51,16 @@ export async function addWatch(
     await trx.insertInto("watches").values(watch).execute();
     return { ok: true, created: true, watch };
   });
+}
+
+/** Address slots in use: watches only (payment addresses take no slot). */
+export async function slotsUsed(db: Executor, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom("watches")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** An account's watches in the order they were created. */

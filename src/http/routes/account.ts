@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
-import { slotsUsed } from "../../accounts/accounts.ts";
 import { planView } from "../../accounts/plans.ts";
 import { usageSeries } from "../../billing/usage.ts";
 import { countEvents } from "../../watch/events.ts";
+import { slotsUsed } from "../../watch/watches.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { integerParam, type RawQuery, rawQuery } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
