@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
-import { queueTestDelivery, TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { readWebhookSettings, updateWebhookSettings } from "../../src/watch/webhook-settings.ts";
+import { queueTestDelivery } from "../../src/webhook-test/queue-test.ts";
+import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, UsageError } from "../globals.ts";
 import { emit, fields } from "../output.ts";

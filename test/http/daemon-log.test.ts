@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
-import { queueTestDelivery } from "../../src/delivery/test-payloads.ts";
+import { queueTestDelivery } from "../../src/webhook-test/queue-test.ts";
 import { manualClock } from "../support/clock.ts";
 import { jsonLogger, type LogLevel } from "../../src/lib/log.ts";
 import { INGEST_TOKEN, testConfig } from "../support/harness.ts";

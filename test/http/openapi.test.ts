@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
+import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
 import { createApp } from "../../src/http/app.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";

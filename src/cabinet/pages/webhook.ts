@@ -1,6 +1,6 @@
-import { TEST_EVENTS } from "../../delivery/test-payloads.ts";
 import { webhookView } from "../../http/routes/webhook.ts";
 import { readWebhookSettings } from "../../watch/webhook-settings.ts";
+import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
 import { html, raw } from "../html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, networkSlugs, options, type PageContext } from "../view.ts";

@@ -1,8 +1,9 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
-import { queueTestDelivery, TEST_EVENTS } from "../../delivery/test-payloads.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
+import { queueTestDelivery } from "../../webhook-test/queue-test.ts";
+import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";

@@ -1,22 +1,20 @@
 import type { IngestedBlock } from "../chain/block.ts";
-import { findNetwork, unknownNetwork } from "../config/networks.ts";
-import type { Config, Family } from "../config/schema.ts";
-import type { Db } from "../db/database.ts";
-import type { Account, Payment } from "../db/schema.ts";
-import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
+import type { Family } from "../config/schema.ts";
+import type { Payment } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { paymentWebhookBody } from "../payments/webhook-body.ts";
 import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
 import { newEventId } from "../watch/events.ts";
 import { hitsOf, type WatchRef } from "../watch/matcher.ts";
-import { enqueueDelivery } from "./outbox.ts";
-import { chooseTarget } from "./send.ts";
+
+// The bodies of test webhooks, no I/O: each kind is built by the builder of the real thing (watch's
+// event bodies, payments' order body) from sample data, so a test shows a receiver exactly what
+// the real webhook will look like. Queued by queue-test.ts.
 
 /** The subscriptions a test can imitate (docs/reference.md §1, §3). */
 export const TEST_EVENTS = ["payment", "payout", "other", "block", "payment_order"] as const;
 export type TestEvent = (typeof TEST_EVENTS)[number];
-
 
 type Sample = { address: string; counterparty: string; txHash: (i: number) => string; blockHash: string };
 
@@ -93,7 +91,7 @@ function sampleBlock(network: string, family: Family, decimals: number): Ingeste
  * a sample block (sampleBlock) and a sample watch: the flat address-watch event of docs/reference.md §4, or a
  * `paid` payment-order body with a sample AML object (docs/reference.md §6).
  */
-function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): string {
+export function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): string {
   const createdAt = rfc3339(nowMs);
   const block = sampleBlock(network, family, decimals);
   if (event === "block") {
@@ -151,36 +149,4 @@ function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt
     checked_at: createdAt,
   };
   return paymentWebhookBody(order, "paid", aml);
-}
-
-export type QueueTestResult = { ok: true; deliveryId: string } | InvalidInput;
-
-/**
- * Queues one test delivery (never billed, no event row) for the API's Test button and the CLI.
- * Errors are client-facing sentences naming the field. The caller wakes the loop.
- */
-export async function queueTestDelivery(
-  deps: { db: Db; config: Config; nowMs: number },
-  account: Pick<Account, "id" | "webhook_url" | "webhook_enabled" | "payments_webhook_url">,
-  input: { event: string; network: string },
-): Promise<QueueTestResult> {
-  if (!(TEST_EVENTS as readonly string[]).includes(input.event))
-    return invalidInput(`event must be one of ${TEST_EVENTS.join(", ")}`);
-  const net = findNetwork(deps.config.networks, input.network);
-  if (!net) return invalidInput(unknownNetwork(input.network));
-  const event = input.event as TestEvent;
-  // Refuse up front what could never be delivered; the route is still re-read at send time.
-  const target = chooseTarget({ kind: "test", event_type: event }, account);
-  if (!target.ok)
-    return invalidInput(target.error === "webhook disabled" ? "Webhook is disabled and no payments webhook_url is set." : "No webhook URL configured.");
-  const body = testPayload(event, input.network, net.family, net.decimals, deps.nowMs);
-  const deliveryId = await enqueueDelivery(deps.db, {
-    accountId: account.id,
-    kind: "test",
-    eventType: event,
-    network: input.network,
-    body,
-    nowMs: deps.nowMs,
-  });
-  return { ok: true, deliveryId };
 }
