@@ -15,8 +15,8 @@ import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
 import { serverOptions } from "./http/server-options.ts";
 import type { AppDeps } from "./http/deps.ts";
-import { createMetrics, type Metrics } from "./lib/metrics.ts";
-import { createIngestService, type IngestService } from "./ingest/ingest-service.ts";
+import { createMetrics } from "./lib/metrics.ts";
+import { createIngestPipeline } from "./ingest/pipeline.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
@@ -30,7 +30,6 @@ import { loadMasterKey } from "./secrets/master-key.ts";
 import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
-import { createPaymentObserver } from "./payments/payment-observer.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
@@ -68,14 +67,6 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
 
 /** A failure that stops start-up with a one-line reason. */
 export class StartupError extends Error {}
-
-/**
- * The one ingest service builder, used by `serve` and by `chainwatch ingest`, so a batch fed from
- * the CLI runs the same observers as one posted to the daemon. `onCommitted` wakes delivery.
- */
-export function ingestServiceFor(ctx: Context, onCommitted: () => void = () => {}, metrics?: Metrics): IngestService {
-  return createIngestService({ db: ctx.db, clock: ctx.clock, config: ctx.config, log: ctx.log, observers: [createPaymentObserver({ networks: ctx.config.networks })], onCommitted, metrics });
-}
 
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
 
@@ -154,15 +145,15 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     limiter: budget ? createClusterLimiter({ budget, log: ctx.log }) : createSlidingWindowLimiter(),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery,
-    // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
-    ingest: ingestServiceFor(
-      ctx,
-      () => {
+    ingest: createIngestPipeline({
+      ...ctx,
+      metrics,
+      // After commit: deliver the new webhooks and screen the orders that just reached aml_check.
+      onCommitted: () => {
         wakeDelivery();
         amlWorker.wake();
       },
-      metrics,
-    ),
+    }),
     resolveHost,
     upstreams,
     rpcMeter,

@@ -1,9 +1,10 @@
 import { defineCommand } from "citty";
 import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
-import { type Context, ingestServiceFor } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { parseBatch } from "../../src/ingest/batch-schema.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { heightJumpError } from "../../src/ingest/height-jump.ts";
+import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals } from "../globals.ts";
 import { emit } from "../output.ts";
@@ -56,7 +57,7 @@ export function ingestCommand(g: Globals) {
       }
       await withContext(g, async (ctx) => {
         // A running daemon's delivery loop picks the queued webhooks up on its next tick.
-        const service = ingestServiceFor(ctx);
+        const service = createIngestPipeline(ctx);
         const slices = await sliceBatch(ctx, batch);
         if (!slices.ok) throw new CommandError(slices.error);
         const total = Array.isArray(batch) ? batch.length : 1;

@@ -1,10 +1,44 @@
 import type { IngestedBlock, Movement } from "../chain/block.ts";
-import type { Family } from "../config/schema.ts";
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
+import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
+import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { matchAddress } from "../watch/address.ts";
-import type { BlockInput, TransactionInput } from "./batch-schema.ts";
+import { type BlockInput, parseBatch, type TransactionInput } from "./batch-schema.ts";
+import { blockKey } from "./blocks.ts";
+import type { PlacedBlock } from "./height-jump.ts";
 
-// The first step after validation: a feed block (docs/reference.md §4 shape) becomes the block model.
+// The first stage of the pipeline, no I/O: a feed batch (docs/reference.md §4 shape) is validated
+// and its blocks become the block model.
+
+/** A valid batch: its blocks in matching form, and where each sat for the height-jump rule. */
+export type FeedBatch = { ok: true; blocks: IngestedBlock[]; placed: PlacedBlock[] };
+
+/**
+ * Checks a batch as sent (one block or an array) against the schema and the configured networks;
+ * a bad block anywhere refuses all of it, with the field named. Blocks sent twice in one batch
+ * count once (the first).
+ */
+export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkConfig>): FeedBatch | InvalidInput {
+  const parsed = parseBatch(raw);
+  if (!parsed.ok) return invalidInput(parsed.error);
+  const unknown = parsed.blocks.find((b) => !findNetwork(networks, b.network));
+  if (unknown) return invalidInput(unknownNetwork(unknown.network));
+  const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
+  const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
+  return { ok: true, blocks, placed };
+}
+
+/** Keeps the first of blocks sent twice in one batch. */
+function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] {
+  const seen = new Set<string>();
+  return blocks.filter((b) => {
+    const key = blockKey(b.network, b.hash);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
 
 /**
  * The movements of a transaction: index 0 is the native value, i+1 is transfers[i]. A zero native

@@ -3,6 +3,7 @@ import type { BlockStatus, DB } from "../db/schema.ts";
 import { blockKey, insertBlocks } from "./blocks.ts";
 import { canonicalTip, isCanonical, isRewound, type StoredBlock } from "./canonical-chain.ts";
 import type { IngestedBlock } from "../chain/block.ts";
+import type { BlockRef } from "../chain/chain-change.ts";
 
 // How a batch changes the stored chain (docs/reference.md §8), for POST /ingest/blocks and the follower
 // alike. Blocks are taken in batch order, each against the chain as the earlier ones left it:
@@ -18,30 +19,6 @@ import type { IngestedBlock } from "../chain/block.ts";
 //    with the events it already has;
 //  - rewound blocks that disagree with what comes back are orphaned, with no depth limit (an
 //    admin asked for the re-read).
-
-export type BlockRef = { network: string; hash: string; height: number };
-
-/** Orphaned blocks of one network: their hashes, and their heights in slices for IN (…) lists. */
-export type OrphanedOnNetwork = { network: string; hashes: Set<string>; heightSlices: number[][] };
-
-/** Heights per IN (…) list, far below SQLite's bound-parameter cap. */
-const HEIGHTS_PER_LIST = 500;
-
-/** Groups orphaned blocks by network, for the steps that undo what those blocks stored. */
-export function orphanedByNetwork(orphaned: readonly BlockRef[]): OrphanedOnNetwork[] {
-  const byNetwork = new Map<string, BlockRef[]>();
-  for (const b of orphaned) {
-    const list = byNetwork.get(b.network);
-    if (list) list.push(b);
-    else byNetwork.set(b.network, [b]);
-  }
-  return [...byNetwork].map(([network, blocks]) => {
-    const heights = [...new Set(blocks.map((b) => b.height))];
-    const heightSlices: number[][] = [];
-    for (let i = 0; i < heights.length; i += HEIGHTS_PER_LIST) heightSlices.push(heights.slice(i, i + HEIGHTS_PER_LIST));
-    return { network, hashes: new Set(blocks.map((b) => b.hash)), heightSlices };
-  });
-}
 
 /** A reorg applied by a batch: `depth` canonical heights from `fromHeight` up were replaced. */
 export type Reorg = { network: string; depth: number; fromHeight: number };

@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
+import { type BlockRef, orphanedByNetwork } from "../chain/chain-change.ts";
 import type { DB } from "../db/schema.ts";
 import { retractEventDeliveries } from "../delivery/outbox.ts";
-import { type BlockRef, orphanedByNetwork } from "./reorg.ts";
 
 export type Retraction = { events: number; deliveries: number; dropped: number };
 

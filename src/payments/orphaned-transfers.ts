@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
+import { type BlockRef, orphanedByNetwork } from "../chain/chain-change.ts";
 import type { DB, Payment } from "../db/schema.ts";
-import { type BlockRef, orphanedByNetwork } from "../ingest/reorg.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { applyTransitions } from "./transitions.ts";
 

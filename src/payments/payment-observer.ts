@@ -1,8 +1,8 @@
 import type { Transaction } from "kysely";
 import type { IngestedBlock } from "../chain/block.ts";
+import type { ChainChange } from "../chain/chain-change.ts";
 import type { NetworkConfig } from "../config/schema.ts";
 import type { DB, Payment } from "../db/schema.ts";
-import type { IngestObserver } from "../ingest/ingest-service.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { normalizeAsset } from "./orders.ts";
 import { forgetOrphanedTransfers } from "./orphaned-transfers.ts";
@@ -11,20 +11,23 @@ import { applyTransitions } from "./transitions.ts";
 // Keeps each IN (…) list well under SQLite's bound-parameter limit.
 const CHUNK = 500;
 
+/** The payments stage of ingest: what a batch's change to the canonical chain does to payment orders. */
+export type PaymentObserver = (trx: Transaction<DB>, change: ChainChange, nowMs: number) => Promise<void>;
+
 /**
- * The payments side of ingest, run inside the ingest transaction: records incoming movements to
- * order addresses (after forgetting those of blocks a reorg orphaned), confirms transfers the new
- * canonical tips made deep enough, and moves orders along the
+ * The payments side of ingest, run inside the ingest transaction (ingest/pipeline.ts): records
+ * incoming movements to order addresses (after forgetting those of blocks a reorg orphaned),
+ * confirms transfers the new canonical tips made deep enough, and moves orders along the
  * lifecycle. Webhooks and AML jobs are written in the same transaction; the AML worker and the
- * delivery loop are woken after commit by the ingest service's onCommitted chain.
+ * delivery loop are woken after commit by the pipeline's onCommitted.
  */
-export function createPaymentObserver(deps: { networks: Record<string, NetworkConfig> }): IngestObserver {
-  return async (trx, batch) => {
-    await forgetOrphanedTransfers(trx, batch.orphaned, batch.nowMs);
-    await recordMovements(trx, deps.networks, batch.blocks, batch.nowMs);
-    for (const [network, tip] of batch.tips) {
+export function createPaymentObserver(deps: { networks: Record<string, NetworkConfig> }): PaymentObserver {
+  return async (trx, change, nowMs) => {
+    await forgetOrphanedTransfers(trx, change.orphaned, nowMs);
+    await recordMovements(trx, deps.networks, change.blocks, nowMs);
+    for (const [network, tip] of change.tips) {
       const net = deps.networks[network];
-      if (net) await confirmTransfers(trx, network, tip - net.confirmations + 1, batch.nowMs);
+      if (net) await confirmTransfers(trx, network, tip - net.confirmations + 1, nowMs);
     }
   };
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Context, ingestServiceFor, openContext } from "../../src/daemon.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
 import { createChainFollower } from "../../src/follow/chain-follower.ts";
 import { createEvmReader } from "../../src/follow/evm-reader.ts";
@@ -52,7 +53,7 @@ test("a catch-up more than 100 blocks behind logs height, node height, blocks/s 
       source: createEvmSource(rpc),
       decimals: createTokenDecimals({ db: ctx.db, clock, network: "anv", tokens: {}, rpc }),
     }),
-    ingest: ingestServiceFor(ctx),
+    ingest: createIngestPipeline(ctx),
     db: ctx.db,
     clock,
     log,

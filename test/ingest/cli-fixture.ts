@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { openContext } from "../../src/daemon.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 
@@ -28,10 +28,17 @@ export async function ingestCliConfig(dir: string, address: string): Promise<str
 
 /** How many rows `table` holds in the config's database. */
 export async function rowCount(config: string, table: "blocks" | "events"): Promise<number> {
-  const ctx = await openConfig(config);
-  try {
+  return withConfigContext(config, async (ctx) => {
     const row = await ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     return Number(row.n);
+  });
+}
+
+/** Runs `fn` over the config's database, closed afterwards (the CLI under test opens its own). */
+export async function withConfigContext<T>(config: string, fn: (ctx: Context) => Promise<T>): Promise<T> {
+  const ctx = await openConfig(config);
+  try {
+    return await fn(ctx);
   } finally {
     await ctx.db.destroy();
   }

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findAccount } from "../../src/accounts/accounts.ts";
+import { paymentWebhooks } from "../../src/delivery/outbox.ts";
+import { createOrder, getOrder } from "../../src/payments/orders.ts";
 import { testDatabaseName } from "../support/harness.ts";
-import { ingestCliConfig, rowCount } from "./cli-fixture.ts";
+import { ingestCliConfig, rowCount, withConfigContext } from "./cli-fixture.ts";
 
 const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
@@ -77,5 +80,26 @@ describe("chainwatch ingest", () => {
     const missing = await cli(["ingest", "missing.json", "--config", config]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toStartWith("chainwatch: cannot read missing.json: ");
+  });
+
+  it("moves a payment order that a block pays, as the daemon's ingest does", async () => {
+    const orderAddress = "0x3333333333333333333333333333333333333333";
+    const { accountId, paymentId } = await withConfigContext(config, async (ctx) => {
+      const acme = await findAccount(ctx.db, "acme");
+      if (!acme) throw new Error("no account acme");
+      const created = await createOrder({ ...ctx, networks: ctx.config.networks }, acme.id, { order_id: "cli-1", network: "eth", address: orderAddress, amount: "1" });
+      if (!created.ok) throw new Error(created.code);
+      return { accountId: acme.id, paymentId: created.order.id };
+    });
+    const pays = { network: "eth", height: 4, hash: "0xb4", transactions: [{ hash: "0xt4", from: X, to: orderAddress, value: "1000000000000000000" }] };
+    const r = await cli(["ingest", "-", "--json", "--config", config], JSON.stringify(pays));
+    // The one event is acme's block event: the order's address takes no watch.
+    expect(r.stdout).toBe('{"blocks":1,"events":1}\n');
+    const after = await withConfigContext(config, async (ctx) => {
+      const order = await getOrder(ctx.db, accountId, paymentId);
+      const webhooks = await paymentWebhooks(ctx.db, accountId, paymentId);
+      return { status: order?.status, received: order?.received_raw, tx: order?.tx_hash, webhooks: webhooks.map((w) => JSON.parse(w.body).event) };
+    });
+    expect(after).toEqual({ status: "seen", received: "1000000000000000000", tx: "0xt4", webhooks: ["seen"] });
   });
 });

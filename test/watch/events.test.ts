@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
-import { type Context, ingestServiceFor, openContext } from "../../src/daemon.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
 import type { IngestService } from "../../src/ingest/ingest-service.ts";
 import { manualClock } from "../support/clock.ts";
 import { addWatch } from "../../src/watch/watches.ts";
@@ -195,7 +196,7 @@ describe("pruneEvents", () => {
     accountId = created.account.id;
     await addWatch(ctx.db, { accountId, network: "eth", address: W, now: clock.now() });
     await ctx.db.updateTable("accounts").set({ webhook_url: "http://127.0.0.1:9/hook", webhook_enabled: 1 }).execute();
-    ingest = ingestServiceFor(ctx);
+    ingest = createIngestPipeline(ctx);
   });
   afterAll(async () => {
     await ctx.db.destroy();
