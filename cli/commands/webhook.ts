@@ -1,6 +1,7 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
 import { queueTestDelivery, TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
+import { ERRORS } from "../../src/http/errors.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { readWebhookSettings, updateWebhookSettings } from "../../src/watch/webhook-settings.ts";
 import { withContext } from "../context.ts";
@@ -71,7 +72,7 @@ export function webhookCommand(g: Globals) {
               event,
               network,
             });
-            if (!queued.ok) throw new CommandError(queued.error);
+            if (!queued.ok) throw new CommandError(queued.error ?? ERRORS[queued.code].message);
             const doc = { queued: true, delivery_id: queued.deliveryId };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),

@@ -3,7 +3,7 @@ import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Account, Payment } from "../db/schema.ts";
-import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
+import { type Failure, type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { paymentWebhookBody } from "../payments/webhook-body.ts";
@@ -153,11 +153,11 @@ function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt
   return paymentWebhookBody(order, "paid", aml);
 }
 
-export type QueueTestResult = { ok: true; deliveryId: string } | InvalidInput;
+export type QueueTestResult = { ok: true; deliveryId: string } | InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED">;
 
 /**
  * Queues one test delivery (never billed, no event row) for the API's Test button and the CLI.
- * Errors are client-facing sentences naming the field. The caller wakes the loop.
+ * A bad event or network names the field; a test with nowhere to go says why. The caller wakes the loop.
  */
 export async function queueTestDelivery(
   deps: { db: Db; config: Config; nowMs: number },
@@ -171,8 +171,7 @@ export async function queueTestDelivery(
   const event = input.event as TestEvent;
   // Refuse up front what could never be delivered; the route is still re-read at send time.
   const target = chooseTarget({ kind: "test", event_type: event }, account);
-  if (!target.ok)
-    return invalidInput(target.error === "webhook disabled" ? "Webhook is disabled and no payments webhook_url is set." : "No webhook URL configured.");
+  if (!target.ok) return target;
   const body = testPayload(event, input.network, net.family, net.decimals, deps.nowMs);
   const deliveryId = await enqueueDelivery(deps.db, {
     accountId: account.id,

@@ -30,6 +30,13 @@ export const ERRORS: Record<ErrorCode, ErrorShape> = {
   SLOT_LIMIT: { status: 403, message: "Address slot limit reached." },
   ORDER_EXISTS: { status: 409, message: "Order already exists." },
   ADDRESS_BUSY: { status: 409, message: "Address already has an active order." },
+  // Where a delivery would go: a test needs a URL; a payment-order test, when the address-watch
+  // webhook is off, the payments URL.
+  NO_WEBHOOK_URL: { status: 400, message: "No webhook URL configured." },
+  WEBHOOK_DISABLED: { status: 400, message: "Webhook is disabled and no payments webhook_url is set." },
+  // A resend the delivery's state forbids; the sentence names the delivery.
+  DELIVERY_SUCCEEDED: { status: 400, message: "Delivery already succeeded." },
+  DELIVERY_HELD: { status: 400, message: "Delivery is held until its block has the account's min_confirmations." },
   // A batch that contradicts the stored chain beyond repair; the refusal's sentence says how.
   REORG_TOO_DEEP: { status: 409, message: "Reorg deeper than max_reorg_depth." },
   PARENT_MISMATCH: { status: 409, message: "Block does not connect to the stored chain." },

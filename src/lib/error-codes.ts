@@ -21,6 +21,10 @@ export type ErrorCode =
   | "SLOT_LIMIT"
   | "ORDER_EXISTS"
   | "ADDRESS_BUSY"
+  | "NO_WEBHOOK_URL"
+  | "WEBHOOK_DISABLED"
+  | "DELIVERY_SUCCEEDED"
+  | "DELIVERY_HELD"
   | "REORG_TOO_DEEP"
   | "PARENT_MISMATCH"
   | "INTERNAL";
@@ -31,8 +35,16 @@ export type ErrorCode =
  */
 export type Failure<C extends ErrorCode = ErrorCode> = { ok: false; code: C; error?: string };
 
+/** A failure whose sentence is always there (a field error, a refusal naming its record). */
+export type Explained<C extends ErrorCode = ErrorCode> = Failure<C> & { error: string };
+
 /** A failure of the input itself, always with the sentence naming the field. */
-export type InvalidInput = Failure<"INVALID_INPUT"> & { error: string };
+export type InvalidInput = Explained<"INVALID_INPUT">;
+
+/** A failure with the code's own message, or with `error` in its place. */
+export function fail<C extends ErrorCode>(code: C, error?: string): Failure<C> {
+  return error === undefined ? { ok: false, code } : { ok: false, code, error };
+}
 
 /** An INVALID_INPUT failure whose sentence names the field. */
 export function invalidInput(error: string): InvalidInput {

@@ -27,6 +27,10 @@ describe("every error code has one status and one default message", () => {
     ["SLOT_LIMIT", 403, "Address slot limit reached."],
     ["ORDER_EXISTS", 409, "Order already exists."],
     ["ADDRESS_BUSY", 409, "Address already has an active order."],
+    ["NO_WEBHOOK_URL", 400, "No webhook URL configured."],
+    ["WEBHOOK_DISABLED", 400, "Webhook is disabled and no payments webhook_url is set."],
+    ["DELIVERY_SUCCEEDED", 400, "Delivery already succeeded."],
+    ["DELIVERY_HELD", 400, "Delivery is held until its block has the account's min_confirmations."],
     ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
     ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
     ["INTERNAL", 500, "Internal error."],
@@ -36,7 +40,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(ERRORS).length).toBe(24);
+    expect(Object.keys(ERRORS).length).toBe(28);
   });
 
   test("only a rate-limit refusal carries a header", () => {
