@@ -41,6 +41,12 @@ export type Explained<C extends ErrorCode = ErrorCode> = Failure<C> & { error: s
 /** A failure of the input itself, always with the sentence naming the field. */
 export type InvalidInput = Explained<"INVALID_INPUT">;
 
+/**
+ * What a use case returns: its own fields beside `ok: true`, or one of its failures
+ * (`Result<{ order: Payment }, Failure<"ORDER_EXISTS">>`).
+ */
+export type Result<T extends object = object, F extends { ok: false } = Failure> = ({ ok: true } & T) | F;
+
 /** A failure with the code's own message, or with `error` in its place. */
 export function fail<C extends ErrorCode>(code: C, error?: string): Failure<C> {
   return error === undefined ? { ok: false, code } : { ok: false, code, error };
@@ -49,4 +55,16 @@ export function fail<C extends ErrorCode>(code: C, error?: string): Failure<C> {
 /** An INVALID_INPUT failure whose sentence names the field. */
 export function invalidInput(error: string): InvalidInput {
   return { ok: false, code: "INVALID_INPUT", error };
+}
+
+/**
+ * Why the daemon or an admin command cannot go on: a bad config, a missing master key, a database
+ * newer than this binary, a backup that cannot be written. Never a client's mistake, so it has no
+ * status: the CLI prints `error` on one line and exits 1, `serve` stops before it listens.
+ */
+export type StartupFailure = { ok: false; code: "STARTUP"; error: string };
+
+/** A start-up failure with its one-line reason. */
+export function startupFailure(error: string): StartupFailure {
+  return { ok: false, code: "STARTUP", error };
 }
