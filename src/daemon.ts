@@ -12,7 +12,7 @@ import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
 import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
-import { clientIpResolver } from "./http/client-ip.ts";
+import { clientIpResolver } from "./net/client-ip.ts";
 import { serverOptions } from "./http/server-options.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";

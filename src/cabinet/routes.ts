@@ -3,8 +3,8 @@ import { createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts
 import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
 import { ApiError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
-import { readLimitedText } from "../http/plugins/raw-body.ts";
-import { requestQuery } from "../http/request-target.ts";
+import { readLimitedText } from "../net/read-body.ts";
+import { requestQuery } from "../net/request-target.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
 import { updateWebhookRequest } from "../http/routes/webhook.ts";
 import { queueTestRequest } from "../http/routes/webhook-test.ts";

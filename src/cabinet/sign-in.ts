@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
-import type { ClientIpResolver } from "../http/client-ip.ts";
-import { requestQuery, requestUrl } from "../http/request-target.ts";
+import type { ClientIpResolver } from "../net/client-ip.ts";
+import { requestQuery, requestUrl } from "../net/request-target.ts";
 import type { Clock } from "../lib/clock.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { SECURITY_HEADERS } from "./layout.ts";

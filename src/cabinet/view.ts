@@ -1,5 +1,5 @@
 import type { AppDeps } from "../http/deps.ts";
-import { type Html, html, raw } from "./html.ts";
+import { type Html, html, raw } from "../lib/html.ts";
 import { type PageName, page, type Viewer } from "./layout.ts";
 
 /** What a page is rendered after: a success notice, or the API's error with its status, and the submitted form. */

@@ -5,7 +5,7 @@ import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
 import { ApiError, methodNotAllowed } from "./errors.ts";
-import { requestUrl } from "./request-target.ts";
+import { requestUrl } from "../net/request-target.ts";
 import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { eventRoutes } from "./routes/events.ts";

@@ -10,7 +10,7 @@ import type { Resolver } from "../net/target-guard.ts";
 import type { CreditMeter } from "../rpc/credit-meter.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
-import type { ClientIpResolver } from "./client-ip.ts";
+import type { ClientIpResolver } from "../net/client-ip.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { SignatureDeps } from "./plugins/signature.ts";
 

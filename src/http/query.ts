@@ -1,5 +1,5 @@
 import { badRequest } from "./errors.ts";
-import { requestQuery } from "./request-target.ts";
+import { requestQuery } from "../net/request-target.ts";
 
 /**
  * The query string as the routes' parsers read it: each key maps to its one value, or to every

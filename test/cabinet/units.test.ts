@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { niceCeiling, usageChart } from "../../src/cabinet/chart.ts";
-import { html, raw } from "../../src/cabinet/html.ts";
+import { html, raw } from "../../src/lib/html.ts";
 import { parseAllowIps } from "../../src/cabinet/pages/keys.ts";
 import { webhookBodyFromForm } from "../../src/cabinet/pages/webhook.ts";
 import { sessionToken } from "../../src/cabinet/cookie.ts";

@@ -1,6 +1,6 @@
 import { attemptsOf, DELIVERY_STATUSES, deliveryView, listDeliveries } from "../../delivery/admin.ts";
 import { badRequest } from "../../http/errors.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 

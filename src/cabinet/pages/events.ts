@@ -2,7 +2,7 @@ import { findNetwork } from "../../config/networks.ts";
 import { fromFailure } from "../../http/errors.ts";
 import { EVENT_TYPES, parseEventListQuery } from "../../http/routes/events.ts";
 import { listEvents } from "../../watch/events.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
 
 /** Events per page. */

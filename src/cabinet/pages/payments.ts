@@ -2,7 +2,7 @@ import { ApiError } from "../../http/errors.ts";
 import { parseStatus } from "../../http/routes/payments.ts";
 import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { orderTimeline } from "../../payments/timeline.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 
 /** Orders listed, newest first. */

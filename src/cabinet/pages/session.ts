@@ -1,4 +1,4 @@
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { page } from "../layout.ts";
 
 /** The session this browser already has, when a link would replace it with another account's. */

@@ -1,7 +1,7 @@
 import { TEST_EVENTS } from "../../delivery/test-payloads.ts";
 import { webhookView } from "../../http/routes/webhook.ts";
 import { readWebhookSettings } from "../../watch/webhook-settings.ts";
-import { html, raw } from "../html.ts";
+import { html, raw } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, networkSlugs, options, type PageContext } from "../view.ts";
 

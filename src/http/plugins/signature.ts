@@ -4,7 +4,7 @@ import type { RateLimiter } from "../../auth/rate-limiter.ts";
 import { sha256Hex } from "../../auth/canonical.ts";
 import { verifySignedRequest } from "../../auth/verify.ts";
 import type { Clock } from "../../lib/clock.ts";
-import type { ClientIpResolver } from "../client-ip.ts";
+import type { ClientIpResolver } from "../../net/client-ip.ts";
 import { ApiError } from "../errors.ts";
 import type { Metrics } from "../../lib/metrics.ts";
 import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";

@@ -3,7 +3,7 @@ import { errorObject, RPC_ERRORS } from "../../rpc/jsonrpc.ts";
 import type { RpcAnswer, RpcProxy } from "../../rpc/proxy.ts";
 import type { AppDeps } from "../deps.ts";
 import { tooLarge } from "../errors.ts";
-import { readLimitedText } from "../plugins/raw-body.ts";
+import { readLimitedText } from "../../net/read-body.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
