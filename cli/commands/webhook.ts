@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
 import { queueTestDelivery, TEST_EVENTS } from "../../src/delivery/test-payloads.ts";
-import { ERRORS } from "../../src/http/errors.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { readWebhookSettings, updateWebhookSettings } from "../../src/watch/webhook-settings.ts";
 import { withContext } from "../context.ts";
@@ -39,11 +39,12 @@ export function webhookCommand(g: Globals) {
               },
               account.id,
               { url: String(args.url), enabled },
+              // On the command line the URL is the --url flag, and the sentences say so.
+              { urlField: "--url" },
             );
-            // The service names the body field (`url …`); on the command line it is the --url flag.
             if (!outcome.ok) {
-              const hint = outcome.error.endsWith("private address") ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
-              throw new CommandError(`${outcome.error.replace(/^url\b/, "--url")}${hint}`);
+              const hint = outcome.code === "PRIVATE_ADDRESS" ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
+              throw new CommandError(`${failureMessage(outcome)}${hint}`);
             }
             const doc = { ...outcome.value, egress_ips: ctx.config.delivery.egress_ips };
             emit(g, doc, () => fields(Object.entries(doc)));
@@ -72,7 +73,7 @@ export function webhookCommand(g: Globals) {
               event,
               network,
             });
-            if (!queued.ok) throw new CommandError(queued.error ?? ERRORS[queued.code].message);
+            if (!queued.ok) throw new CommandError(failureMessage(queued));
             const doc = { queued: true, delivery_id: queued.deliveryId };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),

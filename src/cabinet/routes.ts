@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
 import { getDelivery, retryDelivery } from "../delivery/admin.ts";
 import type { AppDeps } from "../http/deps.ts";
-import { ApiError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
+import { FailureError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
 import { readLimitedText } from "../net/read-body.ts";
 import { requestQuery } from "../net/request-target.ts";
 import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
@@ -91,7 +91,7 @@ export function cabinetRoutes(deps: AppDeps) {
       try {
         return await fn(viewer, c);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+        if (!(error instanceof FailureError)) throw error;
         return page({ title: error.status === 404 ? "Not found" : "Refused", viewer, status: error.status, error: error.message, body: "" });
       }
     };
@@ -119,7 +119,7 @@ export function cabinetRoutes(deps: AppDeps) {
         if (wantsJson(c.request)) return json(200, { message: notice });
         return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { notice, extra, canonicalUrl } });
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+        if (!(error instanceof FailureError)) throw error;
         if (wantsJson(c.request)) return json(error.status, { error: error.message });
         return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { error: error.message, status: error.status, form, canonicalUrl } });
       }
@@ -180,7 +180,7 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/keys/:key/revoke",
         mutation(keysPage, "/cabinet/keys", async (viewer, _form, params) => {
-          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw new ApiError("KEY_NOT_FOUND");
+          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw new FailureError("KEY_NOT_FOUND");
           return { notice: `Revoked API key ${params.key}.` };
         }),
         detail("Revoke an API key of the session's account"),
@@ -236,7 +236,7 @@ export function cabinetRoutes(deps: AppDeps) {
         "/cabinet/deliveries/:id/resend",
         mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, _form, params) => {
           const d = await getDelivery(deps.db, params.id);
-          if (!d || d.account_id !== viewer.accountId) throw new ApiError("DELIVERY_NOT_FOUND");
+          if (!d || d.account_id !== viewer.accountId) throw new FailureError("DELIVERY_NOT_FOUND");
           const retried = await retryDelivery(deps.db, d.id, deps.clock.now());
           if (!retried.ok) throw badRequest(retried.error);
           deps.wakeDelivery();

@@ -4,7 +4,7 @@ import { cabinetRoutes } from "../cabinet/routes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
-import { ApiError, methodNotAllowed } from "./errors.ts";
+import { FailureError, methodNotAllowed } from "./errors.ts";
 import { requestUrl } from "../net/request-target.ts";
 import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -30,12 +30,12 @@ export function createApp(deps: AppDeps) {
   let listRoutes: () => readonly RouteEntry[] = () => [];
   let methods: MethodTable | undefined;
   /** No route matched: 405 (with Allow) for a known path or a method no route answers, else 404. */
-  const unmatched = (request: Request): ApiError => {
+  const unmatched = (request: Request): FailureError => {
     methods ??= methodTable(listRoutes());
     const url = requestUrl(request);
     const allow = url ? methods.allowedAt(url.pathname) : [];
-    if (allow.includes(request.method)) return new ApiError("NOT_FOUND");
-    return allow.length > 0 || !methods.serves(request.method) ? methodNotAllowed(allow) : new ApiError("NOT_FOUND");
+    if (allow.includes(request.method)) return new FailureError("NOT_FOUND");
+    return allow.length > 0 || !methods.serves(request.method) ? methodNotAllowed(allow) : new FailureError("NOT_FOUND");
   };
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
   // systemRouter off: Elysia hands Bun's own router its routes with the trailing slash cut
@@ -44,18 +44,18 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ strictPath: true, systemRouter: false })
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
-      if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
+      if (code === "PARSE" && (error as Error).cause instanceof FailureError) error = (error as Error).cause as FailureError;
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
-      let failure: ApiError;
-      if (error instanceof ApiError) failure = error;
+      let failure: FailureError;
+      if (error instanceof FailureError) failure = error;
       else if (code === "NOT_FOUND") failure = unmatched(request);
-      else if (code === "PARSE") failure = new ApiError("INVALID_JSON");
+      else if (code === "PARSE") failure = new FailureError("INVALID_JSON");
       else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
-        failure = new ApiError("INVALID_INPUT", first ? describeValueError(first) : undefined);
+        failure = new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);
       } else {
         deps.log.error("unhandled error", { path: loggablePath(request), error: String(error) });
-        failure = new ApiError("INTERNAL");
+        failure = new FailureError("INTERNAL");
       }
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);

@@ -14,7 +14,7 @@ import { normalizeAddress } from "../watch/address.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
 import { type OrderFacts, orderFacts } from "./webhook-body.ts";
-import { type Failure, invalidInput } from "../lib/error-codes.ts";
+import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 
 /** Every order state, in lifecycle order (for filters and schemas). */
 export const PAYMENT_STATUSES: readonly PaymentStatus[] = ["pending", "seen", "underpaid", "aml_check", "paid", "failed", "expired"];
@@ -82,7 +82,7 @@ export type ValidOrder = {
   expiresInMs: number;
 };
 
-export type ValidationResult = { ok: true; order: ValidOrder } | { ok: false; error: string };
+export type ValidationResult = Result<{ order: ValidOrder }, InvalidInput>;
 
 // Token identifiers are contract addresses on these families; elsewhere any short label is accepted.
 const ASSET_IS_ADDRESS = new Set(["evm", "tron", "solana"]);
@@ -90,9 +90,9 @@ const ASSET_IS_ADDRESS = new Set(["evm", "tron", "solana"]);
 /** Checks a schema-valid body against the configured networks; each error names the field. */
 export function validateOrder(networks: Record<string, NetworkConfig>, input: CreateOrderInput): ValidationResult {
   const net = findNetwork(networks, input.network);
-  if (!net) return { ok: false, error: unknownNetwork(input.network) };
+  if (!net) return invalidInput(unknownNetwork(input.network));
   const address = normalizeAddress(net.family, input.address);
-  if (address === null) return { ok: false, error: `Invalid address for network ${input.network}` };
+  if (address === null) return invalidInput(`Invalid address for network ${input.network}`);
 
   const rawAsset = input.asset ?? null;
   let asset: string | null = null;
@@ -100,7 +100,7 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
   if (rawAsset === null) {
     // The native coin's precision is the network's; a different value is a client mix-up, not an override.
     if (input.decimals !== undefined && input.decimals !== net.decimals)
-      return { ok: false, error: `decimals must be ${net.decimals} (or absent) for the native asset of network ${input.network}` };
+      return invalidInput(`decimals must be ${net.decimals} (or absent) for the native asset of network ${input.network}`);
     decimals = net.decimals;
   } else {
     asset = ASSET_IS_ADDRESS.has(net.family)
@@ -108,13 +108,13 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
       : rawAsset.trim() !== "" && rawAsset.length <= 128
         ? rawAsset
         : null;
-    if (asset === null) return { ok: false, error: `Invalid asset for network ${input.network}` };
-    if (input.decimals === undefined) return { ok: false, error: "decimals is required when asset is given" };
+    if (asset === null) return invalidInput(`Invalid asset for network ${input.network}`);
+    if (input.decimals === undefined) return invalidInput("decimals is required when asset is given");
     decimals = input.decimals;
   }
 
   const amount = parseAmount(input.amount, decimals);
-  if (!amount.ok) return { ok: false, error: `amount ${amount.reason}` };
+  if (!amount.ok) return amount;
   const seconds = input.expires_in_seconds ?? DEFAULT_EXPIRES_IN_SECONDS;
   return {
     ok: true,
@@ -130,9 +130,7 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
   };
 }
 
-export type CreateOrderResult =
-  | { ok: true; order: Payment }
-  | Failure<"INVALID_INPUT" | "ORDER_EXISTS" | "ADDRESS_BUSY">;
+export type CreateOrderResult = Result<{ order: Payment }, InvalidInput | Failure<"ORDER_EXISTS" | "ADDRESS_BUSY">>;
 
 /**
  * Creates an order. The duplicate and busy-address checks and the insert share one (IMMEDIATE)
@@ -144,7 +142,7 @@ export async function createOrder(
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
   const valid = validateOrder(deps.networks, input);
-  if (!valid.ok) return invalidInput(valid.error);
+  if (!valid.ok) return valid;
   const v = valid.order;
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     // Two creations for one address (from any accounts) or one order_id run one after the other.

@@ -4,7 +4,7 @@ import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
-import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { checkWebhookTarget, type Resolver, type TargetFailure } from "../net/target-guard.ts";
 import { MAX_URL_LENGTH } from "../watch/webhook-settings.ts";
 
 /** GET/PUT /v1/payments/settings body: where payment-order webhooks go; null falls back to the address-watch webhook. */
@@ -12,7 +12,7 @@ export const PaymentSettingsSchema = T.Object({ webhook_url: T.Union([T.String()
 
 export type PaymentSettings = { webhook_url: string | null };
 
-export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput;
+export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput | TargetFailure;
 
 /** The account's payment webhook settings. */
 export async function readPaymentSettings(db: Db, accountId: string): Promise<PaymentSettings> {
@@ -36,7 +36,7 @@ export async function updatePaymentSettings(
   if (url !== null) {
     if (url.length > MAX_URL_LENGTH) return fail(`webhook_url must be at most ${MAX_URL_LENGTH} characters`);
     const target = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve, field: "webhook_url" });
-    if (!target.ok) return fail(target.reason);
+    if (!target.ok) return target;
   }
   await deps.db
     .updateTable("accounts")

@@ -141,7 +141,7 @@ describe("sessions", () => {
     expect(await peekSignInLink(ctx, token)).toEqual({ accountId, accountName: "shop" });
     clock.advance(1);
     expect(await peekSignInLink(ctx, token)).toBeNull();
-    expect(await redeemSignInLink(ctx, token)).toEqual({ ok: false });
+    expect(await redeemSignInLink(ctx, token)).toEqual({ ok: false, code: "SIGN_IN_LINK_INVALID" });
   });
 
   test("two redemptions of one link at once give one session", async () => {

@@ -1,4 +1,4 @@
-import { ApiError } from "../../http/errors.ts";
+import { FailureError } from "../../http/errors.ts";
 import { parseStatus } from "../../http/routes/payments.ts";
 import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { orderTimeline } from "../../payments/timeline.ts";
@@ -36,7 +36,7 @@ ${
 export async function paymentPage(ctx: PageContext, paymentId: string): Promise<Response> {
   const { deps, viewer } = ctx;
   const row = await getOrder(deps.db, viewer.accountId, paymentId);
-  if (!row) throw new ApiError("PAYMENT_NOT_FOUND");
+  if (!row) throw new FailureError("PAYMENT_NOT_FOUND");
   const o = orderView(row);
   const steps = await orderTimeline(deps.db, viewer.accountId, paymentId);
   return cabinetPage(

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
-import { ApiError, fromFailure, invalidJson, notFound } from "../errors.ts";
+import { FailureError, fromFailure, invalidJson, notFound } from "../errors.ts";
 import { type RawBodyContext, rawJsonBody, requireJson } from "../plugins/raw-body.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
 
@@ -21,7 +21,7 @@ export function ingestRoutes(deps: AppDeps) {
   const guard = (request: Request) => {
     // An empty token means the feed is off: the route answers as if it did not exist.
     if (token === "") throw notFound();
-    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new ApiError("INVALID_INGEST_TOKEN");
+    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new FailureError("INVALID_INGEST_TOKEN");
   };
   return (
     new Elysia()

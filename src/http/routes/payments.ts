@@ -6,7 +6,7 @@ import type { PaymentStatus } from "../../payments/lifecycle.ts";
 import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
 import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
-import { ApiError, badRequest, fromFailure } from "../errors.ts";
+import { FailureError, badRequest, fromFailure } from "../errors.ts";
 import { integerParam, rawQuery, single } from "../query.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
@@ -104,7 +104,7 @@ export function paymentRoutes(deps: AppDeps) {
         "/v1/payments/:payment_id",
         async ({ auth, params }) => {
           const order = await getOrder(deps.db, auth.accountId, params.payment_id);
-          if (!order) throw new ApiError("PAYMENT_NOT_FOUND");
+          if (!order) throw new FailureError("PAYMENT_NOT_FOUND");
           return orderView(order);
         },
         { detail: { summary: "One payment order", tags: ["payments"], responses: responses({ 200: ["PaymentOrder", "The order"] }, [[404, "Payment not found."]]) } },

@@ -7,7 +7,7 @@ import { describeValueError } from "../../lib/value-errors.ts";
 import { normalizeAddress } from "../../watch/address.ts";
 import { addWatch, deleteWatch, listWatches, type WatchView, watchView } from "../../watch/watches.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
-import { ApiError, badRequest, fromFailure } from "../errors.ts";
+import { FailureError, badRequest, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
 
@@ -37,7 +37,7 @@ function parseBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
 
 /**
  * Adds a watch from a POST /v1/address-watch/addresses body: the one place its rules and messages
- * live, used by the signed API and the cabinet alike. Throws the API's ApiError.
+ * live, used by the signed API and the cabinet alike. Throws the API's FailureError.
  */
 export async function addWatchRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ created: boolean; watch: WatchView }> {
   const input = parseBody(AddWatchSchema, body);
@@ -54,7 +54,7 @@ export async function addWatchRequest(deps: AppDeps, accountId: string, body: un
 /** Deletes a watch from a DELETE /v1/address-watch/addresses body (API and cabinet); another account's watch is not found. */
 export async function deleteWatchRequest(deps: AppDeps, accountId: string, body: unknown): Promise<{ watch_id: string; deleted: true }> {
   const input = parseBody(DeleteWatchSchema, body);
-  if (!(await deleteWatch(deps.db, accountId, input.watch_id))) throw new ApiError("WATCH_NOT_FOUND");
+  if (!(await deleteWatch(deps.db, accountId, input.watch_id))) throw new FailureError("WATCH_NOT_FOUND");
   deps.snapshots.invalidate(accountId);
   return { watch_id: input.watch_id, deleted: true };
 }
