@@ -1,6 +1,5 @@
 import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
-import { cabinetRoutes } from "../cabinet/routes.ts";
+import { type AnyElysia, Elysia } from "elysia";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
@@ -22,8 +21,13 @@ import { openapiDocumentation } from "./openapi/document.ts";
 import { referencePage } from "./openapi/page-route.ts";
 
 
-/** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
-export function createApp(deps: AppDeps) {
+/**
+ * The whole HTTP surface: one error envelope, metrics for every response, then the route modules.
+ * `beside` is another surface the composition root serves from the same server (src/server.ts),
+ * mounted among the routes so the envelope, the metrics, the 405 table and the OpenAPI document
+ * cover it too.
+ */
+export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: "nothing-beside" })) {
   // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
   const requestCounters = new Map<string, { inc(): void }>();
   // Read when the first unmatched request arrives, once every route below is registered.
@@ -39,7 +43,7 @@ export function createApp(deps: AppDeps) {
   };
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
   // systemRouter off: Elysia hands Bun's own router its routes with the trailing slash cut
-  // (`/cabinet/` registered as `/cabinet`), which strictPath then cannot see; Elysia's router
+  // (a root such as `/app/` registered as `/app`), which strictPath then cannot see; Elysia's router
   // keeps every path exact. (No measurable cost: bench:api within its run-to-run noise.)
   const app = new Elysia({ strictPath: true, systemRouter: false })
     .onError(({ code, error, set, request }) => {
@@ -84,7 +88,7 @@ export function createApp(deps: AppDeps) {
     .use(watchRoutes(deps))
     .use(webhookRoutes(deps))
     .use(webhookTestRoutes(deps))
-    .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }))
+    .use(beside)
     .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
   listRoutes = () => app.routes;
   return app.use(referencePage(app));

@@ -51,8 +51,3 @@ export function signatureDeps(d: AppDeps): SignatureDeps {
     metrics: d.metrics,
   };
 }
-
-/** What the webhook-URL settings routes need: the database, the clock and the SSRF check's inputs. */
-export function urlSettingsDeps(d: AppDeps) {
-  return { db: d.db, clock: d.clock, resolve: d.resolveHost, allowPrivate: d.config.delivery.allow_private_targets };
-}
