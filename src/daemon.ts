@@ -10,9 +10,8 @@ import { migrateChecked } from "./db/version-guard.ts";
 import { sharedRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
-import { createApp } from "./http/app.ts";
 import { VERSION } from "./version.ts";
-import { clientIpResolver } from "./http/client-ip.ts";
+import { clientIpResolver } from "./net/client-ip.ts";
 import { serverOptions } from "./http/server-options.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics } from "./lib/metrics.ts";
@@ -33,6 +32,7 @@ import { createExpiryWorker } from "./payments/expiry.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
+import { createServer } from "./server.ts";
 import { retentionWorker } from "./watch/retention.ts";
 
 /** What every command needs: the migrated database, the secret box and the clock. */
@@ -167,7 +167,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   let daemonName = `${hostname()} pid ${process.pid}`;
   workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName }));
-  const app = createApp(deps);
+  const app = createServer(deps);
   const server = await listen(app, config, ctx.log).catch(async (e: unknown) => {
     // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.
     await bus.close();
@@ -197,7 +197,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
 }
 
 /** Starts listening, or throws: a port in use is a startup error, not a second daemon on it. */
-async function listen(app: ReturnType<typeof createApp>, config: Config, log: Logger) {
+async function listen(app: ReturnType<typeof createServer>, config: Config, log: Logger) {
   app.listen(serverOptions(config, log));
   if (!app.server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   return app.server;

@@ -49,10 +49,9 @@ export function restoreCommand(g: Globals) {
     run: ({ args }) => {
       const { config } = configFor(g);
       if (dialectOfUrl(config.database.url) === "postgres") throw new CommandError("restore a PostgreSQL database with pg_restore");
-      const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: process.env.CHAINWATCH_MASTER_KEY, create: false });
-      if (!key.ok) {
-        throw new CommandError(`${key.error.replace(/; run .*$/, "")}: put the master key of the backed-up installation there (or set CHAINWATCH_MASTER_KEY) before restoring`);
-      }
+      // The key must be the backed-up installation's: `migrate` would create a new one, so this says what to do instead.
+      const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: process.env.CHAINWATCH_MASTER_KEY, create: false, advice: null });
+      if (!key.ok) throw new CommandError(`${key.error}: put the master key of the backed-up installation there (or set CHAINWATCH_MASTER_KEY) before restoring`);
       const dbPath = sqlitePath(config.database.url);
       const outcome = restoreSqlite({ dbPath, file: String(args.file), box: createSecretBox(key.key), version: VERSION, now: new Date() });
       if (!outcome.ok) throw new CommandError(outcome.error);

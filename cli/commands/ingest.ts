@@ -5,6 +5,8 @@ import { parseBatch } from "../../src/ingest/batch-schema.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { heightJumpError } from "../../src/ingest/height-jump.ts";
 import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
+import { type InvalidInput, invalidInput, type Result } from "../../src/lib/error-codes.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals } from "../globals.ts";
 import { emit } from "../output.ts";
@@ -65,7 +67,7 @@ export function ingestCommand(g: Globals) {
         const doc = { blocks: 0, events: 0 };
         for (const slice of slices.slices) {
           const result = await service.ingest(slice);
-          if (!result.ok) throw new CommandError(done > 0 ? `${result.error} (after ${done} blocks were stored)` : result.error);
+          if (!result.ok) throw new CommandError(done > 0 ? `${failureMessage(result)} (after ${done} blocks were stored)` : failureMessage(result));
           doc.blocks += result.blocks;
           doc.events += result.events;
           done += Array.isArray(slice) ? slice.length : 1;
@@ -83,15 +85,15 @@ export function ingestCommand(g: Globals) {
  * the ingest service checks one batch (schema, networks, height jumps against the stored tips):
  * a bad block anywhere stores nothing, and the error names its position in the file, not in a slice.
  */
-async function sliceBatch(ctx: Context, batch: unknown): Promise<{ ok: true; slices: unknown[] } | { ok: false; error: string }> {
+async function sliceBatch(ctx: Context, batch: unknown): Promise<Result<{ slices: unknown[] }, InvalidInput>> {
   if (!Array.isArray(batch) || batch.length <= INGEST_SLICE) return { ok: true, slices: [batch] };
   const parsed = parseBatch(batch);
   if (!parsed.ok) return parsed;
   const unknown = parsed.blocks.find((b) => !findNetwork(ctx.config.networks, b.network));
-  if (unknown) return { ok: false, error: unknownNetwork(unknown.network) };
+  if (unknown) return invalidInput(unknownNetwork(unknown.network));
   const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: `[${i}].` }));
   const jump = heightJumpError(placed, await networkTips(ctx.db, placed.map((b) => b.network)), ctx.config.ingest.max_height_jump);
-  if (jump) return { ok: false, error: jump };
+  if (jump) return invalidInput(jump);
   const slices: unknown[] = [];
   for (let i = 0; i < batch.length; i += INGEST_SLICE) slices.push(batch.slice(i, i + INGEST_SLICE));
   return { ok: true, slices };

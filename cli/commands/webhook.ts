@@ -1,7 +1,9 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
-import { readWebhookSettings, updateWebhookSettings } from "../../src/watch/webhook-settings.ts";
+import { updateWebhook } from "../../src/watch/update-webhook.ts";
+import { readWebhookSettings } from "../../src/watch/webhook-settings.ts";
 import { queueTestDelivery } from "../../src/webhook-test/queue-test.ts";
 import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
 import { withContext } from "../context.ts";
@@ -29,23 +31,13 @@ export function webhookCommand(g: Globals) {
             const account = await requireAccount(ctx.db, String(args.account));
             const current = await readWebhookSettings(ctx.db, account.id);
             const enabled = typeof args.enabled === "boolean" ? args.enabled : current.enabled;
-            const outcome = await updateWebhookSettings(
-              {
-                db: ctx.db,
-                clock: ctx.clock,
-                resolve: systemResolver,
-                allowPrivate: ctx.config.delivery.allow_private_targets,
-                isNetwork: (slug) => findNetwork(ctx.config.networks, slug) !== undefined,
-              },
-              account.id,
-              { url: String(args.url), enabled },
-            );
-            // The service names the body field (`url …`); on the command line it is the --url flag.
+            // On the command line the URL is the --url flag, and the sentences say so.
+            const outcome = await updateWebhook({ ...ctx, resolveHost: systemResolver }, account.id, { url: String(args.url), enabled }, { urlField: "--url" });
             if (!outcome.ok) {
-              const hint = outcome.error.endsWith("private address") ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
-              throw new CommandError(`${outcome.error.replace(/^url\b/, "--url")}${hint}`);
+              const hint = outcome.code === "PRIVATE_ADDRESS" ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
+              throw new CommandError(`${failureMessage(outcome)}${hint}`);
             }
-            const doc = { ...outcome.value, egress_ips: ctx.config.delivery.egress_ips };
+            const doc = outcome.webhook;
             emit(g, doc, () => fields(Object.entries(doc)));
           }),
       }),
@@ -72,7 +64,7 @@ export function webhookCommand(g: Globals) {
               event,
               network,
             });
-            if (!queued.ok) throw new CommandError(queued.error);
+            if (!queued.ok) throw new CommandError(failureMessage(queued));
             const doc = { queued: true, delivery_id: queued.deliveryId };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),

@@ -4,13 +4,14 @@ import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Account } from "../db/schema.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type Explained, invalidInput, type Result } from "../lib/error-codes.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { DEFAULT_FILTERS } from "../watch/filters.ts";
-import { getPlan } from "./plans.ts";
+import { getPlan, unknownPlan } from "./plans.ts";
 
-export type AccountResult = { ok: true; account: Account } | { ok: false; error: string };
+export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPUT" | "PLAN_NOT_FOUND" | "ACCOUNT_EXISTS">>;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -25,10 +26,10 @@ export async function createAccount(
   input: { name: string; plan?: string; credits?: number },
 ): Promise<AccountResult & { webhookSecret?: string }> {
   if (!NAME.test(input.name) || input.name.startsWith("acc_"))
-    return { ok: false, error: "account name must be 1-64 of letters, digits, '.', '_' and '-', not starting with acc_" };
+    return invalidInput("account name must be 1-64 of letters, digits, '.', '_' and '-', not starting with acc_");
   const planName = input.plan ?? "free";
-  if (!(await getPlan(deps.db, planName))) return { ok: false, error: `unknown plan: ${planName}` };
-  if (await findAccount(deps.db, input.name)) return { ok: false, error: `account ${input.name} already exists` };
+  if (!(await getPlan(deps.db, planName))) return unknownPlan(planName);
+  if (await findAccount(deps.db, input.name)) return { ok: false, code: "ACCOUNT_EXISTS", error: `account ${input.name} already exists` };
   const now = deps.clock.now();
   const webhookSecret = newWebhookSecret();
   const account: Account = {
@@ -113,7 +114,7 @@ export async function creditAccount(trx: Executor, accountId: string, amount: nu
 }
 
 export async function setAccountPlan(db: Db, clock: Clock, accountId: string, plan: string): Promise<AccountResult> {
-  if (!(await getPlan(db, plan))) return { ok: false, error: `unknown plan: ${plan}` };
+  if (!(await getPlan(db, plan))) return unknownPlan(plan);
   await db.updateTable("accounts").set({ plan, updated_at: clock.now() }).where("id", "=", accountId).execute();
   const account = await db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
   return { ok: true, account };

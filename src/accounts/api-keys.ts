@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
-import { type Failure, type InvalidInput, invalidInput } from "../lib/error-codes.ts";
+import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { parseCidr } from "../net/ip.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 
 export type CreatedKey = { api_key: string; secret: string; account_id: string; allow_ips: string[]; label: string | null };
-export type KeyResult = { ok: true; key: CreatedKey } | { ok: false; error: string };
+export type KeyResult = Result<{ key: CreatedKey }, InvalidInput>;
 
 /** Creates an API key (a UUID) with a 64-hex secret, sealed at rest; the only time the secret is returned. */
 export async function createApiKey(
@@ -16,7 +16,7 @@ export async function createApiKey(
   input: { accountId: string; allowIps: string[]; label?: string | null },
 ): Promise<KeyResult> {
   const refused = allowIpsError(input.allowIps);
-  if (refused !== null) return { ok: false, error: refused };
+  if (refused !== null) return invalidInput(refused);
   const key: CreatedKey = {
     api_key: crypto.randomUUID(),
     secret: randomBytes(32).toString("hex"),

@@ -1,16 +1,17 @@
 import type { Db } from "../db/database.ts";
 import type { Plan } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type Explained, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 
 export type PlanInput = { name: string; slots: number; rpcRps?: number; monthlyCredits?: number };
-export type PlanResult = { ok: true; plan: Plan } | { ok: false; error: string };
+export type PlanResult = Result<{ plan: Plan }, InvalidInput>;
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 /** Creates or updates a plan. `free` always exists and always has 0 address slots (docs/reference.md §3). */
 export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<PlanResult> {
-  if (!NAME.test(input.name)) return { ok: false, error: "plan name must be 1-32 of a-z, 0-9, _ and -" };
-  if (input.name === "free" && input.slots !== 0) return { ok: false, error: "plan free always has 0 address slots" };
+  if (!NAME.test(input.name)) return invalidInput("plan name must be 1-32 of a-z, 0-9, _ and -");
+  if (input.name === "free" && input.slots !== 0) return invalidInput("plan free always has 0 address slots");
   const now = clock.now();
   const existing = await getPlan(db, input.name);
   const plan: Plan = {
@@ -48,4 +49,9 @@ export function listPlans(db: Db): Promise<Plan[]> {
 /** The public shape of a plan. */
 export function planView(p: Plan) {
   return { name: p.name, address_slots: p.address_slots, rpc_rps: p.rpc_rps, monthly_credits: p.monthly_credits };
+}
+
+/** The failure of a plan name that names no plan. */
+export function unknownPlan(name: string): Explained<"PLAN_NOT_FOUND"> {
+  return { ok: false, code: "PLAN_NOT_FOUND", error: `unknown plan: ${name}` };
 }

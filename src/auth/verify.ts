@@ -1,3 +1,4 @@
+import type { AuthFailure, Failure, Result } from "../lib/error-codes.ts";
 import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
 import { canonicalString, constantTimeEqual, hmacSha256Hex } from "./canonical.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -5,17 +6,9 @@ import type { RateLimiter } from "./rate-limiter.ts";
 /** What the verifier needs to know about an API key. */
 export type KeyRecord = { apiKey: string; accountId: string; secret: string; allowCidrs: Cidr[] };
 
-/** Every way a signed request can be refused, in the order the checks run (docs/reference.md §3). */
-export type AuthFailure =
-  | "MISSING_API_KEY"
-  | "INVALID_API_KEY"
-  | "INVALID_TIMESTAMP"
-  | "MISSING_SIGNATURE"
-  | "INVALID_SIGNATURE"
-  | "IP_NOT_ALLOWED"
-  | "RATE_LIMITED";
+export type { AuthFailure };
 
-export type AuthOutcome = { ok: true; key: KeyRecord } | { ok: false; code: AuthFailure };
+export type AuthOutcome = Result<{ key: KeyRecord }, Failure<AuthFailure>>;
 
 /** A request as the verifier sees it: headers, the signed path, the raw body's SHA-256, the client IP. */
 export type SignedRequest = {

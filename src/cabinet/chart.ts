@@ -1,5 +1,5 @@
 import type { UsagePoint } from "../billing/usage.ts";
-import { type Html, html } from "./html.ts";
+import { type Html, html } from "../lib/html.ts";
 
 // A narrow viewBox keeps the axis labels legible when the chart is 330 px wide on a phone.
 const W = 400;

@@ -1,5 +1,5 @@
 import { CONTENT_SECURITY_POLICY, CSS, JS } from "./assets.ts";
-import { type Html, html, raw, type Renderable } from "./html.ts";
+import { type Html, html, raw, type Renderable } from "../lib/html.ts";
 
 /** The signed-in account and the CSRF token its forms carry. */
 export type Viewer = { accountId: string; accountName: string; csrf: string };

@@ -1,14 +1,17 @@
 import { Elysia } from "elysia";
-import { createApiKey, setAllowIps, revokeApiKey } from "../accounts/api-keys.ts";
-import { getDelivery, retryDelivery } from "../delivery/admin.ts";
-import type { AppDeps } from "../http/deps.ts";
-import { ApiError, badRequest, fromFailure, tooLarge } from "../http/errors.ts";
-import { readLimitedText } from "../http/plugins/raw-body.ts";
-import { requestQuery } from "../http/request-target.ts";
-import { addWatchRequest, deleteWatchRequest } from "../http/routes/watches.ts";
-import { updateWebhookRequest } from "../http/routes/webhook.ts";
-import { queueTestRequest } from "../http/routes/webhook-test.ts";
+import { createOwnKey, revokeOwnKey } from "../accounts/own-keys.ts";
+import { setAllowIps } from "../accounts/api-keys.ts";
+import { resendAccountDelivery } from "../delivery/account-resend.ts";
+import { queueTest } from "../webhook-test/queue-test.ts";
+import type { Failure, Result } from "../lib/error-codes.ts";
+import { bodyTooLarge, failureMessage, failureStatus, fromFailure } from "../lib/failures.ts";
+import { readLimitedText } from "../net/read-body.ts";
+import { requestQuery } from "../net/request-target.ts";
+import { unwatchAddress } from "../watch/unwatch-address.ts";
+import { updateWebhook } from "../watch/update-webhook.ts";
+import { watchAddress } from "../watch/watch-address.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
+import type { CabinetDeps } from "./deps.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
 import { deliveriesPage } from "./pages/deliveries.ts";
@@ -42,8 +45,8 @@ function json(status: number, doc: unknown): Response {
   return new Response(JSON.stringify(doc), { status, headers: { "content-type": "application/json; charset=utf-8", ...SECURITY_HEADERS } });
 }
 
-/** What a successful form post reports, and page data it produced (a new key's secret). */
-type ActionResult = { notice: string; extra?: unknown };
+/** What a form post did: the notice and page data it produced (a new key's secret), or the use case's failure. */
+type ActionResult = Result<{ notice: string; extra?: unknown }>;
 type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, string>) => Promise<ActionResult>;
 
 const CSRF_REFUSED = "Missing or invalid CSRF token. Reload the page and try again.";
@@ -68,18 +71,27 @@ const detail = (summary: string, responses: Record<number, { description: string
 });
 
 /**
- * The account holders' cabinet (docs/reference.md §11): server-rendered pages over the same services as the
+ * The account holders' cabinet (docs/reference.md §11): server-rendered pages over the same use cases as the
  * signed API, a cookie session opened by a one-time link, and a CSRF token on every form post.
  * Every account-owned id in a URL is looked up within the session's account, so another
  * account's id is simply not found (404).
  */
-export function cabinetRoutes(deps: AppDeps) {
+export function cabinetRoutes(deps: CabinetDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
   const signIn = createSignIn({ db: deps.db, clock: deps.clock, clientIp: deps.clientIp, publicUrl: deps.config.cabinet.public_url });
 
-  /** Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403). */
+  /** A failure shown as a page: the message above an empty body, with its code's status. */
+  const refusedPage = (viewer: Viewer, failure: Failure) => {
+    const status = failureStatus(failure);
+    return page({ title: status === 404 ? "Not found" : "Refused", viewer, status, error: failureMessage(failure), body: "" });
+  };
+
+  /**
+   * Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403).
+   * A failure `fn` returns is shown as a page with its status.
+   */
   const signedIn =
-    (fn: (viewer: Viewer, c: Ctx) => Promise<Response>) =>
+    (fn: (viewer: Viewer, c: Ctx) => Promise<Response | Failure>) =>
     async (c: Ctx): Promise<Response> => {
       const token = sessionToken(c.request);
       const session = token ? await findSession(sessionDeps, token) : null;
@@ -88,12 +100,8 @@ export function cabinetRoutes(deps: AppDeps) {
       if (c.request.method !== "GET" && !csrfMatches(token, formOf(c.body).get("csrf") ?? c.request.headers.get("x-csrf-token"))) {
         return wantsJson(c.request) ? json(403, { error: CSRF_REFUSED }) : page({ title: "Refused", viewer, status: 403, error: CSRF_REFUSED, body: "" });
       }
-      try {
-        return await fn(viewer, c);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return page({ title: error.status === 404 ? "Not found" : "Refused", viewer, status: error.status, error: error.message, body: "" });
-      }
+      const outcome = await fn(viewer, c);
+      return outcome instanceof Response ? outcome : refusedPage(viewer, outcome);
     };
 
   const ctxFor = (viewer: Viewer, request: Request, flash: Flash = {}): PageContext => ({
@@ -107,22 +115,22 @@ export function cabinetRoutes(deps: AppDeps) {
   const view = (render: PageRenderer) => signedIn((viewer, c) => render(ctxFor(viewer, c.request)));
 
   /**
-   * A form post: runs the action through the shared service, then renders `render`'s page with
-   * the notice, or with the API's error and status (the form keeps what was typed). The browser
-   * is shown the page's GET address, so a reload never posts again.
+   * A form post: runs the action through the use case the signed API uses too, then renders
+   * `render`'s page with the notice, or with the API's message and status (the form keeps what
+   * was typed). The browser is shown the page's GET address, so a reload never posts again.
    */
   const mutation = (render: PageRenderer, canonicalUrl: string, action: Action) =>
     signedIn(async (viewer, c) => {
       const form = formOf(c.body);
-      try {
-        const { notice, extra } = await action(viewer, form, c.params);
-        if (wantsJson(c.request)) return json(200, { message: notice });
-        return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { notice, extra, canonicalUrl } });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (wantsJson(c.request)) return json(error.status, { error: error.message });
-        return render({ ...ctxFor(viewer, c.request), query: new URLSearchParams(), flash: { error: error.message, status: error.status, form, canonicalUrl } });
+      const done = await action(viewer, form, c.params);
+      const shown = { ...ctxFor(viewer, c.request), query: new URLSearchParams() };
+      if (!done.ok) {
+        const [status, error] = [failureStatus(done), failureMessage(done)];
+        if (wantsJson(c.request)) return json(status, { error });
+        return render({ ...shown, flash: { error, status, form, canonicalUrl } });
       }
+      if (wantsJson(c.request)) return json(200, { message: done.notice });
+      return render({ ...shown, flash: { notice: done.notice, extra: done.extra, canonicalUrl } });
     });
 
   return (
@@ -132,7 +140,7 @@ export function cabinetRoutes(deps: AppDeps) {
       .onParse(async ({ request, contentType }) => {
         if (contentType !== "application/x-www-form-urlencoded") return;
         const text = await readLimitedText(request, deps.config.server.body_limit_bytes);
-        if (text === null) throw tooLarge(deps.config.server.body_limit_bytes);
+        if (text === null) throw fromFailure(bodyTooLarge(deps.config.server.body_limit_bytes));
         return new URLSearchParams(text);
       })
       .get("/cabinet/login", ({ request, server }) => signIn.page(request, server), detail("Sign-in page of a one-time link (?token=); its button, pressed by the user, redeems the link", {
@@ -168,20 +176,18 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/keys",
         mutation(keysPage, "/cabinet/keys", async (viewer, form) => {
-          const label = (form.get("label") ?? "").trim();
-          if (label.length > 100) throw badRequest("label must be at most 100 characters");
-          const allowIps = parseAllowIps(form.get("allow_ips"));
-          const created = await createApiKey(deps, { accountId: viewer.accountId, allowIps, label: label || null });
-          if (!created.ok) throw badRequest(created.error);
-          return { notice: `Created API key ${created.key.api_key}.`, extra: created.key };
+          const created = await createOwnKey(deps, viewer.accountId, { label: form.get("label") ?? "", allowIps: parseAllowIps(form.get("allow_ips")) });
+          if (!created.ok) return created;
+          return { ok: true, notice: `Created API key ${created.key.api_key}.`, extra: created.key };
         }),
         detail("Create an API key; the page shows its secret this once"),
       )
       .post(
         "/cabinet/keys/:key/revoke",
         mutation(keysPage, "/cabinet/keys", async (viewer, _form, params) => {
-          if (!(await revokeApiKey(deps.db, deps.clock, params.key, viewer.accountId))) throw new ApiError("KEY_NOT_FOUND");
-          return { notice: `Revoked API key ${params.key}.` };
+          const revoked = await revokeOwnKey(deps, viewer.accountId, params.key);
+          if (!revoked.ok) return revoked;
+          return { ok: true, notice: `Revoked API key ${params.key}.` };
         }),
         detail("Revoke an API key of the session's account"),
       )
@@ -189,8 +195,8 @@ export function cabinetRoutes(deps: AppDeps) {
         "/cabinet/keys/:key/allow-ips",
         mutation(keysPage, "/cabinet/keys", async (viewer, form, params) => {
           const outcome = await setAllowIps(deps.db, viewer.accountId, params.key, parseAllowIps(form.get("allow_ips")));
-          if (!outcome.ok) throw fromFailure(outcome);
-          return { notice: `Saved the IP allowlist of ${params.key}.` };
+          if (!outcome.ok) return outcome;
+          return { ok: true, notice: `Saved the IP allowlist of ${params.key}.` };
         }),
         detail("Replace an API key's IP allowlist (empty: any IP)"),
       )
@@ -198,19 +204,19 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/addresses",
         mutation(addressesPage, "/cabinet/addresses", async (viewer, form) => {
-          const { created, watch } = await addWatchRequest(deps, viewer.accountId, {
-            network_slug: form.get("network_slug") ?? "",
-            address: form.get("address") ?? "",
-          });
-          return { notice: created ? `Watching ${watch.address} on ${watch.network_slug}.` : `Already watching ${watch.address} on ${watch.network_slug}.` };
+          const added = await watchAddress(deps, viewer.accountId, { network_slug: form.get("network_slug") ?? "", address: form.get("address") ?? "" });
+          if (!added.ok) return added;
+          const { created, watch } = added;
+          return { ok: true, notice: created ? `Watching ${watch.address} on ${watch.network_slug}.` : `Already watching ${watch.address} on ${watch.network_slug}.` };
         }),
         detail("Watch an address (same rules as POST /v1/address-watch/addresses)"),
       )
       .post(
         "/cabinet/addresses/:watch_id/delete",
         mutation(addressesPage, "/cabinet/addresses", async (viewer, _form, params) => {
-          await deleteWatchRequest(deps, viewer.accountId, { watch_id: params.watch_id });
-          return { notice: "Address deleted; its slot is free." };
+          const deleted = await unwatchAddress(deps, viewer.accountId, { watch_id: params.watch_id });
+          if (!deleted.ok) return deleted;
+          return { ok: true, notice: "Address deleted; its slot is free." };
         }),
         detail("Stop watching an address"),
       )
@@ -218,16 +224,18 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/webhook",
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
-          await updateWebhookRequest(deps, viewer.accountId, webhookBodyFromForm(form));
-          return { notice: "Webhook saved." };
+          const saved = await updateWebhook(deps, viewer.accountId, webhookBodyFromForm(form));
+          if (!saved.ok) return saved;
+          return { ok: true, notice: "Webhook saved." };
         }),
         detail("Save the webhook (same rules as PUT /v1/address-watch/webhook, incl. the private-target guard)"),
       )
       .post(
         "/cabinet/webhook/test",
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
-          const queued = await queueTestRequest(deps, viewer.accountId, { event: form.get("event") ?? "", network: form.get("network") ?? "" });
-          return { notice: `queued ${queued.delivery_id}` };
+          const queued = await queueTest(deps, viewer.accountId, { event: form.get("event") ?? "", network: form.get("network") ?? "" });
+          if (!queued.ok) return queued;
+          return { ok: true, notice: `queued ${queued.deliveryId}` };
         }),
         detail("Queue a test delivery (event × network); answers at once"),
       )
@@ -235,12 +243,9 @@ export function cabinetRoutes(deps: AppDeps) {
       .post(
         "/cabinet/deliveries/:id/resend",
         mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, _form, params) => {
-          const d = await getDelivery(deps.db, params.id);
-          if (!d || d.account_id !== viewer.accountId) throw new ApiError("DELIVERY_NOT_FOUND");
-          const retried = await retryDelivery(deps.db, d.id, deps.clock.now());
-          if (!retried.ok) throw badRequest(retried.error);
-          deps.wakeDelivery();
-          return { notice: `Re-queued ${d.id}.` };
+          const resent = await resendAccountDelivery(deps, viewer.accountId, params.id);
+          if (!resent.ok) return resent;
+          return { ok: true, notice: `Re-queued ${resent.delivery.id}.` };
         }),
         detail("Re-queue a delivery that has not succeeded"),
       )

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { Failure, Result } from "../lib/error-codes.ts";
 
 /** How long a cabinet session lasts from sign-in (docs/reference.md §11: 7 days). */
 export const SESSION_TTL_MS = 7 * 86_400_000;
@@ -68,7 +69,7 @@ export async function peekSignInLink(deps: { db: Db; clock: Clock }, token: stri
   return { accountId: row.account_id, accountName: row.name };
 }
 
-export type Redeemed = { ok: true; sessionToken: string; accountId: string; expiresAt: number } | { ok: false };
+export type Redeemed = Result<{ sessionToken: string; accountId: string; expiresAt: number }, Failure<"SIGN_IN_LINK_INVALID">>;
 
 /**
  * Redeems a sign-in link: marks it used and opens a session, in one write transaction, so two
@@ -85,7 +86,7 @@ export async function redeemSignInLink(deps: { db: Db; clock: Clock }, token: st
       .where("expires_at", ">", now)
       .returning("account_id")
       .executeTakeFirst();
-    if (!used) return { ok: false };
+    if (!used) return { ok: false, code: "SIGN_IN_LINK_INVALID" };
     const sessionToken = newToken();
     const expiresAt = now + SESSION_TTL_MS;
     await trx.deleteFrom("cabinet_sessions").where("expires_at", "<=", now).execute();

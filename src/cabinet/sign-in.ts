@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
-import type { ClientIpResolver } from "../http/client-ip.ts";
-import { requestQuery, requestUrl } from "../http/request-target.ts";
+import type { ClientIpResolver } from "../net/client-ip.ts";
+import { requestQuery, requestUrl } from "../net/request-target.ts";
 import type { Clock } from "../lib/clock.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { SECURITY_HEADERS } from "./layout.ts";
@@ -50,17 +50,20 @@ export function createSignIn(deps: SignInDeps) {
     return origin === null || origin === requestUrl(request)?.origin || origin === publicOrigin;
   };
 
-  /** Looks the link up unless the client must wait; a link that opens nothing counts against it. */
+  /**
+   * Looks the link up unless the client must wait; a link that opens nothing counts against it.
+   * A refusal comes back as the page that explains it.
+   */
   const lookUp = async (request: Request, server: Server, token: string) => {
     const client = throttleKey(deps.clientIp(request, server));
     const wait = throttle.waitMs(client);
-    if (wait > 0) return { ok: false as const, refused: tooManyAttemptsPage(wait) };
+    if (wait > 0) return tooManyAttemptsPage(wait);
     const link = await peekSignInLink(sessionDeps, token);
     if (!link) {
       throttle.failed(client);
-      return { ok: false as const, refused: linkRefusedPage() };
+      return linkRefusedPage();
     }
-    return { ok: true as const, link, client };
+    return { link, client };
   };
 
   const otherSession = (current: { token: string; accountId: string; accountName: string } | null, accountId: string): OtherSession | undefined =>
@@ -72,7 +75,7 @@ export function createSignIn(deps: SignInDeps) {
       const token = requestQuery(request).get("token") ?? "";
       if (token === "") return linkRefusedPage();
       const found = await lookUp(request, server, token);
-      if (!found.ok) return found.refused;
+      if (found instanceof Response) return found;
       return signInPage(token, found.link.accountName, otherSession(await currentSession(request), found.link.accountId));
     },
 
@@ -81,7 +84,7 @@ export function createSignIn(deps: SignInDeps) {
       if (!fromOwnPage(request)) return crossSiteRefusedPage();
       const token = form.get("token") ?? "";
       const found = await lookUp(request, server, token);
-      if (!found.ok) return found.refused;
+      if (found instanceof Response) return found;
       const current = await currentSession(request);
       const other = otherSession(current, found.link.accountId);
       // Signed in elsewhere and not confirmed on the switch page: ask, and use nothing up.

@@ -1,5 +1,6 @@
-import type { AppDeps } from "../http/deps.ts";
-import { type Html, html, raw } from "./html.ts";
+import type { Failure } from "../lib/error-codes.ts";
+import { type Html, html, raw } from "../lib/html.ts";
+import type { CabinetDeps } from "./deps.ts";
 import { type PageName, page, type Viewer } from "./layout.ts";
 
 /** What a page is rendered after: a success notice, or the API's error with its status, and the submitted form. */
@@ -16,9 +17,10 @@ export type Flash = {
 };
 
 /** Everything a page renderer gets. */
-export type PageContext = { deps: AppDeps; viewer: Viewer; query: URLSearchParams; flash: Flash };
+export type PageContext = { deps: CabinetDeps; viewer: Viewer; query: URLSearchParams; flash: Flash };
 
-export type PageRenderer = (ctx: PageContext) => Promise<Response>;
+/** A page, or the failure to show instead (a bad filter, another account's record). */
+export type PageRenderer = (ctx: PageContext) => Promise<Response | Failure>;
 
 /** Renders a page of the signed-in cabinet with the flash applied. */
 export function cabinetPage(ctx: PageContext, name: PageName, title: string, body: Html): Response {
@@ -50,6 +52,6 @@ export function when(rfc: string | null | undefined): Html {
 }
 
 /** Network slugs this daemon serves, in config order. */
-export function networkSlugs(deps: AppDeps): string[] {
+export function networkSlugs(deps: Pick<CabinetDeps, "config">): string[] {
   return Object.keys(deps.config.networks);
 }

@@ -2,10 +2,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { parse as parseToml, TomlError } from "smol-toml";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { privateByName } from "../net/target-guard.ts";
 import { type Config, ConfigSchema, DEFAULT_NETWORKS, NetworkSchema, RatesSchema } from "./schema.ts";
 
-export type ConfigResult = { ok: true; config: Config; path: string | null } | { ok: false; error: string };
+export type ConfigResult = Result<{ config: Config; path: string | null }, StartupFailure>;
 
 /** The config file in use and how it was chosen, for messages that must say where a setting came from. */
 export type ConfigSource = { path: string | null; via: "--config" | "$CHAINWATCH_CONFIG" | "./chainwatch.toml" | null };
@@ -30,13 +31,13 @@ export function loadConfig(path: string | null): ConfigResult {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    return { ok: false, error: `cannot read config file ${path}: ${(e as Error).message}` };
+    return startupFailure(`cannot read config file ${path}: ${(e as Error).message}`);
   }
   let raw: unknown;
   try {
     raw = Bun.TOML.parse(text);
   } catch (e) {
-    return { ok: false, error: `config file ${path} is not valid TOML${tomlErrorPlace(text)}: ${(e as Error).message.replace(/^TOML Parse error: /, "")}` };
+    return startupFailure(`config file ${path} is not valid TOML${tomlErrorPlace(text)}: ${(e as Error).message.replace(/^TOML Parse error: /, "")}`);
   }
   return parseConfig(raw, path);
 }
@@ -62,13 +63,13 @@ export function parseConfig(raw: unknown, path: string | null): ConfigResult {
   fillRecordDefaults(value.networks, NetworkSchema);
   fillRecordDefaults(value.billing?.rates, RatesSchema);
   const first = Value.Errors(ConfigSchema, value).First();
-  if (first) return { ok: false, error: `${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}` };
+  if (first) return startupFailure(`${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}`);
   const config = value as Config;
   // Token metadata is keyed by contract address as the follower sees it: lower case.
   for (const n of Object.values(config.networks)) n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
   const semantic = checkSemantics(config);
-  return semantic ? { ok: false, error: `${where}: ${semantic}` } : { ok: true, config, path };
+  return semantic ? startupFailure(`${where}: ${semantic}`) : { ok: true, config, path };
 }
 
 function fillRecordDefaults(record: unknown, schema: TSchema): void {

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { dialectOfUrl, sqlitePath } from "./database.ts";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { type FileLock, tryLockFile } from "../lib/file-lock.ts";
 
 /** The lock file beside a SQLite database that the one `serve` on it holds. */
@@ -9,7 +10,7 @@ export function daemonLockPath(dbPath: string): string {
 }
 
 /** `sole`: this process is now the only daemon on the database (a SQLite file it locked). */
-export type DaemonLock = { ok: true; lock: FileLock; sole: boolean } | { ok: false; error: string };
+export type DaemonLock = Result<{ lock: FileLock; sole: boolean }, StartupFailure>;
 
 /**
  * Makes this process the only `serve` on a SQLite database (docs/reference.md §7): an exclusive
@@ -27,7 +28,7 @@ export function lockDatabaseForServe(url: string, pid: number): DaemonLock {
   mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   const attempt = tryLockFile(daemonLockPath(dbPath), `${pid}`);
   if (attempt.ok) return { ok: true, lock: attempt.lock, sole: true };
-  if (!attempt.held) return { ok: false, error: `cannot make sure database ${dbPath} has one chainwatch serve: ${attempt.error}` };
+  if (attempt.code === "STARTUP") return startupFailure(`cannot make sure database ${dbPath} has one chainwatch serve: ${attempt.error}`);
   const pidOf = /^\d+$/.test(attempt.holder) ? ` (pid ${attempt.holder})` : "";
-  return { ok: false, error: `database ${dbPath} is in use by another chainwatch serve${pidOf}` };
+  return startupFailure(`database ${dbPath} is in use by another chainwatch serve${pidOf}`);
 }

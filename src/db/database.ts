@@ -1,6 +1,7 @@
 import { type Kysely, Migrator, type Transaction } from "kysely";
 import { migrations } from "./migrations/index.ts";
 import type { DB } from "./schema.ts";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { openPostgres } from "./dialect/postgres.ts";
 import { openSqlite } from "./dialect/sqlite.ts";
 
@@ -30,7 +31,7 @@ export function openDatabase(url: string): Db {
   return openSqlite(sqlitePath(url));
 }
 
-export type MigrationOutcome = { ok: true; applied: string[] } | { ok: false; error: string };
+export type MigrationOutcome = Result<{ applied: string[] }, StartupFailure>;
 
 /**
  * Applies pending migrations; returns the names applied or the error, never throws. On PostgreSQL
@@ -45,6 +46,6 @@ export async function migrate(db: Db): Promise<MigrationOutcome> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-  if (error) return { ok: false, error: `migration failed: ${(error as Error).message ?? String(error)}` };
+  if (error) return startupFailure(`migration failed: ${(error as Error).message ?? String(error)}`);
   return { ok: true, applied };
 }

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { type Db, type MigrationOutcome, migrate } from "./database.ts";
 import { migrations } from "./migrations/index.ts";
+import { startupFailure } from "../lib/error-codes.ts";
 import { compareVersions } from "../version.ts";
 
 /** The `meta` key naming the chainwatch version that last applied migrations. */
@@ -45,7 +46,7 @@ export function refusalFor(stamp: SchemaStamp, version: string, known: readonly 
  */
 export async function migrateChecked(db: Db, version: string): Promise<MigrationOutcome> {
   const refusal = refusalFor(await readSchemaStamp(db), version, Object.keys(migrations));
-  if (refusal) return { ok: false, error: refusal };
+  if (refusal) return startupFailure(refusal);
   const outcome = await migrate(db);
   if (outcome.ok && outcome.applied.length > 0) {
     await db

@@ -1,5 +1,6 @@
 import type { Db, Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
+import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
@@ -35,7 +36,7 @@ export function getDelivery(db: Executor, id: string): Promise<Delivery | undefi
   return db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-export type RetryResult = { ok: true; delivery: Delivery } | { ok: false; error: string };
+export type RetryResult = { ok: true; delivery: Delivery } | Explained<"DELIVERY_NOT_FOUND" | "DELIVERY_SUCCEEDED" | "DELIVERY_HELD">;
 
 /**
  * Re-queues a delivery that has not succeeded: pending, due now, attempts back to 0 so it gets a
@@ -44,10 +45,10 @@ export type RetryResult = { ok: true; delivery: Delivery } | { ok: false; error:
 export async function retryDelivery(db: Db, id: string, nowMs: number): Promise<RetryResult> {
   return db.transaction().execute(async (trx) => {
     const d = await getDelivery(trx, id);
-    if (!d) return { ok: false, error: `no such delivery: ${id}` };
-    if (d.status === "succeeded") return { ok: false, error: `delivery ${id} already succeeded` };
+    if (!d) return { ok: false, code: "DELIVERY_NOT_FOUND", error: `no such delivery: ${id}` };
+    if (d.status === "succeeded") return { ok: false, code: "DELIVERY_SUCCEEDED", error: `delivery ${id} already succeeded` };
     // Sending it now would skip the account's min_confirmations; the tip releases it.
-    if (d.status === "held") return { ok: false, error: `delivery ${id} is held until ${d.network} reaches height ${d.hold_until_height}` };
+    if (d.status === "held") return { ok: false, code: "DELIVERY_HELD", error: `delivery ${id} is held until ${d.network} reaches height ${d.hold_until_height}` };
     await trx
       .updateTable("deliveries")
       .set({ status: "pending", attempts: 0, next_attempt_at: nowMs, lease_until: null, completed_at: null, updated_at: nowMs })

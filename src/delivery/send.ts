@@ -1,5 +1,6 @@
 import type { Delivery } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type Failure, fail } from "../lib/error-codes.ts";
 import { guardedFetch } from "../net/guarded-fetch.ts";
 import type { Resolver, TargetCheck, TargetRefusal } from "../net/target-guard.ts";
 import type { AccountRoute } from "./claim.ts";
@@ -20,7 +21,7 @@ export type AttemptLog = {
   snippet: string | null;
 };
 
-export type TargetChoice = { ok: true; url: string } | { ok: false; error: string };
+export type TargetChoice = { ok: true; url: string } | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED">;
 
 /**
  * Where a delivery goes, decided from the account as it is now (docs/reference.md §5). Address-watch events
@@ -36,11 +37,11 @@ export function chooseTarget(
   if (d.kind === "payment" || (d.kind === "test" && d.event_type === "payment_order")) {
     const url = a.payments_webhook_url ?? enabledUrl;
     if (url) return { ok: true, url };
-    return { ok: false, error: a.webhook_url ? "webhook disabled" : "no webhook URL" };
+    return fail(a.webhook_url ? "WEBHOOK_DISABLED" : "NO_WEBHOOK_URL");
   }
-  if (d.kind === "test") return a.webhook_url ? { ok: true, url: a.webhook_url } : { ok: false, error: "no webhook URL" };
-  if (!a.webhook_url) return { ok: false, error: "no webhook URL" };
-  if (a.webhook_enabled !== 1) return { ok: false, error: "webhook disabled" };
+  if (d.kind === "test") return a.webhook_url ? { ok: true, url: a.webhook_url } : fail("NO_WEBHOOK_URL");
+  if (!a.webhook_url) return fail("NO_WEBHOOK_URL");
+  if (a.webhook_enabled !== 1) return fail("WEBHOOK_DISABLED");
   return { ok: true, url: a.webhook_url };
 }
 
@@ -83,7 +84,7 @@ export async function attemptDelivery(
     error,
     snippet,
   });
-  if (!target.ok) return done(null, null, target.error, null);
+  if (!target.ok) return done(null, null, NO_TARGET_CLASS[target.code], null);
 
   const headers = webhookHeaders({
     id: d.id,
@@ -160,6 +161,12 @@ export async function readSnippet(res: Response): Promise<string> {
   }
   return utf8.decode(all);
 }
+
+/** How a delivery with nowhere to go reads in the attempt log. */
+const NO_TARGET_CLASS: Record<Exclude<TargetChoice, { ok: true }>["code"], string> = {
+  NO_WEBHOOK_URL: "no webhook URL",
+  WEBHOOK_DISABLED: "webhook disabled",
+};
 
 /** How a refused target reads in the attempt log. */
 const REFUSAL_CLASS: Record<TargetRefusal, string> = {

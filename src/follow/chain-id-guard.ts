@@ -78,7 +78,7 @@ export function chainCheckedPool(pool: UpstreamPool, opts: { network: string; ch
         if (failed) return failed;
         if (isChecked(reply.upstream)) return reply;
         // The check reached another upstream than the answer came from: ask again.
-        if (round >= MAX_ROUNDS) return { ok: false, error: `the chain id of upstream ${reply.upstream} could not be checked` };
+        if (round >= MAX_ROUNDS) return { ok: false, code: "UPSTREAM_UNAVAILABLE", error: `the chain id of upstream ${reply.upstream} could not be checked` };
       }
     },
     recheck: () => checked.clear(),

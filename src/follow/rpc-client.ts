@@ -28,7 +28,7 @@ export function createRpcClient(pool: UpstreamPool, meter?: { bytes: number }): 
   const post = async (body: unknown): Promise<unknown> => {
     const reply = await pool.send(JSON.stringify(body));
     // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
-    if (!reply.ok) throw new RpcError(reply.tooLarge ? reply.error : `no upstream answered: ${reply.error}`, null);
+    if (!reply.ok) throw new RpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `no upstream answered: ${reply.error}`, null);
     if (meter) meter.bytes += reply.bytes;
     return reply.json;
   };

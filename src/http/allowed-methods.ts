@@ -22,7 +22,7 @@ function withHead(methods: Set<string>): string[] {
  * The method table of a route list, for the 405 answer and its Allow header (docs/reference.md §3):
  * a path a route knows, asked with a method none of its routes answers. Paths are exact, like the
  * router's (a trailing slash is another path); a `:name` segment matches any one non-empty
- * segment. Catch-alls (`/cabinet/*`) only answer "not found" pages, so they make no path known.
+ * segment. Catch-alls (`/x/*`) only answer "not found" pages, so they make no path known.
  */
 export function methodTable(routes: readonly RouteEntry[]): MethodTable {
   const patterns = new Map<string, { segments: string[]; methods: Set<string> }>();

@@ -1,11 +1,10 @@
 import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
-import { cabinetRoutes } from "../cabinet/routes.ts";
+import { type AnyElysia, Elysia } from "elysia";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
-import { ApiError, methodNotAllowed } from "./errors.ts";
-import { requestUrl } from "./request-target.ts";
+import { FailureError, methodNotAllowed } from "./errors.ts";
+import { requestUrl } from "../net/request-target.ts";
 import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { eventRoutes } from "./routes/events.ts";
@@ -22,40 +21,45 @@ import { openapiDocumentation } from "./openapi/document.ts";
 import { referencePage } from "./openapi/page-route.ts";
 
 
-/** The whole HTTP surface: one error envelope, metrics for every response, then the route modules. */
-export function createApp(deps: AppDeps) {
+/**
+ * The whole HTTP surface: one error envelope, metrics for every response, then the route modules.
+ * `beside` is another surface the composition root serves from the same server (src/server.ts),
+ * mounted among the routes so the envelope, the metrics, the 405 table and the OpenAPI document
+ * cover it too.
+ */
+export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: "nothing-beside" })) {
   // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
   const requestCounters = new Map<string, { inc(): void }>();
   // Read when the first unmatched request arrives, once every route below is registered.
   let listRoutes: () => readonly RouteEntry[] = () => [];
   let methods: MethodTable | undefined;
   /** No route matched: 405 (with Allow) for a known path or a method no route answers, else 404. */
-  const unmatched = (request: Request): ApiError => {
+  const unmatched = (request: Request): FailureError => {
     methods ??= methodTable(listRoutes());
     const url = requestUrl(request);
     const allow = url ? methods.allowedAt(url.pathname) : [];
-    if (allow.includes(request.method)) return new ApiError("NOT_FOUND");
-    return allow.length > 0 || !methods.serves(request.method) ? methodNotAllowed(allow) : new ApiError("NOT_FOUND");
+    if (allow.includes(request.method)) return new FailureError("NOT_FOUND");
+    return allow.length > 0 || !methods.serves(request.method) ? methodNotAllowed(allow) : new FailureError("NOT_FOUND");
   };
   // strictPath: `/v1/account/` is an unknown path like any other (404), not an alias.
   // systemRouter off: Elysia hands Bun's own router its routes with the trailing slash cut
-  // (`/cabinet/` registered as `/cabinet`), which strictPath then cannot see; Elysia's router
+  // (a root such as `/app/` registered as `/app`), which strictPath then cannot see; Elysia's router
   // keeps every path exact. (No measurable cost: bench:api within its run-to-run noise.)
   const app = new Elysia({ strictPath: true, systemRouter: false })
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
-      if (code === "PARSE" && (error as Error).cause instanceof ApiError) error = (error as Error).cause as ApiError;
+      if (code === "PARSE" && (error as Error).cause instanceof FailureError) error = (error as Error).cause as FailureError;
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
-      let failure: ApiError;
-      if (error instanceof ApiError) failure = error;
+      let failure: FailureError;
+      if (error instanceof FailureError) failure = error;
       else if (code === "NOT_FOUND") failure = unmatched(request);
-      else if (code === "PARSE") failure = new ApiError("INVALID_JSON");
+      else if (code === "PARSE") failure = new FailureError("INVALID_JSON");
       else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
-        failure = new ApiError("INVALID_INPUT", first ? describeValueError(first) : undefined);
+        failure = new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);
       } else {
         deps.log.error("unhandled error", { path: loggablePath(request), error: String(error) });
-        failure = new ApiError("INTERNAL");
+        failure = new FailureError("INTERNAL");
       }
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
@@ -84,7 +88,7 @@ export function createApp(deps: AppDeps) {
     .use(watchRoutes(deps))
     .use(webhookRoutes(deps))
     .use(webhookTestRoutes(deps))
-    .use(deps.config.cabinet.enabled ? cabinetRoutes(deps) : new Elysia({ name: "cabinet-disabled" }))
+    .use(beside)
     .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
   listRoutes = () => app.routes;
   return app.use(referencePage(app));

@@ -10,7 +10,7 @@ import type { Resolver } from "../net/target-guard.ts";
 import type { CreditMeter } from "../rpc/credit-meter.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
-import type { ClientIpResolver } from "./client-ip.ts";
+import type { ClientIpResolver } from "../net/client-ip.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { SignatureDeps } from "./plugins/signature.ts";
 
@@ -50,9 +50,4 @@ export function signatureDeps(d: AppDeps): SignatureDeps {
     bodyLimit: d.config.server.body_limit_bytes,
     metrics: d.metrics,
   };
-}
-
-/** What the webhook-URL settings routes need: the database, the clock and the SSRF check's inputs. */
-export function urlSettingsDeps(d: AppDeps) {
-  return { db: d.db, clock: d.clock, resolve: d.resolveHost, allowPrivate: d.config.delivery.allow_private_targets };
 }

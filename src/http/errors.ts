@@ -1,63 +1,14 @@
-import type { ErrorCode, Failure } from "../lib/error-codes.ts";
+import { bodyTooLarge, FailureError, fromFailure } from "../lib/failures.ts";
 
-type ErrorShape = { status: number; message: string; headers?: Record<string, string> };
+// The HTTP edge's refusals. Every one is a FailureError: the app's one error handler answers it
+// with its code's status (src/lib/failures.ts) and `{"error": message}`.
 
-/**
- * The one code → status map of the HTTP API, with each code's default message (docs/reference.md §3 for the
- * signed-API checks, in the order they run). A failure's own sentence replaces the message.
- */
-export const ERRORS: Record<ErrorCode, ErrorShape> = {
-  MISSING_API_KEY: { status: 401, message: "Missing X-Api-Key" },
-  INVALID_API_KEY: { status: 401, message: "Invalid API key" },
-  INVALID_TIMESTAMP: { status: 401, message: "Missing or invalid X-Timestamp" },
-  MISSING_SIGNATURE: { status: 401, message: "Missing X-Signature" },
-  INVALID_SIGNATURE: { status: 401, message: "Invalid signature" },
-  IP_NOT_ALLOWED: { status: 403, message: "IP address not allowed." },
-  RATE_LIMITED: { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } },
-  INVALID_INGEST_TOKEN: { status: 401, message: "Invalid ingest token." },
-  INVALID_JSON: { status: 400, message: "Invalid JSON body." },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Content-Type must be application/json." },
-  BODY_TOO_LARGE: { status: 413, message: "Request body too large." },
-  INVALID_INPUT: { status: 400, message: "Invalid request." },
-  NOT_FOUND: { status: 404, message: "Not found." },
-  // A known path asked with a method it does not answer, or a method no route answers (CONNECT,
-  // TRACE); the Allow header, set per request, lists the path's methods.
-  METHOD_NOT_ALLOWED: { status: 405, message: "Method not allowed." },
-  WATCH_NOT_FOUND: { status: 404, message: "Watch not found." },
-  PAYMENT_NOT_FOUND: { status: 404, message: "Payment not found." },
-  KEY_NOT_FOUND: { status: 404, message: "API key not found." },
-  DELIVERY_NOT_FOUND: { status: 404, message: "Delivery not found." },
-  SLOT_LIMIT: { status: 403, message: "Address slot limit reached." },
-  ORDER_EXISTS: { status: 409, message: "Order already exists." },
-  ADDRESS_BUSY: { status: 409, message: "Address already has an active order." },
-  // A batch that contradicts the stored chain beyond repair; the refusal's sentence says how.
-  REORG_TOO_DEEP: { status: 409, message: "Reorg deeper than max_reorg_depth." },
-  PARENT_MISMATCH: { status: 409, message: "Block does not connect to the stored chain." },
-  INTERNAL: { status: 500, message: "Internal error." },
-};
+export { FailureError, fromFailure };
 
-/** A failure on its way out of a route or plugin; the app's one error handler turns it into `status` + `{"error": message}`. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  constructor(
-    readonly code: ErrorCode,
-    message?: string,
-    headers?: Record<string, string>,
-  ) {
-    super(message ?? ERRORS[code].message);
-    this.status = ERRORS[code].status;
-    this.headers = { ...ERRORS[code].headers, ...headers };
-  }
-}
-
-/** The ApiError of a service's failure outcome. */
-export const fromFailure = (f: Failure) => new ApiError(f.code, f.error);
-
-export const badRequest = (message: string) => new ApiError("INVALID_INPUT", message);
-export const notFound = () => new ApiError("NOT_FOUND");
+export const badRequest = (message: string) => new FailureError("INVALID_INPUT", message);
+export const notFound = () => new FailureError("NOT_FOUND");
 /** 405 with the methods the path does answer (an empty Allow: the target answers none). */
-export const methodNotAllowed = (allow: string[]) => new ApiError("METHOD_NOT_ALLOWED", undefined, { Allow: allow.join(", ") });
-export const invalidJson = () => new ApiError("INVALID_JSON");
-export const unsupportedMediaType = () => new ApiError("UNSUPPORTED_MEDIA_TYPE");
-export const tooLarge = (limit: number) => new ApiError("BODY_TOO_LARGE", `Request body exceeds ${limit} bytes.`);
+export const methodNotAllowed = (allow: string[]) => new FailureError("METHOD_NOT_ALLOWED", undefined, { Allow: allow.join(", ") });
+export const invalidJson = () => new FailureError("INVALID_JSON");
+export const unsupportedMediaType = () => new FailureError("UNSUPPORTED_MEDIA_TYPE");
+export const tooLarge = (limit: number) => fromFailure(bodyTooLarge(limit));

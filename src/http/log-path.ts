@@ -1,4 +1,4 @@
-import { requestPath } from "./request-target.ts";
+import { requestPath } from "../net/request-target.ts";
 
 /** What stands in a logged path for a part that may be a credential. */
 export const REDACTED = "***";

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type as T } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/value";
 import { MAX_DECIMALS } from "../lib/amount.ts";
+import { type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { describeStringMiss, describeValueError, fieldName } from "../lib/value-errors.ts";
 
@@ -48,7 +49,7 @@ export const BatchSchema = T.Union([BlockSchema, T.Array(BlockSchema)]);
 export type BlockInput = Static<typeof BlockSchema>;
 export type TransactionInput = Static<typeof TransactionSchema>;
 
-export type ParsedBatch = { ok: true; blocks: BlockInput[] } | { ok: false; error: string };
+export type ParsedBatch = Result<{ blocks: BlockInput[] }, InvalidInput>;
 
 // Compiled once: a 16 MiB batch is checked in a few milliseconds instead of being interpreted.
 const checkBlock = TypeCompiler.Compile(BlockSchema);
@@ -62,10 +63,10 @@ const checkBlocks = TypeCompiler.Compile(T.Array(BlockSchema));
 export function parseBatch(raw: unknown): ParsedBatch {
   if (Array.isArray(raw)) {
     if (checkBlocks.Check(raw)) return { ok: true, blocks: raw };
-    return { ok: false, error: describeBatchError(checkBlocks.Errors(raw).First()) };
+    return invalidInput(describeBatchError(checkBlocks.Errors(raw).First()));
   }
   if (checkBlock.Check(raw)) return { ok: true, blocks: [raw] };
-  return { ok: false, error: describeBatchError(checkBlock.Errors(raw).First()) };
+  return invalidInput(describeBatchError(checkBlock.Errors(raw).First()));
 }
 
 /** describeValueError, plus the two shapes it cannot word well: integer strings and nullable fields. */

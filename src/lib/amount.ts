@@ -1,3 +1,5 @@
+import { type InvalidInput, invalidInput, type Result } from "./error-codes.ts";
+
 // Decimal amounts as strings over bigint smallest units. No Number ever touches a money value:
 // 18-decimal tokens lose precision in a double long before realistic balances.
 
@@ -32,26 +34,26 @@ export function formatAmount(raw: bigint, decimals: number): string {
   return sign + (fraction === "" ? integer : `${integer}.${fraction}`);
 }
 
-export type ParsedAmount = { ok: true; raw: bigint } | { ok: false; reason: string };
+export type ParsedAmount = Result<{ raw: bigint }, InvalidInput>;
 
-/** Parses a positive decimal string ("1", "1.50", "0.000001") to the smallest unit. Rejects: empty, whitespace, signs, exponent, leading/trailing dot (".5", "5."), more fractional digits than `decimals`, zero, non-digits, more than 78 integer digits. */
-export function parseAmount(text: string, decimals: number): ParsedAmount {
+/**
+ * Parses a positive decimal string ("1", "1.50", "0.000001") to the smallest unit. Rejects: empty, whitespace, signs, exponent, leading/trailing dot (".5", "5."), more fractional digits than `decimals`, zero, non-digits, more than 78 integer digits.
+ * A refusal's sentence starts with `field`: `amount has more than 6 fractional digits`.
+ */
+export function parseAmount(text: string, decimals: number, field = "amount"): ParsedAmount {
   assertDecimals(decimals);
-  if (text === "") return { ok: false, reason: "must not be empty" };
+  const refuse = (reason: string) => invalidInput(`${field} ${reason}`);
+  if (text === "") return refuse("must not be empty");
   const match = DECIMAL_SHAPE.exec(text);
-  if (match === null) return { ok: false, reason: "must be a positive decimal string" };
+  if (match === null) return refuse("must be a positive decimal string");
   const integer = match[1] ?? "";
   const fraction = match[2] ?? "";
-  if (integer.length > MAX_DIGITS) {
-    return { ok: false, reason: `has more than ${MAX_DIGITS} integer digits` };
-  }
+  if (integer.length > MAX_DIGITS) return refuse(`has more than ${MAX_DIGITS} integer digits`);
   // Counted literally: "1.50" with 1 decimal is rejected even though the value fits,
   // so the client learns the asset's precision instead of having digits silently dropped.
-  if (fraction.length > decimals) {
-    return { ok: false, reason: `has more than ${decimals} fractional digits` };
-  }
+  if (fraction.length > decimals) return refuse(`has more than ${decimals} fractional digits`);
   const raw = BigInt(integer + fraction.padEnd(decimals, "0"));
-  if (raw === 0n) return { ok: false, reason: "must be greater than zero" };
+  if (raw === 0n) return refuse("must be greater than zero");
   return { ok: true, raw };
 }
 

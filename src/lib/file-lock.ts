@@ -1,5 +1,6 @@
 import { dlopen, FFIType, read } from "bun:ffi";
 import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { type Result, type StartupFailure, startupFailure } from "./error-codes.ts";
 
 // Bun has no file-locking API of its own, so flock(2) comes from the C library through bun:ffi.
 // flock rather than a pid file: the kernel drops the lock when the process ends however it ends
@@ -55,11 +56,11 @@ function libc(): Libc | string {
 /** A held lock; `release` unlocks and closes the file (the file itself stays: see tryLockFile). */
 export type FileLock = { release(): void };
 
-export type LockAttempt =
-  | { ok: true; lock: FileLock }
-  /** Another process holds the lock; `holder` is what it wrote into the file (may be empty). */
-  | { ok: false; held: true; holder: string }
-  | { ok: false; held: false; error: string };
+/** Another process holds the lock; `holder` is what it wrote into the file (may be empty). */
+export type LockHeld = { ok: false; code: "LOCK_HELD"; holder: string };
+
+/** The lock, or who holds it, or why it could not be tried (no flock, an unopenable file). */
+export type LockAttempt = Result<{ lock: FileLock }, LockHeld | StartupFailure>;
 
 /**
  * Takes an exclusive flock on `path` (created with mode 0600 when missing) without waiting, and
@@ -69,22 +70,22 @@ export type LockAttempt =
  */
 export function tryLockFile(path: string, note: string): LockAttempt {
   const c = libc();
-  if (typeof c === "string") return { ok: false, held: false, error: c };
+  if (typeof c === "string") return startupFailure(c);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
   } catch (e) {
-    return { ok: false, held: false, error: `cannot open ${path}: ${(e as Error).message}` };
+    return startupFailure(`cannot open ${path}: ${(e as Error).message}`);
   }
   if (c.flock(fd, LOCK_EX | LOCK_NB) !== 0) {
     const errno = c.errno();
     closeSync(fd);
-    if (errno !== WOULD_BLOCK) return { ok: false, held: false, error: `cannot lock ${path}: flock failed with errno ${errno}` };
+    if (errno !== WOULD_BLOCK) return startupFailure(`cannot lock ${path}: flock failed with errno ${errno}`);
     let holder = "";
     try {
       holder = readFileSync(path, "utf8").trim();
     } catch {}
-    return { ok: false, held: true, holder };
+    return { ok: false, code: "LOCK_HELD", holder };
   }
   ftruncateSync(fd, 0);
   writeSync(fd, `${note}\n`, 0);

@@ -1,5 +1,6 @@
-import type { TSchema } from "@sinclair/typebox";
-import { type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { type InvalidInput, invalidInput, type Result } from "./error-codes.ts";
 import { NO_CONTROL_CHARS } from "./printable.ts";
 
 /** `/transactions/3/hash` → `transactions[3].hash`. */
@@ -88,4 +89,14 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
     default:
       return `${field} is invalid: ${e.message.toLowerCase()}`;
   }
+}
+
+/**
+ * A request body checked against its schema: the body, typed, or the failure naming the first bad
+ * field. Elysia's own body validation is not used: it silently drops unknown fields and reports a
+ * missing field as a wrong type.
+ */
+export function checkBody<S extends TSchema>(schema: S, body: unknown): Result<{ body: Static<S> }, InvalidInput> {
+  const first = Value.Errors(schema, body).First();
+  return first ? invalidInput(describeValueError(first)) : { ok: true, body: body as Static<S> };
 }

@@ -1,4 +1,4 @@
-import { checkWebhookTarget, type Resolver, type TargetCheck } from "./target-guard.ts";
+import { checkWebhookTarget, type Resolver, type TargetCheck, type TargetFailure } from "./target-guard.ts";
 
 /** What guardedFetch needs: the fetch to connect with, the resolver to check with, and the policy. */
 export type GuardedFetchDeps = {
@@ -13,7 +13,7 @@ export type GuardedFetchDeps = {
 };
 
 /** A refused target (nothing was sent), or the answer; network failures are thrown as by fetch. */
-export type GuardedResponse = { ok: true; url: URL; response: Response } | Extract<TargetCheck, { ok: false }>;
+export type GuardedResponse = { ok: true; url: URL; response: Response } | TargetFailure;
 
 /** Upper bound on `checkedUrls`, which is cleared when it reaches it. */
 const CHECKED_URLS_MAX = 1024;

@@ -1,5 +1,8 @@
 import { lookup } from "node:dns/promises";
+import type { Explained, TargetRefusal } from "../lib/error-codes.ts";
 import { isNonPublicIp, parseIp } from "./ip";
+
+export type { TargetRefusal };
 
 /** Resolves a hostname to every IP address (as text) it currently points at. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -10,15 +13,15 @@ export const systemResolver: Resolver = async (hostname) => {
   return answers.map((answer) => answer.address);
 };
 
-/** Every way a target can be refused. */
-export type TargetRefusal = "NOT_ABSOLUTE_HTTP" | "HAS_CREDENTIALS" | "PRIVATE_ADDRESS" | "UNRESOLVABLE";
+/** A refused target: its code, and the sentence naming the field the URL came in (shown to clients verbatim). */
+export type TargetFailure = Explained<TargetRefusal>;
 
 /**
  * Outcome of checking a target URL. `address` is the checked IP the request must connect to
  * (see pinnedRequest), or null when there is no name to pin: the host is an IP literal already,
- * or private targets are allowed and nothing was resolved. `reason` is shown to API clients verbatim.
+ * or private targets are allowed and nothing was resolved.
  */
-export type TargetCheck = { ok: true; url: URL; address: string | null } | { ok: false; code: TargetRefusal; reason: string };
+export type TargetCheck = { ok: true; url: URL; address: string | null } | TargetFailure;
 
 /** The refusal sentence of a code, naming the field the client sent the URL in (`url` unless told). */
 export function refusalReason(code: TargetRefusal, field = "url"): string {
@@ -45,7 +48,7 @@ export async function checkWebhookTarget(
   raw: string,
   opts: { allowPrivate: boolean; resolve: Resolver; field?: string },
 ): Promise<TargetCheck> {
-  const refuse = (code: TargetRefusal): TargetCheck => ({ ok: false, code, reason: refusalReason(code, opts.field) });
+  const refuse = (code: TargetRefusal): TargetCheck => ({ ok: false, code, error: refusalReason(code, opts.field) });
   let url: URL;
   try {
     url = new URL(raw);

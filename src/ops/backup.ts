@@ -3,9 +3,11 @@ import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, renameSync, s
 import { dirname } from "node:path";
 import { migrations } from "../db/migrations/index.ts";
 import { MIGRATED_BY, refusalFor } from "../db/version-guard.ts";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 
-export type Outcome<T> = ({ ok: true } & T) | { ok: false; error: string };
+/** A backup step: its result, or why the command stops. */
+export type Outcome<T extends object> = Result<T, StartupFailure>;
 
 /**
  * A consistent copy of a live SQLite database with `VACUUM INTO`: it reads inside one read
@@ -14,12 +16,12 @@ export type Outcome<T> = ({ ok: true } & T) | { ok: false; error: string };
  * the sealed secrets — so an existing file is never overwritten.
  */
 export function backupSqlite(dbPath: string, file: string): Outcome<{ bytes: number }> {
-  if (!existsSync(dbPath)) return { ok: false, error: `no database at ${dbPath}` };
+  if (!existsSync(dbPath)) return startupFailure(`no database at ${dbPath}`);
   try {
     closeSync(openSync(file, "wx", 0o600));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return { ok: false, error: code === "EEXIST" ? `${file} already exists; back up to a new file` : `cannot create ${file}: ${(e as Error).message}` };
+    return startupFailure(code === "EEXIST" ? `${file} already exists; back up to a new file` : `cannot create ${file}: ${(e as Error).message}`);
   }
   let source: Database | undefined;
   try {
@@ -29,7 +31,7 @@ export function backupSqlite(dbPath: string, file: string): Outcome<{ bytes: num
     source.query("VACUUM INTO ?").run(file);
   } catch (e) {
     unlinkSync(file);
-    return { ok: false, error: `backup failed: ${(e as Error).message}` };
+    return startupFailure(`backup failed: ${(e as Error).message}`);
   } finally {
     source?.close();
   }
@@ -43,24 +45,24 @@ export function backupSqlite(dbPath: string, file: string): Outcome<{ bytes: num
  * a newer chainwatch than `version`. Returns one sealed secret, if any, to test the master key on.
  */
 export function inspectBackup(file: string, version?: string): Outcome<{ sealedSample: string | null }> {
-  if (!existsSync(file)) return { ok: false, error: `no such file: ${file}` };
+  if (!existsSync(file)) return startupFailure(`no such file: ${file}`);
   let db: Database | undefined;
   try {
     db = new Database(file, { readonly: true });
     const quick = db.query("PRAGMA quick_check").get() as { quick_check: string } | null;
-    if (quick?.quick_check !== "ok") return { ok: false, error: `${file} is damaged: ${quick?.quick_check ?? "no answer"}` };
+    if (quick?.quick_check !== "ok") return startupFailure(`${file} is damaged: ${quick?.quick_check ?? "no answer"}`);
     const tables = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
-    if (!tables.has("kysely_migration") || !tables.has("accounts")) return { ok: false, error: `${file} is not a chainwatch database` };
+    if (!tables.has("kysely_migration") || !tables.has("accounts")) return startupFailure(`${file} is not a chainwatch database`);
     if (version !== undefined) {
       const applied = (db.query("SELECT name FROM kysely_migration").all() as { name: string }[]).map((r) => r.name);
       const stamp = tables.has("meta") ? (db.query("SELECT value FROM meta WHERE key = ?").get(MIGRATED_BY) as { value: string } | null) : null;
       const refusal = refusalFor({ applied, migratedBy: stamp?.value ?? null }, version, Object.keys(migrations));
-      if (refusal) return { ok: false, error: `${file}: ${refusal}` };
+      if (refusal) return startupFailure(`${file}: ${refusal}`);
     }
     const row = db.query("SELECT webhook_secret_enc FROM accounts LIMIT 1").get() as { webhook_secret_enc: string } | null;
     return { ok: true, sealedSample: row?.webhook_secret_enc ?? null };
   } catch (e) {
-    return { ok: false, error: `${file} is not a readable SQLite database: ${(e as Error).message}` };
+    return startupFailure(`${file} is not a readable SQLite database: ${(e as Error).message}`);
   } finally {
     db?.close();
   }
@@ -82,7 +84,7 @@ export function lockIdleDatabase(dbPath: string): Outcome<{ release(): void }> {
     db.run("COMMIT");
   } catch {
     db.close();
-    return { ok: false, error: `the database ${dbPath} is in use (a running \`chainwatch serve\` or another command has it open): stop it first` };
+    return startupFailure(`the database ${dbPath} is in use (a running \`chainwatch serve\` or another command has it open): stop it first`);
   }
   // Leaving WAL checkpoints and removes the -wal file while we are the only connection.
   db.run("PRAGMA journal_mode = DELETE");
@@ -105,7 +107,7 @@ export function restoreSqlite(opts: RestoreOptions): Outcome<{ previous: string 
     try {
       box.open(backup.sealedSample);
     } catch {
-      return { ok: false, error: `the master key cannot decrypt the secrets in ${file}: put the master key of the backed-up installation in place first` };
+      return startupFailure(`the master key cannot decrypt the secrets in ${file}: put the master key of the backed-up installation in place first`);
     }
   }
   mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
@@ -125,7 +127,7 @@ export function restoreSqlite(opts: RestoreOptions): Outcome<{ previous: string 
     return { ok: true, previous };
   } catch (e) {
     if (existsSync(staging)) unlinkSync(staging);
-    return { ok: false, error: `restore failed: ${(e as Error).message}` };
+    return startupFailure(`restore failed: ${(e as Error).message}`);
   } finally {
     lock?.release();
   }

@@ -1,10 +1,11 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
-import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { checkWebhookTarget, type Resolver, type TargetFailure } from "../net/target-guard.ts";
 import { MAX_URL_LENGTH } from "../watch/webhook-settings.ts";
 
 /** GET/PUT /v1/payments/settings body: where payment-order webhooks go; null falls back to the address-watch webhook. */
@@ -12,7 +13,7 @@ export const PaymentSettingsSchema = T.Object({ webhook_url: T.Union([T.String()
 
 export type PaymentSettings = { webhook_url: string | null };
 
-export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput;
+export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput | TargetFailure;
 
 /** The account's payment webhook settings. */
 export async function readPaymentSettings(db: Db, accountId: string): Promise<PaymentSettings> {
@@ -26,7 +27,7 @@ export async function readPaymentSettings(db: Db, accountId: string): Promise<Pa
  * DNS lookup happens before the write, never inside a transaction.
  */
 export async function updatePaymentSettings(
-  deps: { db: Db; clock: Clock; resolve: Resolver; allowPrivate: boolean },
+  deps: { db: Db; clock: Clock; resolveHost: Resolver; config: Pick<Config, "delivery"> },
   accountId: string,
   body: unknown,
 ): Promise<SettingsOutcome> {
@@ -35,8 +36,8 @@ export async function updatePaymentSettings(
   const url = (body as PaymentSettings).webhook_url;
   if (url !== null) {
     if (url.length > MAX_URL_LENGTH) return fail(`webhook_url must be at most ${MAX_URL_LENGTH} characters`);
-    const target = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve, field: "webhook_url" });
-    if (!target.ok) return fail(target.reason);
+    const target = await checkWebhookTarget(url, { allowPrivate: deps.config.delivery.allow_private_targets, resolve: deps.resolveHost, field: "webhook_url" });
+    if (!target.ok) return target;
   }
   await deps.db
     .updateTable("accounts")

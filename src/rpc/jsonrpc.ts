@@ -1,4 +1,5 @@
 /** JSON-RPC 2.0 framing for /rpc: parsing a body into calls and writing error objects. Pure. */
+import { type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 
 export type JsonRpcId = string | number | null;
 
@@ -10,7 +11,7 @@ export type JsonRpcId = string | number | null;
 export type RpcCall = { id: JsonRpcId; method: string; notification: boolean; raw: Record<string, unknown> };
 
 /** One element of a request: a call, or why it is not one (answered with -32600 and its id, when it has a usable one). */
-export type RpcEntry = { ok: true; call: RpcCall } | { ok: false; id: JsonRpcId; message: string };
+export type RpcEntry = Result<{ call: RpcCall }, InvalidInput & { id: JsonRpcId }>;
 
 export type ParsedRpcBody =
   | { kind: "invalid-json" }
@@ -62,7 +63,7 @@ function parseEntry(value: unknown): RpcEntry {
 }
 
 function invalid(id: JsonRpcId, reason: string): RpcEntry {
-  return { ok: false, id, message: `Invalid request: ${reason}.` };
+  return { ...invalidInput(`Invalid request: ${reason}.`), id };
 }
 
 /** The id an answer to this entry carries. */

@@ -1,7 +1,8 @@
 import type { Family } from "../config/schema.ts";
+import type { Explained, Result } from "../lib/error-codes.ts";
 
-/** Whether /rpc forwards a method; a refusal carries the message of its -32601 error. */
-export type MethodVerdict = { ok: true } | { ok: false; message: string };
+/** Whether /rpc forwards a method; a refusal's sentence is the message of its -32601 error. */
+export type MethodVerdict = Result<object, Explained<"METHOD_NOT_ALLOWED">>;
 
 /** A network's method policy: a verdict per method name. */
 export type MethodPolicy = (method: string) => MethodVerdict;
@@ -74,7 +75,7 @@ const OK: MethodVerdict = { ok: true };
 /** The refusal of a method, naming it exactly as the client sent it. */
 export function methodNotAllowed(method: string): MethodVerdict {
   const hint = Object.hasOwn(HINTS, method) ? ` (${HINTS[method]})` : "";
-  return { ok: false, message: `Method not allowed: ${method}${hint}` };
+  return { ok: false, code: "METHOD_NOT_ALLOWED", error: `Method not allowed: ${method}${hint}` };
 }
 
 /**

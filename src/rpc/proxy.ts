@@ -129,12 +129,12 @@ export function createRpcProxy(deps: RpcProxyDeps) {
       const slot: Slot = { entry, call: entry.ok ? entry.call : null, silent: entry.ok && entry.call.notification, cost: 0, outcome: "ok", local: null, answer: undefined };
       slots.push(slot);
       if (!entry.ok) {
-        setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.message));
+        setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.error));
         continue;
       }
       const verdict = policy(entry.call.method);
       if (!verdict.ok) {
-        setLocal(slot, "refused", errorObject(entry.call.id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.message));
+        setLocal(slot, "refused", errorObject(entry.call.id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.error));
         continue;
       }
       allowed.push(slot);
@@ -176,7 +176,8 @@ export function createRpcProxy(deps: RpcProxyDeps) {
         const answered = forward.filter((s) => !s.silent);
         const reply = await pool.send(body, { expectsAnswer: answered.length > 0 });
         if (!reply.ok) {
-          const [outcome, message] = reply.tooLarge ? (["too_large", tooLargeMessage(net.max_response_bytes)] as const) : (["upstream_error", RPC_ERRORS.UPSTREAM_UNAVAILABLE.message] as const);
+          const [outcome, message] =
+            reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? (["too_large", tooLargeMessage(net.max_response_bytes)] as const) : (["upstream_error", RPC_ERRORS.UPSTREAM_UNAVAILABLE.message] as const);
           for (const s of forward) setLocal(s, outcome, errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, message));
         } else {
           observeUpstream(req.network, reply.upstream, reply.ms / 1000);
@@ -235,7 +236,7 @@ function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
   const bad = (body: string, status = 400): RpcAnswer => ({ status, body, retryAfter: false });
   const { INVALID_REQUEST, PARSE_ERROR } = RPC_ERRORS;
   if (parsed.kind === "invalid-json") return bad(errorObject(null, PARSE_ERROR.code, PARSE_ERROR.message));
-  if (parsed.kind === "single") return parsed.entry.ok ? null : bad(errorObject(parsed.entry.id, INVALID_REQUEST.code, parsed.entry.message));
+  if (parsed.kind === "single") return parsed.entry.ok ? null : bad(errorObject(parsed.entry.id, INVALID_REQUEST.code, parsed.entry.error));
   if (parsed.entries.length === 0) return bad(errorObject(null, INVALID_REQUEST.code, "Invalid request: an empty batch."));
   if (parsed.entries.length > MAX_BATCH) {
     return bad(errorObject(null, INVALID_REQUEST.code, `Invalid request: a batch of ${parsed.entries.length} calls; at most ${MAX_BATCH}.`));

@@ -1,4 +1,5 @@
 import type { Db } from "../db/database.ts";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import type { SecretBox } from "./secret-box.ts";
 
 /**
@@ -6,16 +7,13 @@ import type { SecretBox } from "./secret-box.ts";
  * CHAINWATCH_MASTER_KEY, a lost key file) then stops start-up with the reason, instead of every
  * signed request answering 500 and every CLI command failing on decryption. A fresh database passes.
  */
-export async function checkMasterKey(db: Db, box: SecretBox): Promise<{ ok: true } | { ok: false; error: string }> {
+export async function checkMasterKey(db: Db, box: SecretBox): Promise<Result<object, StartupFailure>> {
   const row = await db.selectFrom("accounts").select("webhook_secret_enc").limit(1).executeTakeFirst();
   if (!row) return { ok: true };
   try {
     box.open(row.webhook_secret_enc);
     return { ok: true };
   } catch {
-    return {
-      ok: false,
-      error: "the master key cannot decrypt the secrets stored in the database (wrong CHAINWATCH_MASTER_KEY or master_key_file?)",
-    };
+    return startupFailure("the master key cannot decrypt the secrets stored in the database (wrong CHAINWATCH_MASTER_KEY or master_key_file?)");
   }
 }

@@ -1,7 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 
-export type MasterKeyResult = { ok: true; key: Uint8Array; created: boolean } | { ok: false; error: string };
+export type MasterKeyResult = Result<{ key: Uint8Array; created: boolean }, StartupFailure>;
+
+/** What a missing key file's refusal advises unless told otherwise. */
+const CREATE_IT = "run `chainwatch migrate` first";
 
 /** Decodes 64 hex characters or base64 of 32 bytes. */
 function decodeKey(text: string): Uint8Array | null {
@@ -13,18 +17,23 @@ function decodeKey(text: string): Uint8Array | null {
 
 /**
  * The master key from $CHAINWATCH_MASTER_KEY, else from `file`; when neither exists and `create`
- * is set, writes a new random key to `file` with mode 0600 (first `migrate` or `serve`).
+ * is set, writes a new random key to `file` with mode 0600 (first `migrate` or `serve`). A missing
+ * file's refusal ends with `; <advice>` (how to create it, unless the caller gives its own: null
+ * for none, when the caller says what to do itself).
  */
-export function loadMasterKey(opts: { file: string; envValue: string | undefined; create: boolean }): MasterKeyResult {
+export function loadMasterKey(opts: { file: string; envValue: string | undefined; create: boolean; advice?: string | null }): MasterKeyResult {
   if (opts.envValue) {
     const key = decodeKey(opts.envValue);
-    return key ? { ok: true, key, created: false } : { ok: false, error: "CHAINWATCH_MASTER_KEY must be 64 hex characters or base64 of 32 bytes" };
+    return key ? { ok: true, key, created: false } : startupFailure("CHAINWATCH_MASTER_KEY must be 64 hex characters or base64 of 32 bytes");
   }
   if (existsSync(opts.file)) {
     const key = decodeKey(readFileSync(opts.file, "utf8"));
-    return key ? { ok: true, key, created: false } : { ok: false, error: `master key file ${opts.file} must hold 64 hex characters` };
+    return key ? { ok: true, key, created: false } : startupFailure(`master key file ${opts.file} must hold 64 hex characters`);
   }
-  if (!opts.create) return { ok: false, error: `master key file ${opts.file} does not exist; run \`chainwatch migrate\` first` };
+  if (!opts.create) {
+    const advice = opts.advice === undefined ? CREATE_IT : opts.advice;
+    return startupFailure(`master key file ${opts.file} does not exist${advice === null ? "" : `; ${advice}`}`);
+  }
   const key = crypto.getRandomValues(new Uint8Array(32));
   mkdirSync(dirname(opts.file), { recursive: true, mode: 0o700 });
   try {
@@ -32,7 +41,7 @@ export function loadMasterKey(opts: { file: string; envValue: string | undefined
   } catch (e) {
     // Another process (the CLI beside a starting daemon) created it first: use theirs.
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return loadMasterKey({ ...opts, create: false });
-    return { ok: false, error: `cannot write master key file ${opts.file}: ${(e as Error).message}` };
+    return startupFailure(`cannot write master key file ${opts.file}: ${(e as Error).message}`);
   }
   chmodSync(opts.file, 0o600);
   return { ok: true, key, created: true };

@@ -1,6 +1,7 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { Explained } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { urlLabel } from "../net/url-label.ts";
 
@@ -8,11 +9,12 @@ import { urlLabel } from "../net/url-label.ts";
  * What one upstream answered: the raw response text (passed through by /rpc byte for byte), its
  * size in bytes, and the same text parsed (`json`), since the pool parses it anyway to tell a node
  * from a broken proxy. A request of notifications alone expects no answer: then `text` is "" and
- * `json` null. A failure is `tooLarge` when a node answered with more than `max_response_bytes`.
+ * `json` null. A failure says what went wrong: UPSTREAM_ANSWER_TOO_LARGE when a node answered
+ * with more than `max_response_bytes`, else UPSTREAM_UNAVAILABLE with the last node's error.
  */
 export type UpstreamReply =
   | { ok: true; upstream: string; status: number; text: string; bytes: number; json: unknown; ms: number }
-  | { ok: false; error: string; tooLarge?: boolean };
+  | Explained<"UPSTREAM_UNAVAILABLE" | "UPSTREAM_ANSWER_TOO_LARGE">;
 
 /** How a body is sent: `expectsAnswer: false` for notifications alone, which a node answers with an empty body. */
 export type SendOptions = { expectsAnswer?: boolean };
@@ -124,14 +126,14 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
           return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };
         } catch (e) {
           if (e instanceof AnswerTooLarge) {
-            return { ok: false, tooLarge: true, error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
+            return { ok: false, code: "UPSTREAM_ANSWER_TOO_LARGE", error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
           }
           const err = e as Error;
           error = err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message;
           fail(node, error);
         }
       }
-      return { ok: false, error };
+      return { ok: false, code: "UPSTREAM_UNAVAILABLE", error };
     },
     current: () => last,
     states: () => nodes.map((n) => ({ ...n.state })),

@@ -7,7 +7,7 @@ import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
-import { checkWebhookTarget, type Resolver } from "../net/target-guard.ts";
+import { checkWebhookTarget, type Resolver, type TargetFailure } from "../net/target-guard.ts";
 import { DEFAULT_FILTERS, type EventFilters, FILTER_KEYS, type FilterPatch, MAX_MIN_CONFIRMATIONS, mergeFilters } from "./filters.ts";
 
 /** An account's address-watch webhook: where, whether, and which events. */
@@ -52,13 +52,14 @@ export type ParseOutcome<V> = { ok: true; value: V } | InvalidInput;
 
 /**
  * Validates a PUT body without touching the network: shape, URL length, `enabled` needing a URL,
- * and every slug in a `*_networks` list being a configured network.
+ * and every slug in a `*_networks` list being a configured network. `urlField` is what the URL's
+ * sentences call it (`url` in a body; the CLI's `--url`).
  */
-export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => boolean): ParseOutcome<WebhookUpdate> {
+export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => boolean, urlField = "url"): ParseOutcome<WebhookUpdate> {
   const first = Value.Errors(WebhookUpdateSchema, body).First();
   if (first) return fail(describeValueError(first));
   const input = body as Static<typeof WebhookUpdateSchema>;
-  if (input.url !== null && input.url.length > MAX_URL_LENGTH) return fail(`url must be at most ${MAX_URL_LENGTH} characters`);
+  if (input.url !== null && input.url.length > MAX_URL_LENGTH) return fail(`${urlField} must be at most ${MAX_URL_LENGTH} characters`);
   if (input.enabled && input.url === null) return fail("url is required when enabled is true");
   if (input.events === undefined) return { ok: true, value: { url: input.url, enabled: input.enabled } };
   const events = validateFilterPatch(input.events, isNetwork);
@@ -114,21 +115,23 @@ export type WebhookSettingsDeps = {
 };
 
 /**
- * Validates and stores a PUT body, returning the settings now in force. The URL's DNS check runs
- * before the transaction (no network I/O while holding SQLite's writer lock); the filter merge
- * runs inside it, so two concurrent PUTs of different keys both keep their change.
+ * Validates and stores a PUT body, returning the settings now in force; a refused URL fails with
+ * the target guard's code. The URL's DNS check runs before the transaction (no network I/O while
+ * holding SQLite's writer lock); the filter merge runs inside it, so two concurrent PUTs of
+ * different keys both keep their change.
  */
 export async function updateWebhookSettings(
   deps: WebhookSettingsDeps,
   accountId: string,
   body: unknown,
-): Promise<ParseOutcome<WebhookSettings>> {
-  const parsed = parseWebhookUpdate(body, deps.isNetwork);
+  opts: { urlField?: string } = {},
+): Promise<ParseOutcome<WebhookSettings> | TargetFailure> {
+  const parsed = parseWebhookUpdate(body, deps.isNetwork, opts.urlField);
   if (!parsed.ok) return parsed;
   const update = parsed.value;
   if (update.url !== null) {
-    const target = await checkWebhookTarget(update.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
-    if (!target.ok) return fail(target.reason);
+    const target = await checkWebhookTarget(update.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve, field: opts.urlField });
+    if (!target.ok) return target;
   }
   const now = deps.clock.now();
   const settings = await deps.db.transaction().execute(async (trx) => {

@@ -47,12 +47,12 @@ describe("plans", () => {
   });
 
   test("free always keeps 0 address slots", async () => {
-    expect(await setPlan(ctx.db, clock, { name: "free", slots: 3 })).toEqual({ ok: false, error: "plan free always has 0 address slots" });
+    expect(await setPlan(ctx.db, clock, { name: "free", slots: 3 })).toEqual({ ok: false, code: "INVALID_INPUT", error: "plan free always has 0 address slots" });
     expect((await setPlan(ctx.db, clock, { name: "free", slots: 0, monthlyCredits: 100 })).ok).toBe(true);
   });
 
   test.each(["Gold", "", "-x", "a".repeat(33), "with space"])("refuses the plan name %p", async (name) => {
-    expect(await setPlan(ctx.db, clock, { name, slots: 1 })).toEqual({ ok: false, error: "plan name must be 1-32 of a-z, 0-9, _ and -" });
+    expect(await setPlan(ctx.db, clock, { name, slots: 1 })).toEqual({ ok: false, code: "INVALID_INPUT", error: "plan name must be 1-32 of a-z, 0-9, _ and -" });
   });
 });
 
@@ -68,11 +68,11 @@ describe("accounts", () => {
 
   test("refuses an unknown plan, a taken name and a malformed name", async () => {
     await account("alice");
-    expect(await createAccount(ctx, { name: "bob", plan: "nope" })).toEqual({ ok: false, error: "unknown plan: nope" });
-    expect(await createAccount(ctx, { name: "alice" })).toEqual({ ok: false, error: "account alice already exists" });
+    expect(await createAccount(ctx, { name: "bob", plan: "nope" })).toEqual({ ok: false, code: "PLAN_NOT_FOUND", error: "unknown plan: nope" });
+    expect(await createAccount(ctx, { name: "alice" })).toEqual({ ok: false, code: "ACCOUNT_EXISTS", error: "account alice already exists" });
     const malformed = "account name must be 1-64 of letters, digits, '.', '_' and '-', not starting with acc_";
     for (const name of ["", "has space", "acc_fake", "-lead", "x".repeat(65)])
-      expect(await createAccount(ctx, { name })).toEqual({ ok: false, error: malformed });
+      expect(await createAccount(ctx, { name })).toEqual({ ok: false, code: "INVALID_INPUT", error: malformed });
   });
 
   test("is found by id or by name", async () => {
@@ -87,7 +87,7 @@ describe("accounts", () => {
     const r = await account("alice");
     await setPlan(ctx.db, clock, { name: "gold", slots: 5 });
     expect(await setAccountPlan(ctx.db, clock, r.account.id, "gold")).toMatchObject({ ok: true, account: { plan: "gold" } });
-    expect(await setAccountPlan(ctx.db, clock, r.account.id, "nope")).toEqual({ ok: false, error: "unknown plan: nope" });
+    expect(await setAccountPlan(ctx.db, clock, r.account.id, "nope")).toEqual({ ok: false, code: "PLAN_NOT_FOUND", error: "unknown plan: nope" });
   });
 
   test("credit adds to the balance and resumes deliveries paused for lack of credits", async () => {
@@ -142,6 +142,7 @@ describe("API keys", () => {
     const a = await account("alice");
     expect(await createApiKey(ctx, { accountId: a.account.id, allowIps: ["10.0.0.0/8", "nope"] })).toEqual({
       ok: false,
+      code: "INVALID_INPUT",
       error: "nope is not an IP address or CIDR",
     });
     expect(await createApiKey(ctx, { accountId: a.account.id, allowIps: ["10.0.0.0/33"] })).toMatchObject({ ok: false });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { niceCeiling, usageChart } from "../../src/cabinet/chart.ts";
-import { html, raw } from "../../src/cabinet/html.ts";
+import { html, raw } from "../../src/lib/html.ts";
 import { parseAllowIps } from "../../src/cabinet/pages/keys.ts";
 import { webhookBodyFromForm } from "../../src/cabinet/pages/webhook.ts";
 import { sessionToken } from "../../src/cabinet/cookie.ts";
@@ -141,7 +141,7 @@ describe("sessions", () => {
     expect(await peekSignInLink(ctx, token)).toEqual({ accountId, accountName: "shop" });
     clock.advance(1);
     expect(await peekSignInLink(ctx, token)).toBeNull();
-    expect(await redeemSignInLink(ctx, token)).toEqual({ ok: false });
+    expect(await redeemSignInLink(ctx, token)).toEqual({ ok: false, code: "SIGN_IN_LINK_INVALID" });
   });
 
   test("two redemptions of one link at once give one session", async () => {

@@ -8,7 +8,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { claimDueDeliveries } from "../../src/delivery/claim.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { systemClock } from "../../src/lib/clock.ts";
-import { createOrder } from "../../src/payments/orders.ts";
+import { createOrder } from "../../src/payments/create-order.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 

@@ -124,7 +124,7 @@ describe("claiming, settling and retrying deliveries", () => {
     const id = await engine.queue(acct.id);
     const [d] = (await claim()).claimed;
     await recordOutcomes(engine.ctx.db, [{ delivery: d, attempt: ok(), outcome: { ok: true, price: 0 } }], clock.now());
-    expect(await retryDelivery(engine.ctx.db, id, clock.now())).toEqual({ ok: false, error: `delivery ${id} already succeeded` });
-    expect(await retryDelivery(engine.ctx.db, "dlv_nope", clock.now())).toEqual({ ok: false, error: "no such delivery: dlv_nope" });
+    expect(await retryDelivery(engine.ctx.db, id, clock.now())).toEqual({ ok: false, code: "DELIVERY_SUCCEEDED", error: `delivery ${id} already succeeded` });
+    expect(await retryDelivery(engine.ctx.db, "dlv_nope", clock.now())).toEqual({ ok: false, code: "DELIVERY_NOT_FOUND", error: "no such delivery: dlv_nope" });
   });
 });

@@ -17,19 +17,19 @@ describe("where a delivery goes, read from the account at send time", () => {
   const P = "https://pay.example.com/p";
   test.each([
     ["event", "payment", { webhook_url: W, webhook_enabled: 1 }, { ok: true, url: W }],
-    ["event", "block", { webhook_url: W, webhook_enabled: 0 }, { ok: false, error: "webhook disabled" }],
-    ["event", "payout", {}, { ok: false, error: "no webhook URL" }],
+    ["event", "block", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
+    ["event", "payout", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
     ["event", "payment", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: W }],
     ["payment", "payment_order", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: P }],
     ["payment", "payment_order", { payments_webhook_url: P }, { ok: true, url: P }],
     ["payment", "payment_order", { webhook_url: W, webhook_enabled: 1 }, { ok: true, url: W }],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, error: "webhook disabled" }],
-    ["payment", "payment_order", {}, { ok: false, error: "no webhook URL" }],
+    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
+    ["payment", "payment_order", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
     ["test", "payment", { webhook_url: W, webhook_enabled: 0 }, { ok: true, url: W }],
     ["test", "block", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: W }],
-    ["test", "other", {}, { ok: false, error: "no webhook URL" }],
+    ["test", "other", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
     ["test", "payment_order", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: P }],
-    ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, error: "webhook disabled" }],
+    ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
   ] as const)("a %s delivery of %s with account %j goes to %j", (kind, event_type, account, expected) => {
     expect(chooseTarget({ kind, event_type }, route(account))).toEqual(expected);
   });
@@ -113,7 +113,7 @@ describe("one delivery attempt against a real receiver", () => {
   });
 
   test("an account without a usable route fails without a request", async () => {
-    const r = await attemptDelivery(deps(), d, { ok: false, error: "webhook disabled" }, key);
+    const r = await attemptDelivery(deps(), d, { ok: false, code: "WEBHOOK_DISABLED" }, key);
     expect(r).toMatchObject({ ok: false, url: null, statusCode: null, error: "webhook disabled", snippet: null });
   });
 });

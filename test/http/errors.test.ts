@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { ApiError, ERRORS, fromFailure, methodNotAllowed } from "../../src/http/errors.ts";
+import { methodNotAllowed } from "../../src/http/errors.ts";
 import type { ErrorCode } from "../../src/lib/error-codes.ts";
+import { FailureError, FAILURES, fromFailure } from "../../src/lib/failures.ts";
 
-// The one code → status map of the HTTP edge, pinned: a change to a status or message is a
+// The one code → status map every edge answers by, pinned: a change to a status or message is a
 // change to the API contract and must show up here.
 describe("every error code has one status and one default message", () => {
   test.each([
@@ -18,29 +19,43 @@ describe("every error code has one status and one default message", () => {
     ["UNSUPPORTED_MEDIA_TYPE", 415, "Content-Type must be application/json."],
     ["BODY_TOO_LARGE", 413, "Request body too large."],
     ["INVALID_INPUT", 400, "Invalid request."],
+    ["NOT_ABSOLUTE_HTTP", 400, "URL must be an absolute http(s) URL."],
+    ["HAS_CREDENTIALS", 400, "URL must not contain credentials."],
+    ["PRIVATE_ADDRESS", 400, "URL resolves to a private address."],
+    ["UNRESOLVABLE", 400, "URL host could not be resolved."],
     ["NOT_FOUND", 404, "Not found."],
     ["METHOD_NOT_ALLOWED", 405, "Method not allowed."],
     ["WATCH_NOT_FOUND", 404, "Watch not found."],
     ["PAYMENT_NOT_FOUND", 404, "Payment not found."],
     ["KEY_NOT_FOUND", 404, "API key not found."],
     ["DELIVERY_NOT_FOUND", 404, "Delivery not found."],
+    ["PLAN_NOT_FOUND", 404, "Plan not found."],
+    ["ACCOUNT_EXISTS", 409, "Account already exists."],
     ["SLOT_LIMIT", 403, "Address slot limit reached."],
     ["ORDER_EXISTS", 409, "Order already exists."],
     ["ADDRESS_BUSY", 409, "Address already has an active order."],
+    ["NO_WEBHOOK_URL", 400, "No webhook URL configured."],
+    ["WEBHOOK_DISABLED", 400, "Webhook is disabled and no payments webhook_url is set."],
+    ["DELIVERY_SUCCEEDED", 400, "Delivery already succeeded."],
+    ["DELIVERY_HELD", 400, "Delivery is held until its block has the account's min_confirmations."],
+    ["SIGN_IN_LINK_INVALID", 410, "This sign-in link is invalid, already used or expired."],
     ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
     ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
+    ["UPSTREAM_UNAVAILABLE", 502, "Upstream unavailable."],
+    ["UPSTREAM_ANSWER_TOO_LARGE", 502, "Upstream answer too large."],
+    ["AML_UNAVAILABLE", 502, "AML provider unavailable."],
     ["INTERNAL", 500, "Internal error."],
   ] as [ErrorCode, number, string][])("%s → %d %s", (code, status, message) => {
-    const e = new ApiError(code);
+    const e = new FailureError(code);
     expect([e.status, e.message]).toEqual([status, message]);
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(ERRORS).length).toBe(24);
+    expect(Object.keys(FAILURES).length).toBe(38);
   });
 
   test("only a rate-limit refusal carries a header", () => {
-    const withHeaders = Object.entries(ERRORS).filter(([, e]) => e.headers);
+    const withHeaders = Object.entries(FAILURES).filter(([, e]) => e.headers);
     expect(withHeaders).toEqual([["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }]]);
   });
 

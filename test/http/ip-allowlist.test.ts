@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/http/app.ts";
-import { clientIpResolver } from "../../src/http/client-ip.ts";
+import { clientIpResolver } from "../../src/net/client-ip.ts";
 import { signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 const FORBIDDEN = { status: 403, body: { error: "IP address not allowed." } };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createServer } from "../../src/server.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -40,7 +40,7 @@ const schemaOf = (ref: string | undefined): TSchema | undefined => (ref ? (SCHEM
 
 /** Every (method, path) the app registers, as `METHOD /path`. */
 function registeredRoutes(): string[] {
-  const app = createApp(td.daemon.deps);
+  const app = createServer(td.daemon.deps);
   return [...new Set(app.routes.map((r) => `${r.method.toUpperCase()} ${r.path}`))].filter((r) => !/^(HEAD|OPTIONS) /.test(r));
 }
 

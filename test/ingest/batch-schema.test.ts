@@ -38,14 +38,14 @@ describe("parseBatch", () => {
     ["an empty transfer asset", withTx({ transfers: [{ asset: "", value: "1" }] }), "transactions[3].transfers[0].asset must not be empty"],
     ["a string body", "blocks", "body must be a block object or an array of blocks"],
   ])("names the field for %s", (_case, body, error) => {
-    expect(parseBatch(JSON.parse(JSON.stringify(body)))).toEqual({ ok: false, error });
+    expect(parseBatch(JSON.parse(JSON.stringify(body)))).toEqual({ ok: false, code: "INVALID_INPUT", error });
   });
 
   it("prefixes the block's position when the batch is an array", () => {
-    expect(parseBatch(JSON.parse(JSON.stringify([block(), withTx({ hash: undefined })])))).toEqual({ ok: false, error: "[1].transactions[3].hash is required" });
+    expect(parseBatch(JSON.parse(JSON.stringify([block(), withTx({ hash: undefined })])))).toEqual({ ok: false, code: "INVALID_INPUT", error: "[1].transactions[3].hash is required" });
   });
 
   it("names an array entry that is not a block", () => {
-    expect(parseBatch([block(), 7])).toEqual({ ok: false, error: "[1] must be an object" });
+    expect(parseBatch([block(), 7])).toEqual({ ok: false, code: "INVALID_INPUT", error: "[1] must be an object" });
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findAccount } from "../../src/accounts/accounts.ts";
 import { paymentWebhooks } from "../../src/delivery/outbox.ts";
-import { createOrder, getOrder } from "../../src/payments/orders.ts";
+import { createOrder } from "../../src/payments/create-order.ts";
+import { getOrder } from "../../src/payments/orders.ts";
 import { testDatabaseName } from "../support/harness.ts";
 import { ingestCliConfig, rowCount, withConfigContext } from "./cli-fixture.ts";
 

@@ -89,7 +89,7 @@ describe("parseAmount rejects", () => {
     ["000", 18, "must be greater than zero"],
   ];
   test.each(cases)("%p with %p decimals: %p", (text, decimals, reason) => {
-    expect(parseAmount(text, decimals)).toEqual({ ok: false, reason });
+    expect(parseAmount(text, decimals)).toEqual({ ok: false, code: "INVALID_INPUT", error: `amount ${reason}` });
   });
 
   test("throws on decimals outside 0..36, a caller bug rather than client input", () => {
@@ -112,7 +112,7 @@ describe("parseAmount then formatAmount round-trips", () => {
   ];
   test.each(cases)("%p with %p decimals formats back as %p", (text, decimals, expected) => {
     const parsed = parseAmount(text, decimals);
-    if (!parsed.ok) throw new Error(`unexpected rejection: ${parsed.reason}`);
+    if (!parsed.ok) throw new Error(`unexpected rejection: ${parsed.error}`);
     expect(formatAmount(parsed.raw, decimals)).toBe(expected);
   });
 });

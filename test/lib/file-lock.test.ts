@@ -19,7 +19,7 @@ describe("tryLockFile", () => {
     if (!first.ok) throw new Error("first lock refused");
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readFileSync(path, "utf8")).toBe("111\n");
-    expect(tryLockFile(path, "222")).toEqual({ ok: false, held: true, holder: "111" });
+    expect(tryLockFile(path, "222")).toEqual({ ok: false, code: "LOCK_HELD", holder: "111" });
     first.lock.release();
     expect(readFileSync(path, "utf8")).toBe("");
     const again = tryLockFile(path, "333");
@@ -31,7 +31,7 @@ describe("tryLockFile", () => {
   test("a file that cannot be opened is an error, not a lock held by someone", () => {
     const attempt = tryLockFile(join(dir, "missing-folder", "x.lock"), "1");
     expect(attempt.ok).toBe(false);
-    if (attempt.ok || attempt.held) throw new Error("expected an error");
+    if (attempt.ok || attempt.code === "LOCK_HELD") throw new Error("expected an error");
     expect(attempt.error).toStartWith(`cannot open ${dir}/missing-folder/x.lock: `);
   });
 });

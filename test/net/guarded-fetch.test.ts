@@ -128,7 +128,7 @@ describe("DNS rebinding: a name answering a public address, then 127.0.0.1", () 
     const resolve = rebindingResolver("127.0.0.1", "127.0.0.1");
     const net = loopbackNetwork(resolve);
     const screen = httpScreener({ url: `http://aml.example.test:${plain.port}/screen`, timeoutMs: 2000, allowPrivate: false, fetch: net.fetch, resolve });
-    expect(await screen({ network: "eth", address: "0xabc", txHash: null })).toEqual({ ok: false, error: "aml.http_url resolves to a private address" });
+    expect(await screen({ network: "eth", address: "0xabc", txHash: null })).toEqual({ ok: false, code: "AML_UNAVAILABLE", error: "aml.http_url resolves to a private address" });
     expect(net.connections).toEqual([]);
   });
 });

@@ -63,7 +63,7 @@ describe("checkWebhookTarget refuses", () => {
     ["https://garbage.example.com/x", "url host could not be resolved"],
   ])("%s: %s", async (raw, reason) => {
     const result = await checkWebhookTarget(raw, { allowPrivate: false, resolve: tableResolver(dns) });
-    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, reason });
+    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, error: reason });
   });
 });
 
@@ -103,7 +103,7 @@ describe("checkWebhookTarget with allowPrivate", () => {
     ["http://u:p@127.0.0.1/x", "url must not contain credentials"],
   ])("still refuses %s", async (raw, reason) => {
     const result = await checkWebhookTarget(raw, { allowPrivate: true, resolve: tableResolver(dns) });
-    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, reason });
+    expect(result).toEqual({ ok: false, code: CODE_OF[reason]!, error: reason });
   });
 });
 

@@ -139,12 +139,12 @@ describe("the http provider", () => {
     ["an unknown risk_level", () => Response.json({ risk_level: "none" }), "bad answer: risk_level must be one of low, medium, high, severe"],
   ])("reports %s as a failure to retry", async (_name, r, error) => {
     reply = r as Reply;
-    expect(await screen()).toEqual({ ok: false, error });
+    expect(await screen()).toEqual({ ok: false, code: "AML_UNAVAILABLE", error });
   });
 
   test("reports an answer slower than the timeout as a failure", async () => {
     reply = () => Bun.sleep(300).then(() => Response.json({ risk_level: "low" }));
-    expect(await screen(50)).toEqual({ ok: false, error: "timed out after 50 ms" });
+    expect(await screen(50)).toEqual({ ok: false, code: "AML_UNAVAILABLE", error: "timed out after 50 ms" });
   });
 
   test("reports a refused connection as a failure", async () => {

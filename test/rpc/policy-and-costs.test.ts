@@ -32,11 +32,11 @@ describe("EVM method policy: an allow-list", () => {
     "eth_get\u0392alance", // Greek capital beta
     "constructor",
     "__proto__",
-  ])("%j is refused", (m) => expect(policy(m)).toEqual({ ok: false, message: `Method not allowed: ${m}` }));
+  ])("%j is refused", (m) => expect(policy(m)).toEqual({ ok: false, code: "METHOD_NOT_ALLOWED", error: `Method not allowed: ${m}` }));
   test("the operator's extra methods pass exactly as written, beside the built-in ones", () => {
     const extended = evmMethodPolicy(["trace_block", "debug_traceTransaction"]);
     expect([extended("trace_block"), extended("debug_traceTransaction"), extended("eth_call")]).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
-    expect(extended("TRACE_BLOCK")).toEqual({ ok: false, message: "Method not allowed: TRACE_BLOCK" });
+    expect(extended("TRACE_BLOCK")).toEqual({ ok: false, code: "METHOD_NOT_ALLOWED", error: "Method not allowed: TRACE_BLOCK" });
   });
   test("nothing on the built-in list signs or asks the node to change its state", () => {
     const forbidden = /^(eth_send(?!Raw)|eth_sign|personal_|wallet_|odyssey_|anvil_|hardhat_|evm_|miner_|admin_|debug_|txpool_|engine_|eth_new|eth_uninstall|eth_accounts|eth_coinbase)/;

@@ -62,6 +62,7 @@ describe("the master key", () => {
   test("a malformed CHAINWATCH_MASTER_KEY is refused, never silently replaced", () => {
     expect(loadMasterKey({ file: join(dir, "master.key"), envValue: "short", create: true })).toEqual({
       ok: false,
+      code: "STARTUP",
       error: "CHAINWATCH_MASTER_KEY must be 64 hex characters or base64 of 32 bytes",
     });
   });
@@ -71,6 +72,7 @@ describe("the master key", () => {
     writeFileSync(file, "not a key\n");
     expect(loadMasterKey({ file, envValue: undefined, create: true })).toEqual({
       ok: false,
+      code: "STARTUP",
       error: `master key file ${file} must hold 64 hex characters`,
     });
   });
@@ -79,6 +81,7 @@ describe("the master key", () => {
     const file = join(dir, "master.key");
     expect(loadMasterKey({ file, envValue: undefined, create: false })).toEqual({
       ok: false,
+      code: "STARTUP",
       error: `master key file ${file} does not exist; run \`chainwatch migrate\` first`,
     });
   });

@@ -82,9 +82,9 @@ describe("upstream pool", () => {
   test("a timeout, and a 2xx body that is not JSON, count as upstream failures", async () => {
     const { log } = recordingLog();
     const slow = createUpstreamPool({ network: "eth", urls: [`${node.url.href}slow`], timeoutMs: 50, fetch, clock: manualClock(), log });
-    expect(await slow.send(body)).toEqual({ ok: false, error: "timed out after 50 ms" });
+    expect(await slow.send(body)).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "timed out after 50 ms" });
     const broken = createUpstreamPool({ network: "eth", urls: [`${node.url.href}broken`], timeoutMs: 2000, fetch, clock: manualClock(), log });
-    expect(await broken.send(body)).toEqual({ ok: false, error: "answered with a body that is not JSON" });
+    expect(await broken.send(body)).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "answered with a body that is not JSON" });
   });
 
   test("recovery resets the backoff and logs once", async () => {
@@ -93,7 +93,7 @@ describe("upstream pool", () => {
     let down = true;
     const flaky: typeof fetch = Object.assign((input: string | URL | Request, init?: RequestInit) => (down ? Promise.reject(new Error("connection refused")) : fetch(input, init)), { preconnect: fetch.preconnect });
     const pool = createUpstreamPool({ network: "eth", urls: [node.url.href], timeoutMs: 2000, fetch: flaky, clock, log });
-    expect(await pool.send(body)).toEqual({ ok: false, error: "connection refused" });
+    expect(await pool.send(body)).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "connection refused" });
     down = false;
     clock.advance(1000);
     expect(await pool.send(body)).toMatchObject({ ok: true });
@@ -114,7 +114,7 @@ describe("answer size", () => {
     const metrics = createMetrics();
     const pool = createUpstreamPool({ network: "eth", urls: [`${hostile.url}/4097/chunked`, node.url.href], timeoutMs: 2000, maxResponseBytes: 4096, fetch, clock: manualClock(), log, metrics });
     const label = upstreamLabel(hostile.url);
-    expect(await pool.send(body)).toEqual({ ok: false, tooLarge: true, error: `${label} answered with more than 4096 bytes (networks.eth.max_response_bytes)` });
+    expect(await pool.send(body)).toEqual({ ok: false, code: "UPSTREAM_ANSWER_TOO_LARGE", error: `${label} answered with more than 4096 bytes (networks.eth.max_response_bytes)` });
     expect(pool.states()).toEqual([
       { label, healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null },
       { label: upstreamLabel(node.url.href), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null },
@@ -128,7 +128,7 @@ describe("answer size", () => {
     const pool = createUpstreamPool({ network: "eth", urls: [`${node.url.href}silent`], timeoutMs: 2000, fetch, clock: manualClock(), log });
     expect(await pool.send(body, { expectsAnswer: false })).toMatchObject({ ok: true, status: 204, text: "", bytes: 0, json: null });
     expect(pool.states()[0]).toMatchObject({ healthy: true, errors: 0 });
-    expect(await pool.send(body)).toEqual({ ok: false, error: "answered with a body that is not JSON" });
+    expect(await pool.send(body)).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "answered with a body that is not JSON" });
   });
 });
 

@@ -1,5 +1,5 @@
 import { listWatches, watchView } from "../../watch/watches.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
 

@@ -1,6 +1,6 @@
 import { attemptsOf, DELIVERY_STATUSES, deliveryView, listDeliveries } from "../../delivery/admin.ts";
-import { badRequest } from "../../http/errors.ts";
-import { html } from "../html.ts";
+import { type Failure, invalidInput } from "../../lib/error-codes.ts";
+import { html } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 
@@ -8,11 +8,11 @@ import { cabinetPage, options, type PageContext, when } from "../view.ts";
 export const DELIVERIES_SHOWN = 50;
 
 /** The delivery log: status, every attempt (code or error, duration, response preview), and Resend. */
-export async function deliveriesPage(ctx: PageContext): Promise<Response> {
+export async function deliveriesPage(ctx: PageContext): Promise<Response | Failure> {
   const { deps, viewer, query } = ctx;
   const status = query.get("status") || undefined;
   if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status))
-    throw badRequest(`status must be one of ${DELIVERY_STATUSES.join(", ")}`);
+    return invalidInput(`status must be one of ${DELIVERY_STATUSES.join(", ")}`);
   const rows = await listDeliveries(deps.db, { accountId: viewer.accountId, status, limit: DELIVERIES_SHOWN });
   const attempts = await attemptsOf(deps.db, rows.map((d) => d.id));
   const items = rows.map((row) => {

@@ -1,8 +1,8 @@
 import { findNetwork } from "../../config/networks.ts";
-import { fromFailure } from "../../http/errors.ts";
-import { EVENT_TYPES, parseEventListQuery } from "../../http/routes/events.ts";
+import type { Failure } from "../../lib/error-codes.ts";
 import { listEvents } from "../../watch/events.ts";
-import { html } from "../html.ts";
+import { EVENT_TYPES, parseEventListQuery } from "../../watch/list-events.ts";
+import { html } from "../../lib/html.ts";
 import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
 
 /** Events per page. */
@@ -24,12 +24,14 @@ type EventBody = {
 };
 
 /** The events listing (GET /v1/address-watch/events), a page at a time, with its filters. */
-export async function eventsPage(ctx: PageContext): Promise<Response> {
+export async function eventsPage(ctx: PageContext): Promise<Response | Failure> {
   const { deps, viewer, query } = ctx;
   const raw = Object.fromEntries([...query].filter(([k, v]) => ["after", "type", "network"].includes(k) && v !== ""));
-  const q = parseEventListQuery({ ...raw, limit: String(EVENTS_PER_PAGE) }, (slug) => findNetwork(deps.config.networks, slug) !== undefined);
+  const parsed = parseEventListQuery({ ...raw, limit: String(EVENTS_PER_PAGE) }, (slug) => findNetwork(deps.config.networks, slug) !== undefined);
+  if (!parsed.ok) return parsed;
+  const q = parsed.query;
   const page = await listEvents(deps.db, { accountId: viewer.accountId, ...q });
-  if (!page.ok) throw fromFailure(page);
+  if (!page.ok) return page;
   const events = page.bodies.map((b) => JSON.parse(b) as EventBody);
   const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "after"));
   const next = page.nextAfter ? `/cabinet/events?${new URLSearchParams([...filters, ["after", page.nextAfter]])}` : null;

@@ -1,5 +1,5 @@
 import { type CreatedKey, listApiKeys } from "../../accounts/api-keys.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, type PageContext, when } from "../view.ts";
 

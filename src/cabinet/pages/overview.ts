@@ -1,6 +1,6 @@
 import { usageSeries } from "../../billing/usage.ts";
 import { usageChart } from "../chart.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { cabinetPage, type PageContext } from "../view.ts";
 
 /** Plan, credits, spent today, slots, and the 30-day usage chart: what GET /v1/account and /usage show. */

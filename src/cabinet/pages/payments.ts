@@ -1,17 +1,19 @@
-import { ApiError } from "../../http/errors.ts";
-import { parseStatus } from "../../http/routes/payments.ts";
-import { getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { type Failure, isFailure } from "../../lib/error-codes.ts";
+import { getPaymentOrder } from "../../payments/get-order.ts";
+import { parseStatus } from "../../payments/list-orders.ts";
+import { listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { orderTimeline } from "../../payments/timeline.ts";
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 
 /** Orders listed, newest first. */
 export const ORDERS_SHOWN = 100;
 
 /** Payment orders, newest first, filtered by status. */
-export async function paymentsPage(ctx: PageContext): Promise<Response> {
+export async function paymentsPage(ctx: PageContext): Promise<Response | Failure> {
   const { deps, viewer, query } = ctx;
   const status = parseStatus(query.get("status") ?? undefined);
+  if (isFailure(status)) return status;
   const orders = (await listOrders(deps.db, viewer.accountId, { status, limit: ORDERS_SHOWN })).map(orderView);
   const rows = orders.map(
     (o) => html`<tr><td><a href="/cabinet/payments/${o.payment_id}">${o.order_id}</a></td><td>${o.status}</td><td>${o.network}</td>
@@ -33,11 +35,11 @@ ${
 }
 
 /** One order and its lifecycle as a timeline; another account's order is not found. */
-export async function paymentPage(ctx: PageContext, paymentId: string): Promise<Response> {
+export async function paymentPage(ctx: PageContext, paymentId: string): Promise<Response | Failure> {
   const { deps, viewer } = ctx;
-  const row = await getOrder(deps.db, viewer.accountId, paymentId);
-  if (!row) throw new ApiError("PAYMENT_NOT_FOUND");
-  const o = orderView(row);
+  const found = await getPaymentOrder(deps, viewer.accountId, paymentId);
+  if (!found.ok) return found;
+  const o = found.order;
   const steps = await orderTimeline(deps.db, viewer.accountId, paymentId);
   return cabinetPage(
     ctx,

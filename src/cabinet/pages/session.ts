@@ -1,4 +1,5 @@
-import { html } from "../html.ts";
+import { html } from "../../lib/html.ts";
+import { FAILURES } from "../../lib/failures.ts";
 import { page } from "../layout.ts";
 
 /** The session this browser already has, when a link would replace it with another account's. */
@@ -37,8 +38,8 @@ export function signInPage(token: string, accountName: string, other?: OtherSess
 export function linkRefusedPage(): Response {
   return page({
     title: "Sign-in link not valid",
-    status: 410,
-    error: "This sign-in link is invalid, already used or expired.",
+    status: FAILURES.SIGN_IN_LINK_INVALID.status,
+    error: FAILURES.SIGN_IN_LINK_INVALID.message,
     body: html`<p>Each link signs in once. Ask your operator for a new one (<code>chainwatch cabinet link --account NAME</code>).</p>`,
   });
 }

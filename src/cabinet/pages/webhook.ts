@@ -1,7 +1,6 @@
-import { webhookView } from "../../http/routes/webhook.ts";
-import { readWebhookSettings } from "../../watch/webhook-settings.ts";
 import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
-import { html, raw } from "../html.ts";
+import { readWebhook } from "../../watch/update-webhook.ts";
+import { html, raw } from "../../lib/html.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, networkSlugs, options, type PageContext } from "../view.ts";
 
@@ -33,7 +32,7 @@ const checked = (on: boolean) => raw(on ? " checked" : "");
 /** The address-watch webhook: URL, enabled, filters, egress IPs, and the Test button. */
 export async function webhookPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer, flash } = ctx;
-  const current = webhookView(deps, await readWebhookSettings(deps.db, viewer.accountId));
+  const current = await readWebhook(deps, viewer.accountId);
   // A refused form shows what was typed, not what is stored.
   const shown = flash.form && flash.form.has("url") ? { ...current, ...webhookBodyFromForm(flash.form) } : current;
   const events = shown.events as Record<string, unknown>;

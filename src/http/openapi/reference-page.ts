@@ -1,4 +1,4 @@
-import { escapeHtml } from "../../cabinet/html.ts";
+import { escapeHtml } from "../../lib/html.ts";
 
 // The API reference at GET /openapi: one self-contained HTML page rendered from the OpenAPI
 // document, with inline CSS and no script, so it works on a box without internet and runs nothing

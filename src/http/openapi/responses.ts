@@ -1,23 +1,35 @@
 import type { OpenAPIV3 } from "openapi-types";
+import type { ErrorCode } from "../../lib/error-codes.ts";
+import { FAILURES } from "../../lib/failures.ts";
 import type { SchemaName } from "./schemas.ts";
 
 // Builders for the `responses` and `requestBody` of a route's OpenAPI `detail`. They name
 // components by reference only (no import of the schemas), so route modules can use them without
-// an import cycle; the document gets the components from ./document.ts.
+// an import cycle; the document gets the components from ./document.ts. Error descriptions quote
+// the failure table (src/lib/failures.ts), so the document says what the API answers.
 
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: SchemaName) => ({ "application/json": { schema: ref(name) } });
 
+/** The message a code is answered with, for a route's error description. */
+export const says = (code: ErrorCode) => FAILURES[code].message;
+
+/** The messages of several codes, as a reader lists them: `a, b or c`. */
+const either = (...codes: ErrorCode[]) => {
+  const messages = codes.map(says);
+  return messages.length < 2 ? messages.join("") : `${messages.slice(0, -1).join(", ")} or ${messages[messages.length - 1]}`;
+};
+
 /** What each error status means on this API; every error body is `{"error": "…"}`. */
 const ERRORS: Record<number, string> = {
   400: "Invalid JSON, a missing or invalid field or query parameter; the message names it",
-  401: "Authentication failed: Missing X-Api-Key, Invalid API key, Missing or invalid X-Timestamp, Missing X-Signature or Invalid signature",
-  403: "IP address not allowed. (the key's allowlist)",
+  401: `Authentication failed: ${either("MISSING_API_KEY", "INVALID_API_KEY", "INVALID_TIMESTAMP", "MISSING_SIGNATURE", "INVALID_SIGNATURE")}`,
+  403: `${says("IP_NOT_ALLOWED")} (the key's allowlist)`,
   404: "Not found",
   409: "Conflict",
   413: "Request body over the size limit",
-  415: "Content-Type must be application/json.",
-  429: "Rate limit exceeded. (per key, sliding 1000 ms window)",
+  415: says("UNSUPPORTED_MEDIA_TYPE"),
+  429: `${says("RATE_LIMITED")} (per key, sliding 1000 ms window)`,
 };
 
 export type Success = Partial<Record<200 | 201 | 202, [SchemaName, string]>>;

@@ -1,13 +1,16 @@
 import { type TSchema, Type as T } from "@sinclair/typebox";
+import { WebhookTestSchema } from "../../webhook-test/queue-test.ts";
 import { BatchSchema } from "../../ingest/batch-schema.ts";
-import { CreateOrderBody, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { CreateOrderBody } from "../../payments/create-order.ts";
+import { PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { PaymentSettingsSchema } from "../../payments/settings.ts";
+import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
+import { AddWatchSchema } from "../../watch/watch-address.ts";
 import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
-import { AddWatchSchema, DeleteWatchSchema } from "../routes/watches.ts";
-import { WebhookTestSchema } from "../routes/webhook-test.ts";
 
 // Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
 // tests check real responses against, so the document cannot drift from what the API sends.
+// Request bodies are the capability folders' own schemas, the ones their use cases check.
 // Objects stay open (no additionalProperties: false): adding a field is not a breaking change.
 
 const Rfc3339 = T.String({ format: "date-time", description: "RFC 3339 with a numeric offset, e.g. 2026-11-21T19:08:00.000+00:00" });

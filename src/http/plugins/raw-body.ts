@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { readLimitedText } from "../../net/read-body.ts";
 import { invalidJson, tooLarge, unsupportedMediaType } from "../errors.ts";
 
 /** Marks a body that was not valid JSON; the route learns of it only after authentication. */
@@ -26,16 +27,6 @@ export function rawJsonParser(limit: number) {
       return { [INVALID_JSON]: true };
     }
   };
-}
-
-/**
- * The body as text, or null past `limit` bytes: refused on its Content-Length before reading, then
- * measured as read (Bun's own cap, set above every route limit, bounds a body sent without a length).
- */
-export async function readLimitedText(request: Request, limit: number): Promise<string | null> {
-  if (Number(request.headers.get("content-length") ?? "0") > limit) return null;
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  return bytes.length > limit ? null : new TextDecoder().decode(bytes);
 }
 
 /** A plugin giving the routes of the module that `.use()`s it the raw-body parser. */

@@ -4,8 +4,8 @@ import type { RateLimiter } from "../../auth/rate-limiter.ts";
 import { sha256Hex } from "../../auth/canonical.ts";
 import { verifySignedRequest } from "../../auth/verify.ts";
 import type { Clock } from "../../lib/clock.ts";
-import type { ClientIpResolver } from "../client-ip.ts";
-import { ApiError } from "../errors.ts";
+import type { ClientIpResolver } from "../../net/client-ip.ts";
+import { FailureError } from "../errors.ts";
 import type { Metrics } from "../../lib/metrics.ts";
 import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";
 
@@ -50,7 +50,7 @@ export function signature(deps: SignatureDeps) {
       );
       if (!outcome.ok) {
         deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
-        throw new ApiError(outcome.code);
+        throw new FailureError(outcome.code);
       }
       requireJson(request, raw, ctx.body);
       return { auth: { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey } };

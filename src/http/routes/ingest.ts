@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
-import { ApiError, fromFailure, invalidJson, notFound } from "../errors.ts";
+import { FailureError, fromFailure, invalidJson, notFound } from "../errors.ts";
 import { type RawBodyContext, rawJsonBody, requireJson } from "../plugins/raw-body.ts";
-import { jsonRequest, responses } from "../openapi/responses.ts";
+import { jsonRequest, responses, says } from "../openapi/responses.ts";
 
 /**
  * Whether `Authorization: Bearer <token>` carries the configured token. Both sides are hashed
@@ -21,7 +21,7 @@ export function ingestRoutes(deps: AppDeps) {
   const guard = (request: Request) => {
     // An empty token means the feed is off: the route answers as if it did not exist.
     if (token === "") throw notFound();
-    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new ApiError("INVALID_INGEST_TOKEN");
+    if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new FailureError("INVALID_INGEST_TOKEN");
   };
   return (
     new Elysia()
@@ -54,11 +54,11 @@ export function ingestRoutes(deps: AppDeps) {
               { 202: ["IngestResult", "Stored; counts of new blocks and events"] },
               [
                 [400, "Invalid JSON body, or a field error naming the block and field; nothing of the batch is stored"],
-                [401, "Invalid ingest token."],
+                [401, says("INVALID_INGEST_TOKEN")],
                 [404, "The feed is off (no ingest.token)"],
                 [409, "A reorg deeper than max_reorg_depth, or a block that does not connect to the stored chain"],
                 413,
-                [415, "Content-Type must be application/json."],
+                [415, says("UNSUPPORTED_MEDIA_TYPE")],
               ],
               { signed: false },
             ),

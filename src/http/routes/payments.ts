@@ -1,34 +1,14 @@
-import type { Static } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { Elysia, t } from "elysia";
-import { describeValueError } from "../../lib/value-errors.ts";
-import type { PaymentStatus } from "../../payments/lifecycle.ts";
-import { CreateOrderBody, createOrder, getOrder, listOrders, orderView, PAYMENT_STATUSES } from "../../payments/orders.ts";
+import { createPaymentOrder } from "../../payments/create-order.ts";
+import { getPaymentOrder } from "../../payments/get-order.ts";
+import { DEFAULT_LIST_LIMIT, listPaymentOrders, MAX_LIST_LIMIT } from "../../payments/list-orders.ts";
+import { PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
-import { type AppDeps, signatureDeps, urlSettingsDeps } from "../deps.ts";
-import { ApiError, badRequest, fromFailure } from "../errors.ts";
-import { integerParam, rawQuery, single } from "../query.ts";
+import { rawQuery } from "../../net/request-target.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
-import { jsonRequest, responses } from "../openapi/responses.ts";
-
-/** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
-export const DEFAULT_LIST_LIMIT = 100;
-export const MAX_LIST_LIMIT = 1000;
-
-// Elysia's own body validation silently drops unknown fields; validate here so each error names its field.
-function parseCreateBody(body: unknown): Static<typeof CreateOrderBody> {
-  const first = Value.Errors(CreateOrderBody, body).First();
-  if (!first) return body as Static<typeof CreateOrderBody>;
-  throw badRequest(describeValueError(first));
-}
-
-/** The `status` filter of a payment listing (the API and the cabinet): absent, or a known status. */
-export function parseStatus(raw: string | undefined): PaymentStatus | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  if (!(PAYMENT_STATUSES as readonly string[]).includes(raw)) throw badRequest(`status must be one of ${PAYMENT_STATUSES.join(", ")}`);
-  return raw as PaymentStatus;
-}
-
+import { jsonRequest, responses, says } from "../openapi/responses.ts";
 
 /** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings. */
 export function paymentRoutes(deps: AppDeps) {
@@ -38,14 +18,10 @@ export function paymentRoutes(deps: AppDeps) {
       .post(
         "/v1/payments",
         async ({ auth, body, set }) => {
-          const outcome = await createOrder(
-            { db: deps.db, clock: deps.clock, networks: deps.config.networks },
-            auth.accountId,
-            parseCreateBody(body),
-          );
+          const outcome = await createPaymentOrder(deps, auth.accountId, body);
           if (!outcome.ok) throw fromFailure(outcome);
           set.status = 201;
-          return orderView(outcome.order);
+          return outcome.order;
         },
         {
           detail: {
@@ -54,7 +30,7 @@ export function paymentRoutes(deps: AppDeps) {
             requestBody: jsonRequest("CreatePaymentOrder"),
             responses: responses(
               { 201: ["PaymentOrder", "Created"] },
-              [[400, "A field error naming the field"], [409, "Order already exists. or Address already has an active order."], 413, 415],
+              [[400, "A field error naming the field"], [409, `${says("ORDER_EXISTS")} or ${says("ADDRESS_BUSY")}`], 413, 415],
             ),
           },
         },
@@ -62,14 +38,9 @@ export function paymentRoutes(deps: AppDeps) {
       .get(
         "/v1/payments",
         async ({ auth, request }) => {
-          const query = rawQuery(request);
-          const orderId = single(query, "order_id") || undefined;
-          const rows = await listOrders(deps.db, auth.accountId, {
-            orderId,
-            status: parseStatus(single(query, "status")),
-            limit: integerParam(query, "limit", { min: 1, max: MAX_LIST_LIMIT, fallback: DEFAULT_LIST_LIMIT }),
-          });
-          return { payments: rows.map(orderView) };
+          const listed = await listPaymentOrders(deps, auth.accountId, rawQuery(request));
+          if (!listed.ok) throw fromFailure(listed);
+          return { payments: listed.payments };
         },
         {
           query: t.Object({
@@ -87,7 +58,7 @@ export function paymentRoutes(deps: AppDeps) {
       .put(
         "/v1/payments/settings",
         async ({ auth, body }) => {
-          const outcome = await updatePaymentSettings(urlSettingsDeps(deps), auth.accountId, body);
+          const outcome = await updatePaymentSettings(deps, auth.accountId, body);
           if (!outcome.ok) throw fromFailure(outcome);
           return outcome.settings;
         },
@@ -103,11 +74,11 @@ export function paymentRoutes(deps: AppDeps) {
       .get(
         "/v1/payments/:payment_id",
         async ({ auth, params }) => {
-          const order = await getOrder(deps.db, auth.accountId, params.payment_id);
-          if (!order) throw new ApiError("PAYMENT_NOT_FOUND");
-          return orderView(order);
+          const found = await getPaymentOrder(deps, auth.accountId, params.payment_id);
+          if (!found.ok) throw fromFailure(found);
+          return found.order;
         },
-        { detail: { summary: "One payment order", tags: ["payments"], responses: responses({ 200: ["PaymentOrder", "The order"] }, [[404, "Payment not found."]]) } },
+        { detail: { summary: "One payment order", tags: ["payments"], responses: responses({ 200: ["PaymentOrder", "The order"] }, [[404, says("PAYMENT_NOT_FOUND")]]) } },
       )
   );
 }

@@ -3,7 +3,7 @@ import { errorObject, RPC_ERRORS } from "../../rpc/jsonrpc.ts";
 import type { RpcAnswer, RpcProxy } from "../../rpc/proxy.ts";
 import type { AppDeps } from "../deps.ts";
 import { tooLarge } from "../errors.ts";
-import { readLimitedText } from "../plugins/raw-body.ts";
+import { readLimitedText } from "../../net/read-body.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -68,20 +68,24 @@ const RPC_ANSWER = {
 };
 const rpcError = (description: string) => ({ description, content: RPC_ANSWER });
 
-/** Every status /rpc answers with (README "JSON-RPC" has the error table); each body is JSON-RPC, not {"error": "…"}. */
+/** An error of the table as the document quotes it: `-32010 Invalid API key`. */
+const quote = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS]) => `${e.code} ${e.message}`;
+
+/** Every status /rpc answers with (docs/reference.md §9 has the error table); each body is JSON-RPC, not {"error": "…"}. */
 const RPC_RESPONSES = {
-  "200": { description: "The node's answer, passed through; also -32601 for a method not on the allow-list", content: RPC_ANSWER },
+  "200": { description: `The node's answer, passed through; also ${RPC_ERRORS.METHOD_NOT_ALLOWED.code} for a method not on the allow-list`, content: RPC_ANSWER },
   "204": { description: "Notifications alone (calls without an id): forwarded, nothing to answer" },
-  "400": rpcError("-32700 body is not JSON, or -32600 not JSON-RPC 2.0, an empty batch or more than 100 calls (one error object)"),
-  "401": rpcError("-32010 Invalid API key (one error object; id null for a batch)"),
-  "402": rpcError("-32013 Insufficient credits."),
-  "403": rpcError("-32011 IP address not allowed. (one error object; id null for a batch)"),
-  "404": rpcError("-32012 Unknown network: X (no rpc_urls, or a family without a method policy; one error object)"),
-  "413": rpcError("-32600 body over server.body_limit_bytes"),
+  "400": rpcError(
+    `${RPC_ERRORS.PARSE_ERROR.code} body is not JSON, or ${RPC_ERRORS.INVALID_REQUEST.code} not JSON-RPC 2.0, an empty batch or more than 100 calls (one error object)`,
+  ),
+  "401": rpcError(`${quote(RPC_ERRORS.INVALID_API_KEY)} (one error object; id null for a batch)`),
+  "402": rpcError(quote(RPC_ERRORS.INSUFFICIENT_CREDITS)),
+  "403": rpcError(`${quote(RPC_ERRORS.IP_NOT_ALLOWED)} (one error object; id null for a batch)`),
+  "404": rpcError(`${quote(RPC_ERRORS.UNKNOWN_NETWORK)}: X (no rpc_urls, or a family without a method policy; one error object)`),
+  "413": rpcError(`${RPC_ERRORS.INVALID_REQUEST.code} body over server.body_limit_bytes`),
   "429": {
-    ...rpcError("-32005 Rate limit exceeded. (the plan's rpc_rps, per account)"),
+    ...rpcError(`${quote(RPC_ERRORS.RATE_LIMITED)} (the plan's rpc_rps, per account)`),
     headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait: 1" } },
   },
-  "502": rpcError("-32603 Upstream unavailable. (every rpc_urls node failed), or the node's answer exceeded the network's max_response_bytes"),
+  "502": rpcError(`${quote(RPC_ERRORS.UPSTREAM_UNAVAILABLE)} (every rpc_urls node failed), or the node's answer exceeded the network's max_response_bytes`),
 };
-

@@ -1,5 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import type { Explained } from "../../lib/error-codes.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { guardedFetch } from "../../net/guarded-fetch.ts";
 import { type Resolver, refusalReason, systemResolver } from "../../net/target-guard.ts";
@@ -37,23 +38,28 @@ export function httpScreener(opts: HttpScreenerOptions): Screener {
         body: JSON.stringify({ network, address, tx_hash: txHash }),
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
-      if (!sent.ok) return { ok: false, error: refusalReason(sent.code, "aml.http_url") };
+      if (!sent.ok) return unavailable(refusalReason(sent.code, "aml.http_url"));
       res = sent.response;
       text = await res.text();
     } catch (e) {
       const name = (e as Error).name;
       const error = name === "TimeoutError" || name === "AbortError" ? `timed out after ${opts.timeoutMs} ms` : String(e);
-      return { ok: false, error };
+      return unavailable(error);
     }
-    if (res.status < 200 || res.status > 299) return { ok: false, error: `HTTP ${res.status}: ${text.slice(0, ERROR_SNIPPET)}` };
+    if (res.status < 200 || res.status > 299) return unavailable(`HTTP ${res.status}: ${text.slice(0, ERROR_SNIPPET)}`);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return { ok: false, error: `answer is not JSON: ${text.slice(0, ERROR_SNIPPET)}` };
+      return unavailable(`answer is not JSON: ${text.slice(0, ERROR_SNIPPET)}`);
     }
     const first = Value.Errors(ProviderAnswer, body).First();
-    if (first) return { ok: false, error: `bad answer: ${describeValueError(first)}` };
+    if (first) return unavailable(`bad answer: ${describeValueError(first)}`);
     return { ok: true, result: verdictFrom(body as typeof ProviderAnswer.static) };
   };
+}
+
+/** A provider that gave no verdict, and why (kept as the job's last_error). */
+function unavailable(error: string): Explained<"AML_UNAVAILABLE"> {
+  return { ok: false, code: "AML_UNAVAILABLE", error };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { type Result, type StartupFailure, startupFailure } from "../../lib/error-codes.ts";
 import { describeValueError } from "../../lib/value-errors.ts";
 import { cleanResult, riskKey, type Screener, type ScreeningResult, VerdictFields, verdictFrom } from "./screening.ts";
 
@@ -12,7 +13,8 @@ const RiskListSchema = T.Array(RiskEntry);
 /** Listed addresses by lookup key. */
 export type RiskList = ReadonlyMap<string, ScreeningResult>;
 
-export type RiskListResult = { ok: true; list: RiskList } | { ok: false; error: string };
+/** The list, or why it cannot be used: a bad risk list stops start-up. */
+export type RiskListResult = Result<{ list: RiskList }, StartupFailure>;
 
 /** Parses the `aml.risk_list` JSON text (an array of `{address, score, risk_level, …}`); errors name the entry and field. */
 export function parseRiskList(text: string): RiskListResult {
@@ -20,10 +22,10 @@ export function parseRiskList(text: string): RiskListResult {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    return { ok: false, error: `not valid JSON: ${(e as Error).message}` };
+    return startupFailure(`not valid JSON: ${(e as Error).message}`);
   }
   const first = Value.Errors(RiskListSchema, raw).First();
-  if (first) return { ok: false, error: describeValueError(first) };
+  if (first) return startupFailure(describeValueError(first));
   const list = new Map<string, ScreeningResult>();
   for (const e of raw as (typeof RiskEntry.static)[]) {
     list.set(riskKey(e.address), verdictFrom(e));
@@ -38,10 +40,10 @@ export function loadRiskList(path: string, readText: (path: string) => string = 
   try {
     text = readText(path);
   } catch (e) {
-    return { ok: false, error: `config key \`aml.risk_list\`: cannot read ${path}: ${(e as Error).message}` };
+    return startupFailure(`config key \`aml.risk_list\`: cannot read ${path}: ${(e as Error).message}`);
   }
   const parsed = parseRiskList(text);
-  return parsed.ok ? parsed : { ok: false, error: `config key \`aml.risk_list\`: ${path}: ${parsed.error}` };
+  return parsed.ok ? parsed : startupFailure(`config key \`aml.risk_list\`: ${path}: ${parsed.error}`);
 }
 
 /** The `local` provider: looks the sender up in the loaded list; unlisted (or unknown) senders are clean. */

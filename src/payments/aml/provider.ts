@@ -1,10 +1,11 @@
 import type { Config } from "../../config/schema.ts";
+import type { Result, StartupFailure } from "../../lib/error-codes.ts";
 import type { Resolver } from "../../net/target-guard.ts";
 import { httpScreener } from "./http.ts";
 import { loadRiskList, localScreener } from "./local.ts";
 import type { Screener } from "./screening.ts";
 
-export type ScreenerResult = { ok: true; screener: Screener } | { ok: false; error: string };
+export type ScreenerResult = Result<{ screener: Screener }, StartupFailure>;
 
 /** Builds the configured provider. `local` loads its risk list now, so a bad file stops start-up. */
 export function createScreener(aml: Config["aml"], deps: { fetch?: typeof fetch; resolve?: Resolver } = {}): ScreenerResult {

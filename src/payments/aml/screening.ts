@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type as T } from "@sinclair/typebox";
 import type { RiskLevel } from "../lifecycle.ts";
+import type { Explained, Result } from "../../lib/error-codes.ts";
 
 /**
  * The verdict fields as a provider answer or a risk-list entry may carry them: risk_level is all
@@ -36,10 +37,10 @@ export type ScreeningResult = {
 /** The AML object stored on an order and sent with `paid`/`failed`: no provider name, no report URL. */
 export type StoredAml = ScreeningResult & { checked_at: string };
 
-/** A provider's answer: a verdict, or a reason to retry later. */
-export type ScreeningOutcome = { ok: true; result: ScreeningResult } | { ok: false; error: string };
+/** A provider's answer: a verdict, or why it gave none (retried later). */
+export type ScreeningOutcome = Result<{ result: ScreeningResult }, Explained<"AML_UNAVAILABLE">>;
 
-/** Screens one sender. Never throws: a provider failure comes back as `{ ok: false }`. */
+/** Screens one sender. Never throws: a provider failure comes back as AML_UNAVAILABLE with the reason. */
 export type Screener = (request: ScreeningRequest) => Promise<ScreeningOutcome>;
 
 /** The verdict for an address no risk source knows: score 0, `low`, empty strings and lists. */

@@ -1,3 +1,5 @@
+import type { RawQuery } from "../lib/query-params.ts";
+
 /** How much of a request target that is not a URL goes into a log line. */
 const MAX_RAW_TARGET = 200;
 
@@ -22,4 +24,14 @@ export function requestPath(request: Request): string {
 export function requestQuery(request: Request): URLSearchParams {
   const q = request.url.indexOf("?");
   return new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1));
+}
+
+/** The query string with repeated keys kept as lists (src/lib/query-params.ts reads it). */
+export function rawQuery(request: Request): RawQuery {
+  const query: RawQuery = {};
+  for (const [key, value] of requestQuery(request)) {
+    const seen = query[key];
+    query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return query;
 }

@@ -1,4 +1,4 @@
-/** How the HTTP edge learns the client's IP: the socket peer, or the first X-Forwarded-For entry behind a trusted proxy. */
+/** How an edge (the signed API, /rpc, the cabinet's sign-in) learns the client's IP: the socket peer, or the first X-Forwarded-For entry behind a trusted proxy. */
 export type ClientIpResolver = (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => string | null;
 
 export function clientIpResolver(opts: { trustProxy: boolean; fallback?: string | null }): ClientIpResolver {

@@ -1,0 +1,23 @@
+import { loadAccount } from "../accounts/account-view.ts";
+import type { Db } from "../db/database.ts";
+import { countEvents } from "./events.ts";
+import { slotsUsed } from "./watches.ts";
+
+/** GET /v1/address-watch/account: slots, the webhook's state and the number of stored events. */
+export type WatchSummary = {
+  address_slots: { used: number; limit: number };
+  webhook: { url: string | null; enabled: boolean };
+  events_total: number;
+};
+
+/** An account's address-watch at a glance. */
+export async function watchSummary(deps: { db: Db }, accountId: string): Promise<WatchSummary> {
+  const a = await loadAccount(deps.db, accountId);
+  // Block events are stored once per block and shared; countEvents adds the ones this account received.
+  const [used, eventsTotal] = await Promise.all([slotsUsed(deps.db, a.id), countEvents(deps.db, a.id)]);
+  return {
+    address_slots: { used, limit: a.address_slots },
+    webhook: { url: a.webhook_url, enabled: a.webhook_enabled === 1 },
+    events_total: eventsTotal,
+  };
+}
