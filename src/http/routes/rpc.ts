@@ -76,7 +76,7 @@ const RPC_RESPONSES = {
   "401": rpcError("-32010 Invalid API key (one error object; id null for a batch)"),
   "402": rpcError("-32013 Insufficient credits."),
   "403": rpcError("-32011 IP address not allowed. (one error object; id null for a batch)"),
-  "404": rpcError("-32012 Unknown network: X (no rpc_urls, or a family without a method policy; one error object)"),
+  "404": rpcError("-32012 Unknown network: X (or no rpc_urls), or JSON-RPC is not available for network X (family F): a family without a method policy, such as tron (one error object)"),
   "413": rpcError("-32600 body over server.body_limit_bytes"),
   "429": {
     ...rpcError("-32005 Rate limit exceeded. (the plan's rpc_rps, per account)"),
