@@ -167,6 +167,23 @@ describe("following a java-tron node", () => {
     expect(sink.received.map((r) => JSON.parse(r.body)).filter((b) => b.tx_hash === reverted)).toEqual([]);
   });
 
+  test("a TRC-10 transfer (TransferAssetContract) is activity, not a payment: one `other` event each side, no amount", async () => {
+    const { client, sink } = await subscriber();
+    const w = fresh();
+    const s = fresh();
+    await watch(client, w);
+    await watch(client, s);
+    const tx = txIdOf("trc10");
+    mine([{ kind: "trc10", id: tx, from: s, to: w, asset: "1002000", amount: 500 }]);
+    const got = await received(sink, (b) => b.tx_hash === tx, 2);
+    expect(got.map((b) => [b.address, b.type, b.direction, b.asset, b.amount_raw]).sort()).toEqual(
+      [
+        [s, "other", "out", null, "0"],
+        [w, "other", "in", null, "0"],
+      ].sort(),
+    );
+  });
+
   test("200 transactions in one block give 200 payments of that block, read in two requests", async () => {
     const { client, sink } = await subscriber();
     const w = fresh();
