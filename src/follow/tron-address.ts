@@ -30,11 +30,13 @@ export type TronAddressBook = {
 };
 
 export function createTronAddressBook(max = 10_000): TronAddressBook {
+  // Node forms (T…, 41…) and account ids (40 hex) apart: an id is never looked up as a node form.
   const known = new Map<string, string | null>();
-  const remember = (key: string, address: string | null) => {
+  const ids = new Map<string, string>();
+  const remember = <V extends string | null>(book: Map<string, V>, key: string, address: V) => {
     // A full book starts again: simpler than an LRU, and a block refills what it needs.
-    if (known.size >= max) known.clear();
-    known.set(key, address);
+    if (book.size >= max) book.clear();
+    book.set(key, address);
     return address;
   };
   return {
@@ -42,14 +44,14 @@ export function createTronAddressBook(max = 10_000): TronAddressBook {
       if (typeof value !== "string" || value.length > 64) return null;
       const seen = known.get(value);
       if (seen !== undefined) return seen;
-      if (HEX41.test(value)) return remember(value, tronAddressOfAccountId(value.slice(2)));
-      return remember(value, normalizeAddress("tron", value) === value ? value : null);
+      if (HEX41.test(value)) return remember(known, value, tronAddressOfAccountId(value.slice(2)));
+      return remember(known, value, normalizeAddress("tron", value) === value ? value : null);
     },
     fromAccountId(value) {
-      if (typeof value !== "string" || !HEX40.test(value)) return null;
-      const key = `id:${value}`;
-      const seen = known.get(key);
-      return seen !== undefined ? seen : remember(key, tronAddressOfAccountId(value));
+      if (typeof value !== "string") return null;
+      const seen = ids.get(value);
+      if (seen !== undefined) return seen;
+      return HEX40.test(value) ? remember(ids, value, tronAddressOfAccountId(value)) : null;
     },
   };
 }
