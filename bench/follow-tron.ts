@@ -23,7 +23,7 @@ import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { addWatch } from "../src/watch/watches.ts";
-import { startTronNode, tronAddress, tronChain, type TronTxSpec, txIdOf } from "../test/support/tron-node.ts";
+import { startTronNode, tronAddress, tronChain, type FakeTronTx, txIdOf } from "../test/support/tron-node.ts";
 import { cpuOf, loadAverage } from "./support/cpu.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -43,8 +43,8 @@ const watched = (i: number) => tronAddress(0xbe000000 + i);
 const senders = Array.from({ length: 1000 }, (_, i) => tronAddress(0x5e000000 + i));
 const recipients = Array.from({ length: 1000 }, (_, i) => tronAddress(0x7e000000 + i));
 
-function blockTxs(h: number): TronTxSpec[] {
-  const txs: TronTxSpec[] = [];
+function blockTxs(h: number): FakeTronTx[] {
+  const txs: FakeTronTx[] = [];
   for (let i = 0; i < TX_PER_BLOCK; i++) {
     const k = h * TX_PER_BLOCK + i;
     const from = senders[k % senders.length];
@@ -93,7 +93,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-follow-tron-"));
   let t = performance.now();
-  const txs: Record<number, TronTxSpec[]> = {};
+  const txs: Record<number, FakeTronTx[]> = {};
   for (let h = 1; h <= BLOCKS; h++) txs[h] = blockTxs(h);
   const node = startTronNode({ blocks: tronChain("a", 0, BLOCKS, { txs }) });
   const payments = new Map<string, number>();

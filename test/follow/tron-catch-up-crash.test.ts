@@ -10,7 +10,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { runCli, spawnServe, until, writeToml } from "../delivery/fixtures.ts";
-import { startTronNode, type TronNode, tronAddress, tronChain, type TronTxSpec } from "../support/tron-node.ts";
+import { startTronNode, type TronNode, tronAddress, tronChain, type FakeTronTx } from "../support/tron-node.ts";
 
 // SIGKILL of a real `serve` process while it catches up 500 Tron blocks from a java-tron node (the
 // fake of test/support/tron-node.ts), then a restart: the stored tip is the checkpoint, so every
@@ -28,7 +28,7 @@ const daemons: Subprocess[] = [];
 
 beforeAll(async () => {
   // One payment to W in each of 500 blocks, TRX and USDT in turn.
-  const txs: Record<number, TronTxSpec[]> = {};
+  const txs: Record<number, FakeTronTx[]> = {};
   for (let h = 1; h <= BLOCKS; h++) {
     txs[h] = [h % 2 === 0 ? { kind: "trx", from: SENDER, to: W, amount: h } : { kind: "trc20", from: SENDER, token: USDT, to: W, value: BigInt(h) }];
   }

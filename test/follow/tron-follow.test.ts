@@ -3,7 +3,7 @@ import { storedTip } from "../../src/follow/chain-store.ts";
 import { type FollowStatus, followStatus } from "../../src/follow/follow-status.ts";
 import { until } from "../delivery/fixtures.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
-import { blockIdOf, MAINNET_CHAIN_ID, startTronNode, type TronNode, type TronTxSpec, tronAddress, tronChain, txIdOf } from "../support/tron-node.ts";
+import { blockIdOf, MAINNET_CHAIN_ID, startTronNode, type TronNode, type FakeTronTx, tronAddress, tronChain, txIdOf } from "../support/tron-node.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
 // A real daemon following a java-tron node (test/support/tron-node.ts, answering with the recorded
@@ -27,7 +27,7 @@ const SOMEONE = tronAddress(0x50e0e);
 /** Chain tag of the blocks mined from now on (a reorg switches it). */
 let tag = "a";
 /** Appends a block on the node's head holding `txs`; returns its height. */
-function mine(txs: TronTxSpec[] = []): number {
+function mine(txs: FakeTronTx[] = []): number {
   const head = Math.max(...node.blocks.keys());
   const height = head + 1;
   const [block] = tronChain(tag, height, height, { parent: node.blocks.get(head)?.id, txs: { [height]: txs } });
@@ -188,7 +188,7 @@ describe("following a java-tron node", () => {
     const { client, sink } = await subscriber();
     const w = fresh();
     const wId = await watch(client, w);
-    const txs: TronTxSpec[] = Array.from({ length: 200 }, (_, i) =>
+    const txs: FakeTronTx[] = Array.from({ length: 200 }, (_, i) =>
       i % 2 === 0 ? { kind: "trx", id: txIdOf(`crowd-${i}`), from: SOMEONE, to: w, amount: i + 1 } : { kind: "trc20", id: txIdOf(`crowd-${i}`), from: SOMEONE, token: USDT, to: w, value: BigInt(i + 1) },
     );
     await caughtUp();

@@ -55,7 +55,7 @@ export function txIdOf(label: string): string {
 }
 
 /** What a test puts in a block; `id` defaults to one derived from the block and the position. */
-export type TronTxSpec =
+export type FakeTronTx =
   | { kind: "trx"; id?: string; from: string; to: string; amount: number | bigint }
   /** A TRC-20 `transfer` call on `token`; `result` is the contract's outcome (SUCCESS unless told). */
   | { kind: "trc20"; id?: string; from: string; token: string; to: string; value: bigint; result?: string }
@@ -63,14 +63,14 @@ export type TronTxSpec =
   /** Hand-made JSON, printed as given (for hostile answers): the block's entry and its info. */
   | { kind: "raw"; tx: Rec; info: Rec };
 
-export type TronFakeBlock = { height: number; id: string; parentId: string; timestampMs: number; txs: TronTxSpec[] };
+export type TronFakeBlock = { height: number; id: string; parentId: string; timestampMs: number; txs: FakeTronTx[] };
 
 /** Blocks `from`..`to` of chain `tag`, each the parent of the next; the first's parent is `parent` (or chain `tag` at from − 1). */
 export function tronChain(
   tag: string,
   from: number,
   to: number,
-  opts: { parent?: string; txs?: Record<number, TronTxSpec[]>; chainId?: number } = {},
+  opts: { parent?: string; txs?: Record<number, FakeTronTx[]>; chainId?: number } = {},
 ): TronFakeBlock[] {
   const out: TronFakeBlock[] = [];
   let parentId = opts.parent ?? (from > 0 ? blockIdOf(tag, from - 1, opts.chainId) : "0".repeat(64));
@@ -209,9 +209,9 @@ function fullBlock(b: TronFakeBlock, visible: boolean): Rec {
   return out;
 }
 
-const idOf = (b: TronFakeBlock, tx: TronTxSpec, i: number) => (tx.kind !== "raw" && tx.id ? tx.id : txIdOf(`${b.id}:${i}`));
+const idOf = (b: TronFakeBlock, tx: FakeTronTx, i: number) => (tx.kind !== "raw" && tx.id ? tx.id : txIdOf(`${b.id}:${i}`));
 
-function txOf(b: TronFakeBlock, tx: TronTxSpec, i: number, visible: boolean): Rec {
+function txOf(b: TronFakeBlock, tx: FakeTronTx, i: number, visible: boolean): Rec {
   if (tx.kind === "raw") return tx.tx;
   const id = idOf(b, tx, i);
   if (tx.kind === "trc20") {
@@ -239,7 +239,7 @@ function txOf(b: TronFakeBlock, tx: TronTxSpec, i: number, visible: boolean): Re
   return out;
 }
 
-function infoOf(b: TronFakeBlock, tx: TronTxSpec, i: number, visible: boolean): Rec {
+function infoOf(b: TronFakeBlock, tx: FakeTronTx, i: number, visible: boolean): Rec {
   if (tx.kind === "raw") return tx.info;
   const base = { id: idOf(b, tx, i), blockNumber: b.height, blockTimeStamp: b.timestampMs };
   if (tx.kind !== "trc20") return { ...structuredClone(TRANSFER_INFO), ...base };
