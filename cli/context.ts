@@ -12,7 +12,7 @@ export type LoadedConfig = { config: Config; origin: string };
 /** The validated config the global flags point at; a bad one stops the command naming the key. */
 export function configFor(globals: Globals, env: Record<string, string | undefined> = process.env): LoadedConfig {
   const source = findConfig(globals.config, env, process.cwd());
-  const result = loadConfig(source.path);
+  const result = loadConfig(source.path, env);
   if (!result.ok) throw new CommandError(result.error);
   return { config: result.config, origin: describeOrigin(source) };
 }

@@ -4,7 +4,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { privateByName } from "../net/target-guard.ts";
-import { type Config, ConfigSchema, DEFAULT_NETWORKS, NetworkSchema, RatesSchema } from "./schema.ts";
+import { normalizeAddress } from "../watch/address.ts";
+import { type Config, ConfigSchema, DEFAULT_NETWORKS, type Family, type NetworkConfig, NetworkSchema, RatesSchema } from "./schema.ts";
 
 export type ConfigResult = Result<{ config: Config; path: string | null }, StartupFailure>;
 
@@ -24,9 +25,12 @@ export function resolveConfigPath(flag: string | undefined, env: Record<string, 
   return findConfig(flag, env, cwd).path;
 }
 
+/** The environment a config is read in: `$CHAINWATCH_<SLUG>_API_KEY` overrides a tron network's `api_key`. */
+export type ConfigEnv = Record<string, string | undefined>;
+
 /** Reads, parses and validates a config file (or the built-in defaults when `path` is null). */
-export function loadConfig(path: string | null): ConfigResult {
-  if (path === null) return parseConfig({}, null);
+export function loadConfig(path: string | null, env: ConfigEnv = {}): ConfigResult {
+  if (path === null) return parseConfig({}, null, env);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -39,7 +43,7 @@ export function loadConfig(path: string | null): ConfigResult {
   } catch (e) {
     return startupFailure(`config file ${path} is not valid TOML${tomlErrorPlace(text)}: ${(e as Error).message.replace(/^TOML Parse error: /, "")}`);
   }
-  return parseConfig(raw, path);
+  return parseConfig(raw, path, env);
 }
 
 /**
@@ -56,7 +60,7 @@ function tomlErrorPlace(text: string): string {
 }
 
 /** Validates an already-parsed document; every error names the key and the reason. */
-export function parseConfig(raw: unknown, path: string | null): ConfigResult {
+export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = {}): ConfigResult {
   const where = path ?? "built-in defaults";
   const value = Value.Default(ConfigSchema, structuredClone(raw ?? {})) as Record<string, any>;
   // TypeBox does not descend into Record values when filling defaults; do it per entry.
@@ -65,11 +69,44 @@ export function parseConfig(raw: unknown, path: string | null): ConfigResult {
   const first = Value.Errors(ConfigSchema, value).First();
   if (first) return startupFailure(`${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}`);
   const config = value as Config;
-  // Token metadata is keyed by contract address as the follower sees it: lower case.
-  for (const n of Object.values(config.networks)) n.tokens = Object.fromEntries(Object.entries(n.tokens).map(([k, v]) => [k.toLowerCase(), v]));
+  for (const [slug, n] of Object.entries(config.networks)) {
+    const tokens = normalizeTokens(slug, n);
+    if (typeof tokens === "string") return startupFailure(`${where}: ${tokens}`);
+    n.tokens = tokens;
+  }
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
+  // Only tron networks send a key: a stray variable for another network changes nothing.
+  for (const [slug, n] of Object.entries(config.networks)) {
+    const key = env[apiKeyVariable(slug)];
+    if (key && n.family === "tron") config.networks[slug] = { ...n, api_key: key };
+  }
   const semantic = checkSemantics(config);
   return semantic ? startupFailure(`${where}: ${semantic}`) : { ok: true, config, path };
+}
+
+/** The environment variable holding a network's API key: `CHAINWATCH_TRON_API_KEY` for `tron`. */
+export function apiKeyVariable(slug: string): string {
+  return `CHAINWATCH_${slug.toUpperCase().replace(/-/g, "_")}_API_KEY`;
+}
+
+/**
+ * Token metadata keyed by contract address as the follower sees it: evm lower case; tron the
+ * base58check `T…` form (case matters there), refused when it is none. Returns the error otherwise.
+ */
+function normalizeTokens(slug: string, n: NetworkConfig): NetworkConfig["tokens"] | string {
+  const out: NetworkConfig["tokens"] = {};
+  for (const [key, token] of Object.entries(n.tokens)) {
+    const address = tokenKey(n.family, key);
+    if (address === null) return `config key \`networks.${slug}.tokens.${key}\`: not a tron address (base58check, T…)`;
+    out[address] = token;
+  }
+  return out;
+}
+
+function tokenKey(family: Family, key: string): string | null {
+  if (family === "evm") return key.toLowerCase();
+  if (family === "tron") return normalizeAddress("tron", key);
+  return key;
 }
 
 function fillRecordDefaults(record: unknown, schema: TSchema): void {
@@ -93,6 +130,9 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
 /** What `[rpc] extra_methods` may name: the shape of every JSON-RPC method a node serves (`eth_getProof`, `rpc.discover`). */
 const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_.]{0,127}$/;
 
+/** Families with a follower in this build (src/follow/followers.ts). */
+const FOLLOWED_FAMILIES = new Set<Family>(["evm", "tron"]);
+
 function checkSemantics(c: Config): string | null {
   if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
     return "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL";
@@ -115,8 +155,9 @@ function checkSemantics(c: Config): string | null {
     const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
     if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
-    if (n.follow && n.family !== "evm") return `config key \`networks.${slug}.follow\`: only evm networks can be followed by this build`;
-    if (n.chain_id !== undefined && n.family !== "evm") return `config key \`networks.${slug}.chain_id\`: only evm networks have a chain id`;
+    if (n.follow && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.follow\`: only evm and tron networks can be followed by this build`;
+    if (n.chain_id !== undefined && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
+    if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
   }
   return null;
 }

@@ -42,12 +42,15 @@ export const NetworkSchema = T.Object(
     max_reorg_depth: PositiveInt(64, 10_000),
     // Reorgs a follower applies per minute before it holds the network for the rest of it; 0 = no limit.
     max_reorgs_per_minute: T.Integer({ minimum: 0, maximum: 10_000, default: 6 }),
-    // The chain id eth_chainId must answer (evm); absent: the id the first upstream answered.
+    // The chain id the upstreams must be on (evm: eth_chainId; tron: the last 4 bytes of the genesis
+    // block id); absent: the id the first upstream answered.
     chain_id: T.Optional(T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    // tron: sent as the TRON-PRO-API-KEY header (TronGrid); $CHAINWATCH_<SLUG>_API_KEY wins when set.
+    api_key: T.Optional(T.String({ minLength: 1, maxLength: 256 })),
     rpc_timeout_ms: PositiveInt(10_000, 120_000),
     // Most bytes one upstream answer may have; the follower's read-ahead holds about this much at most.
     max_response_bytes: PositiveInt(DEFAULT_MAX_RESPONSE_BYTES, 2 ** 31),
-    // Keys are contract addresses; normalised to lower case by loadConfig.
+    // Keys are contract addresses: evm ones lower-cased by loadConfig, tron ones checked as base58 T… addresses.
     tokens: T.Record(T.String(), TokenSchema, { default: {} }),
   },
   strict,
@@ -59,9 +62,18 @@ export const RatesSchema = T.Object(
 );
 
 /** A network with every follower key at its schema default. */
-function network(family: Static<typeof FamilySchema>, decimals: number, confirmations: number, get_block_cost: number): Static<typeof NetworkSchema> {
-  return Value.Default(NetworkSchema, { family, decimals, confirmations, get_block_cost }) as Static<typeof NetworkSchema>;
+function network(
+  family: Static<typeof FamilySchema>,
+  decimals: number,
+  confirmations: number,
+  get_block_cost: number,
+  tokens: Record<string, Static<typeof TokenSchema>> = {},
+): Static<typeof NetworkSchema> {
+  return Value.Default(NetworkSchema, { family, decimals, confirmations, get_block_cost, tokens }) as Static<typeof NetworkSchema>;
 }
+
+/** Tether USD on Tron mainnet, the token most payments there settle in. */
+export const TRON_USDT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 
 /** Networks shipped when the config names none; a config's [networks.X] tables add to or override these. */
 export const DEFAULT_NETWORKS: Record<string, Static<typeof NetworkSchema>> = {
@@ -69,7 +81,7 @@ export const DEFAULT_NETWORKS: Record<string, Static<typeof NetworkSchema>> = {
   bsc: network("evm", 18, 15, 20),
   polygon: network("evm", 18, 64, 20),
   btc: network("btc", 8, 2, 50),
-  tron: network("tron", 6, 19, 20),
+  tron: network("tron", 6, 19, 20, { [TRON_USDT]: { symbol: "USDT", decimals: 6 } }),
   sol: network("solana", 9, 32, 30),
 };
 

@@ -14,6 +14,7 @@ import { createEvmReader } from "./evm-reader.ts";
 import { createEvmSource } from "./evm-source.ts";
 import { createRpcClient } from "./rpc-client.ts";
 import { createTokenDecimals } from "./token-decimals.ts";
+import { tronReaderFor } from "./tron-reader.ts";
 
 export type FollowersDeps = {
   config: Config;
@@ -62,6 +63,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
 
 /** How a network's family is read; loadConfig has refused `follow` without `rpc_urls` or on a family with no reader. */
 function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
+  if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
   // The follower's own view of the pool: every answer from an upstream on the expected chain.
   const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
   const rpc = createRpcClient(checked);

@@ -5,7 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import { MAX_DECIMALS } from "../lib/amount.ts";
 import { type RpcClient, RpcError } from "./rpc-client.ts";
 
-/** Token decimals of one network: `[networks.X.tokens]` first, then the database cache, then `decimals()` by eth_call. */
+/** Token decimals of one network: `[networks.X.tokens]` first, then the database cache, then the contract's `decimals()`. */
 export type TokenDecimals = {
   /** Makes sure every contract's decimals are known (asking the node at most once per contract). */
   resolve(contracts: Iterable<string>): Promise<void>;
@@ -13,16 +13,21 @@ export type TokenDecimals = {
   decimalsOf(contract: string): number | null;
 };
 
+/**
+ * A contract's `decimals()` as a node answers it: the number; null when the node answered but not
+ * with a usable one (reverted, no such function, above 36) — a fact, cached; a throw when no node
+ * answered, so the block is read again later.
+ */
+export type DecimalsQuery = (contract: string) => Promise<number | null>;
+
 const DECIMALS_CALL = encodeFunctionData({ abi: erc20Abi, functionName: "decimals" });
 
-export function createTokenDecimals(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; rpc: RpcClient }): TokenDecimals {
-  const known = new Map<string, number | null>(Object.entries(deps.tokens).map(([address, t]) => [address.toLowerCase(), t.decimals]));
-
-  /** decimals() answered by the node; null when the contract answered but not with a usable uint8. */
-  const askNode = async (contract: string): Promise<number | null> => {
+/** decimals() by eth_call at `latest`. */
+export function evmDecimalsQuery(rpc: RpcClient): DecimalsQuery {
+  return async (contract) => {
     let data: `0x${string}`;
     try {
-      data = await deps.rpc.call<`0x${string}`>("eth_call", [{ to: contract, data: DECIMALS_CALL }, "latest"]);
+      data = await rpc.call<`0x${string}`>("eth_call", [{ to: contract, data: DECIMALS_CALL }, "latest"]);
     } catch (e) {
       // The node answered (execution reverted, no such function): a fact worth caching.
       // No upstream answered: unknown, so the caller retries the block later.
@@ -36,11 +41,25 @@ export function createTokenDecimals(deps: { db: Db; clock: Clock; network: strin
       return null;
     }
   };
+}
+
+/** An EVM network's token decimals: contracts keyed lower case, decimals() by eth_call. */
+export function createTokenDecimals(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; rpc: RpcClient }): TokenDecimals {
+  const tokens = Object.fromEntries(Object.entries(deps.tokens).map(([address, t]) => [address.toLowerCase(), t]));
+  return createDecimalsCache({ ...deps, tokens, ask: evmDecimalsQuery(deps.rpc) });
+}
+
+/**
+ * Token decimals of any family: `tokens` (keyed as the follower names contracts), then the
+ * `token_decimals` table, then `ask`, whose answer is stored in the table.
+ */
+export function createDecimalsCache(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; ask: DecimalsQuery }): TokenDecimals {
+  const known = new Map<string, number | null>(Object.entries(deps.tokens).map(([address, t]) => [address, t.decimals]));
 
   /** Asks the node and caches the answer; blocks fetched at once share one question per contract. */
   const inFlight = new Map<string, Promise<void>>();
   const learn = async (contract: string) => {
-    const decimals = await askNode(contract);
+    const decimals = await deps.ask(contract);
     known.set(contract, decimals);
     await deps.db
       .insertInto("token_decimals")

@@ -10,10 +10,13 @@ export class MalformedUpstreamData extends Error {
   }
 }
 
-/** The offending value as a short, escaped preview: hostile text must not reach logs or terminals raw or whole. */
-export function preview(value: unknown): string {
+/**
+ * The offending value as a short, escaped preview: hostile text must not reach logs or terminals
+ * raw or whole. `max` characters at most (48; a node's own error message may take more).
+ */
+export function preview(value: unknown, max = 48): string {
   if (value === undefined) return "missing";
   // JSON escapes C0 controls; C1 controls (a terminal's CSI) and line separators are escaped here.
   const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return json.length > 48 ? `${json.slice(0, 45)}...` : json;
+  return json.length > max ? `${json.slice(0, max - 3)}...` : json;
 }

@@ -110,8 +110,10 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
     const net = findNetwork(deps.config.networks, req.network);
     const pool = deps.pools.get(req.network);
-    const policy = net ? policyFor(net.family) : null;
-    if (!net || !pool || !policy) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
+    if (!net || !pool) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
+    // A family /rpc has no method policy for (a tron network's rpc_urls serve java-tron's HTTP API, not JSON-RPC).
+    const policy = policyFor(net.family);
+    if (!policy) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, `JSON-RPC is not available for network ${req.network} (family ${net.family})`);
     const parsed = parseRpcBody(req.body);
     const invalid = requestProblem(parsed);
     if (invalid) return invalid;

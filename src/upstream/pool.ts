@@ -16,15 +16,21 @@ export type UpstreamReply =
   | { ok: true; upstream: string; status: number; text: string; bytes: number; json: unknown; ms: number }
   | Explained<"UPSTREAM_UNAVAILABLE" | "UPSTREAM_ANSWER_TOO_LARGE">;
 
-/** How a body is sent: `expectsAnswer: false` for notifications alone, which a node answers with an empty body. */
-export type SendOptions = { expectsAnswer?: boolean };
+/**
+ * How a body is sent: `expectsAnswer: false` for notifications alone, which a node answers with an
+ * empty body; `path` is appended to the upstream's URL (a node whose API has a path per call, such
+ * as java-tron's `/wallet/getblock`); `headers` are added to the request. A request with `headers`
+ * (they may carry an API key) follows no redirect: a 3xx fails the upstream like any non-2xx, so a
+ * credential never travels on to another host.
+ */
+export type SendOptions = { expectsAnswer?: boolean; path?: string; headers?: Record<string, string> };
 
 /** One configured node and what the pool knows of its health. `label` is safe to log (no path, query or credentials). */
 export type UpstreamState = { label: string; healthy: boolean; failures: number; errors: number; downUntilMs: number; lastError: string | null };
 
 /** A network's `rpc_urls`, tried in order with failover and per-upstream backoff. */
 export type UpstreamPool = {
-  /** Posts one JSON-RPC body (a call or a batch) to the first usable upstream, failing over to the next. */
+  /** Posts one body (a JSON-RPC call or batch, or an HTTP API request) to the first usable upstream, failing over to the next. */
   send(body: string, options?: SendOptions): Promise<UpstreamReply>;
   /** The label of the upstream that answered last (the first configured one until then). */
   current(): string;
@@ -45,6 +51,7 @@ export type UpstreamPoolDeps = {
 };
 
 const BASE_BACKOFF_MS = 500;
+const JSON_HEADERS = { "Content-Type": "application/json" };
 const MAX_BACKOFF_MS = 30_000;
 
 /** How an upstream is named in logs, metrics and `follow status`: no path, query or credentials. */
@@ -69,6 +76,8 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
   const cap = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const nodes = deps.urls.map((url) => ({
     url,
+    /** The URL with each `path` asked for appended, built once per path. */
+    paths: new Map<string, string>(),
     state: { label: upstreamLabel(url), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null } as UpstreamState,
   }));
   let last = nodes[0]?.state.label ?? "";
@@ -110,11 +119,12 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
       for (const node of candidates()) {
         const started = performance.now();
         try {
-          const res = await deps.fetch(node.url, {
+          const res = await deps.fetch(options.path ? urlWithPath(node, options.path) : node.url, {
             method: "POST",
-            headers: { "Content-Type": "application/json" },
+            headers: options.headers ? { ...JSON_HEADERS, ...options.headers } : JSON_HEADERS,
             body,
             signal: deadline(),
+            ...(options.headers ? { redirect: "manual" as const } : {}),
           });
           if (res.status < 200 || res.status > 299) {
             await res.body?.cancel().catch(() => {});
@@ -138,6 +148,18 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     current: () => last,
     states: () => nodes.map((n) => ({ ...n.state })),
   };
+}
+
+/** An upstream URL with a path appended to its own (`http://node:8090/` + `/wallet/getblock`); its query is kept. */
+function urlWithPath(node: { url: string; paths: Map<string, string> }, path: string): string {
+  let url = node.paths.get(path);
+  if (url === undefined) {
+    const u = new URL(node.url);
+    u.pathname = u.pathname.replace(/\/+$/, "") + path;
+    url = u.href;
+    node.paths.set(path, url);
+  }
+  return url;
 }
 
 /**

@@ -88,6 +88,34 @@ describe("config defaults", () => {
   });
 });
 
+describe("tron networks", () => {
+  test("the default tron network ships USDT's decimals; token keys keep their base58 case while evm ones are lower-cased", () => {
+    const defaults = loadConfig(null);
+    if (!defaults.ok) throw new Error(defaults.error);
+    expect(defaults.config.networks.tron).toMatchObject({ family: "tron", decimals: 6, confirmations: 19, tokens: { TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t: { symbol: "USDT", decimals: 6 } } });
+    const { result } = load(
+      '[networks.t]\nfamily = "tron"\nrpc_urls = ["https://api.trongrid.io"]\nfollow = true\nchain_id = 728126428\n[networks.t.tokens]\n"TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" = { decimals = 6 }\n' +
+        '[networks.e]\nfamily = "evm"\n[networks.e.tokens]\n"0xDAC17F958D2EE523A2206206994597C13D831EC7" = { decimals = 6 }\n',
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks.t).toMatchObject({ follow: true, chain_id: 728126428, tokens: { TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t: { decimals: 6 } } });
+    expect(result.config.networks.e.tokens).toEqual({ "0xdac17f958d2ee523a2206206994597c13d831ec7": { decimals: 6 } });
+  });
+
+  test("$CHAINWATCH_<SLUG>_API_KEY overrides a tron network's api_key; an empty one, or one for another family, does nothing", () => {
+    const path = join(dir, `c${++n}.toml`);
+    writeFileSync(path, '[networks.tron-main]\nfamily = "tron"\napi_key = "from-file"\n');
+    const fromEnv = loadConfig(path, { CHAINWATCH_TRON_MAIN_API_KEY: "from-env" });
+    expect(fromEnv.ok && fromEnv.config.networks["tron-main"].api_key).toBe("from-env");
+    const empty = loadConfig(path, { CHAINWATCH_TRON_MAIN_API_KEY: "" });
+    expect(empty.ok && empty.config.networks["tron-main"].api_key).toBe("from-file");
+    // The default network takes one from the environment alone.
+    const defaults = loadConfig(null, { CHAINWATCH_TRON_API_KEY: "k", CHAINWATCH_ETH_API_KEY: "stray" });
+    expect(defaults.ok && defaults.config.networks.tron.api_key).toBe("k");
+    expect(defaults.ok && defaults.config.networks.eth.api_key).toBeUndefined();
+  });
+});
+
 describe("a bad config names the key and the reason", () => {
   test.each([
     ["an unknown top-level key", "bogus = 1\n", "unknown config key `bogus`"],
@@ -125,7 +153,11 @@ describe("a bad config names the key and the reason", () => {
     ["a zero height jump", "[ingest]\nmax_height_jump = 0\n", "config key `ingest.max_height_jump`: expected integer to be greater or equal to 1"],
     ["a chain id that is no integer", '[networks.x]\nfamily = "evm"\nchain_id = "1"\n', "config key `networks.x.chain_id`: expected integer"],
     ["a zero chain id", '[networks.x]\nfamily = "evm"\nchain_id = 0\n', "config key `networks.x.chain_id`: expected integer to be greater or equal to 1"],
-    ["a chain id on a network that is not evm", '[networks.x]\nfamily = "btc"\nchain_id = 1\n', "config key `networks.x.chain_id`: only evm networks have a chain id"],
+    ["a chain id on a network that is neither evm nor tron", '[networks.x]\nfamily = "btc"\nchain_id = 1\n', "config key `networks.x.chain_id`: only evm and tron networks have a chain id"],
+    ["a follower on a family without one", '[networks.x]\nfamily = "solana"\nrpc_urls = ["http://127.0.0.1:1"]\nfollow = true\n', "config key `networks.x.follow`: only evm and tron networks can be followed by this build"],
+    ["an API key on a network that is not tron", '[networks.x]\nfamily = "evm"\napi_key = "k"\n', "config key `networks.x.api_key`: only tron networks send an API key (TRON-PRO-API-KEY)"],
+    ["a tron token keyed by a hex address", '[networks.t]\nfamily = "tron"\n[networks.t.tokens]\n"41a614f803b6fd780986a42c78ec9c7f77e6ded13c" = { decimals = 6 }\n', "config key `networks.t.tokens.41a614f803b6fd780986a42c78ec9c7f77e6ded13c`: not a tron address (base58check, T…)"],
+    ["a tron token keyed by a lower-cased address", '[networks.t]\nfamily = "tron"\n[networks.t.tokens]\n"tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t" = { decimals = 6 }\n', "config key `networks.t.tokens.tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t`: not a tron address (base58check, T…)"],
     ["a negative reorg brake", "[networks.eth]\nfamily = \"evm\"\nmax_reorgs_per_minute = -1\n", "config key `networks.eth.max_reorgs_per_minute`: expected integer to be greater or equal to 0"],
     ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],

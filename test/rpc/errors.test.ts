@@ -17,8 +17,9 @@ beforeAll(async () => {
     config: {
       networks: {
         eth: { family: "evm", decimals: 18, rpc_urls: [anvil.url] },
-        // bsc ships without rpc_urls; btc has a node but no method policy yet.
+        // bsc ships without rpc_urls; btc and tron have a node but no method policy.
         btc: { family: "btc", decimals: 8, rpc_urls: [anvil.url] },
+        tron: { family: "tron", decimals: 6, rpc_urls: [anvil.url] },
         failover: { family: "evm", decimals: 18, rpc_urls: [dead, anvil.url] },
         down: { family: "evm", decimals: 18, rpc_urls: [dead] },
       },
@@ -105,13 +106,14 @@ describe("a request refused whole answers one small error object, however large 
 
 describe("networks (404 -32012)", () => {
   test.each([
-    ["an unknown network", "nope"],
-    ["a network without rpc_urls", "bsc"],
-    ["a network whose family has no method policy yet", "btc"],
-  ])("%s answers 404", async (_, network) => {
+    ["an unknown network", "nope", "Unknown network: nope"],
+    ["a network without rpc_urls", "bsc", "Unknown network: bsc"],
+    ["a network whose family has no method policy yet", "btc", "JSON-RPC is not available for network btc (family btc)"],
+    ["a tron network, whose rpc_urls serve java-tron's HTTP API", "tron", "JSON-RPC is not available for network tron (family tron)"],
+  ])("%s answers 404", async (_, network, message) => {
     expect(await rpc(`/rpc/${network}/${c.apiKey}`, blockNumber(9))).toMatchObject({
       status: 404,
-      body: rpcError(9, -32012, `Unknown network: ${network}`),
+      body: rpcError(9, -32012, message),
     });
   });
 });

@@ -132,6 +132,46 @@ describe("answer size", () => {
   });
 });
 
+describe("paths and headers per request (HTTP APIs such as java-tron's)", () => {
+  // Records what arrives; `/moved/...` redirects to the recorder's own `/elsewhere`.
+  const seen: { path: string; search: string; key: string | null }[] = [];
+  const api = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      seen.push({ path: url.pathname, search: url.search, key: req.headers.get("TRON-PRO-API-KEY") });
+      if (url.pathname.startsWith("/moved/")) return Response.redirect(`${url.origin}/elsewhere`, 302);
+      return Response.json({ blockID: "00" });
+    },
+  });
+  afterAll(() => api.stop(true));
+
+  test("the path is appended to the upstream's URL, whatever its own path and query, and the headers are sent", async () => {
+    const { log, lines } = recordingLog();
+    seen.length = 0;
+    const pool = createUpstreamPool({ network: "tron", urls: [`${api.url.href}base/?x=1`], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    const reply = await pool.send("{}", { path: "/wallet/getblock", headers: { "TRON-PRO-API-KEY": "k-123" } });
+    expect(reply).toMatchObject({ ok: true, status: 200, json: { blockID: "00" } });
+    await pool.send("{}", { path: "/wallet/getblock" });
+    expect(seen).toEqual([
+      { path: "/base/wallet/getblock", search: "?x=1", key: "k-123" },
+      { path: "/base/wallet/getblock", search: "?x=1", key: null },
+    ]);
+    expect(lines).toEqual([]);
+  });
+
+  test("a request with headers follows no redirect: the 3xx fails the upstream, nothing reaches the other place, the key is not logged", async () => {
+    const { log, lines } = recordingLog();
+    seen.length = 0;
+    const pool = createUpstreamPool({ network: "tron", urls: [`${api.url.href}moved`], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    expect(await pool.send("{}", { path: "/wallet/getblock", headers: { "TRON-PRO-API-KEY": "k-123" } })).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "HTTP 302" });
+    expect(seen.map((s) => s.path)).toEqual(["/moved/wallet/getblock"]);
+    expect(lines.map((l) => l.msg)).toEqual(["upstream down"]);
+    expect(JSON.stringify(lines)).not.toContain("k-123");
+  });
+});
+
 describe("upstream pools", () => {
   test("one pool per network with rpc_urls, none for the others", () => {
     const { log } = recordingLog();
