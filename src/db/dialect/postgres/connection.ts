@@ -1,12 +1,13 @@
-import { type CompiledQuery, type DatabaseConnection, type Driver, Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresAdapter, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Db } from "../../executor.ts";
-import { forPostgres } from "../../fixed-sql.ts";
 import type { DB } from "../../schema.ts";
+import type { CarriesStatements } from "../../statements.ts";
 import { sqliteSchemaOnPostgres } from "./schema-plugin.ts";
+import { postgresStatements } from "./statements.ts";
 
-// The connection to PostgreSQL: node-postgres through Kysely's own PostgresDialect, and how values
-// come back.
+// The connection to PostgreSQL: node-postgres through Kysely's own PostgresDialect, how values
+// come back, and the statements this dialect brings.
 
 /** int8 (count(*), bigint columns) and numeric (sum of bigint): numbers, as bun:sqlite gives them. */
 const INT8 = 20;
@@ -18,22 +19,15 @@ const types = {
   },
 };
 
-/** Kysely's PostgresDialect whose connections translate fixed statements (`?` → `$n`). */
+/** Kysely's PostgreSQL adapter, carrying PostgreSQL's hand-written statements (`statementsOf`). */
+class PostgresAdapterWithStatements extends PostgresAdapter implements CarriesStatements {
+  readonly statements = postgresStatements;
+}
+
+/** Kysely's PostgresDialect whose adapter brings PostgreSQL's statements. */
 class ChainwatchPostgresDialect extends PostgresDialect {
-  override createDriver(): Driver {
-    const driver = super.createDriver();
-    const acquire = driver.acquireConnection.bind(driver);
-    const patched = new WeakSet<DatabaseConnection>();
-    driver.acquireConnection = async () => {
-      const connection = await acquire();
-      if (!patched.has(connection)) {
-        const execute = connection.executeQuery.bind(connection);
-        connection.executeQuery = <R>(q: CompiledQuery) => execute<R>(forPostgres(q));
-        patched.add(connection);
-      }
-      return connection;
-    };
-    return driver;
+  override createAdapter() {
+    return new PostgresAdapterWithStatements();
   }
 }
 

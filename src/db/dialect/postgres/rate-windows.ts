@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../../executor.ts";
-import { fixedStatement } from "../../fixed-sql.ts";
+import { compiled } from "../compiled.ts";
 
 /**
  * The per-second budgets of the cluster-wide rate limits (docs/reference.md §10): one row per limit key and
@@ -20,15 +20,16 @@ export const postgresRateWindows = {
    * only records demand.
    */
   async lease(db: Db, key: string, second: number, want: number, limit: number): Promise<number> {
-    const { rows } = await db.executeQuery<{ used: number }>(fixedStatement(LEASE, [key, second, want]));
+    const { rows } = await db.executeQuery<{ used: number }>(compiled(LEASE, [key, second, want]));
     const before = Number(rows[0].used) - want;
     return Math.max(0, Math.min(want, limit - before));
   },
   /** Drops the rows of seconds before `second`. */
   async prune(db: Db, second: number): Promise<void> {
-    await db.executeQuery(fixedStatement("delete from rate_windows where second < ?", [second]));
+    await db.executeQuery(compiled(PRUNE, [second]));
   },
 };
 
-const LEASE = `insert into rate_windows (limit_key, second, used) values (?, ?, ?)
+const LEASE = `insert into rate_windows (limit_key, second, used) values ($1, $2, $3)
 on conflict (limit_key, second) do update set used = rate_windows.used + excluded.used returning used`;
+const PRUNE = "delete from rate_windows where second < $1";

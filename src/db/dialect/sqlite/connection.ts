@@ -1,18 +1,29 @@
 import { Database } from "bun:sqlite";
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely } from "kysely";
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteAdapter } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
+import type { CarriesStatements } from "../../statements.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { sqliteStatements } from "./statements.ts";
+
+/** Kysely's SQLite adapter, carrying SQLite's hand-written statements (`statementsOf`). */
+class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatements {
+  readonly statements = sqliteStatements;
+}
 
 /**
  * SQLite dialect whose transactions start with BEGIN IMMEDIATE: the CLI and the daemon write the
  * same file, and a deferred BEGIN that later writes fails with SQLITE_BUSY at once instead of
- * waiting out busy_timeout.
+ * waiting out busy_timeout. Its adapter brings SQLite's statements.
  */
 class ImmediateSqliteDialect extends BunSqliteDialect {
+  override createAdapter() {
+    return new SqliteAdapterWithStatements();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
