@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.ts";
-import { fixedStatement } from "../db/fixed-sql.ts";
 import type { Account } from "../db/schema.ts";
+import { statementsOf } from "../db/statements.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Explained, invalidInput, type Result } from "../lib/error-codes.ts";
@@ -76,17 +76,12 @@ export type AccountSnapshot = {
 };
 
 // GET /v1/account is the hot path of the signed API. One statement instead of three, written out
-// because building it with Kysely's query builder costs more than SQLite takes to run it.
-// slots_used counts the same rows as slotsUsed (watch/watches.ts).
-const SNAPSHOT_SQL = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
-  (select count(*) from watches w where w.account_id = a.id) as slots_used,
-  coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = ?), 0) as spent_today
-from accounts a join plans p on p.name = a.plan
-where a.id = ?`;
+// per dialect (db/statements.ts) because building it with Kysely's query builder costs more than
+// SQLite takes to run it. Its slots_used counts the same rows as slotsUsed (watch/watches.ts).
 
 /** The account snapshot for `day` (YYYY-MM-DD, UTC); throws when the account does not exist. */
 export async function accountSnapshot(db: Db, accountId: string, day: string): Promise<AccountSnapshot> {
-  const { rows } = await db.executeQuery(fixedStatement<AccountSnapshot>(SNAPSHOT_SQL, [day, accountId]));
+  const { rows } = await db.executeQuery(statementsOf(db).accountSnapshot(accountId, day));
   if (!rows[0]) throw new Error(`no account ${accountId}`);
   return rows[0];
 }

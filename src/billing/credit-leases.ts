@@ -1,6 +1,6 @@
 import type { Db, Executor } from "../db/database.ts";
-import { fixedStatement as statement } from "../db/fixed-sql.ts";
 import { lockAccount } from "../db/primitives.ts";
+import { statementsOf } from "../db/statements.ts";
 
 // Credits set aside for /rpc (docs/reference.md §9, §10). A daemon does not charge each call as it
 // is answered: it sets a slice of an account's balance aside under a lease (a row of
@@ -10,13 +10,8 @@ import { lockAccount } from "../db/primitives.ts";
 // lease holds. A lease not renewed in time belongs to a daemon that died; deleting its row gives
 // the credits back.
 
-/** What every daemon has set aside of one account (the query names `accounts` as `a`): summed by each check of the free credits. */
-export const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
-
-const READ_FREE = `select a.credits, ${LEASED_OF_ACCOUNT} as leased from accounts as a where a.id = ?`;
-const WRITE_LEASE = `insert into credit_leases (holder, account_id, credits, lease_until) values (?, ?, ?, ?)
-on conflict (holder, account_id) do update set credits = excluded.credits, lease_until = excluded.lease_until`;
-const DROP_LEASE = "delete from credit_leases where holder = ? and account_id = ?";
+// The statements are each dialect's hand-written ones (db/statements.ts); every check of the free
+// credits there sums what every daemon has set aside.
 
 export type LeaseTake = {
   holder: string;
@@ -41,13 +36,14 @@ export type LeaseTake = {
 export async function takeLease(db: Db, t: LeaseTake): Promise<{ taken: number; free: number }> {
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, t.accountId);
-    const { rows } = await trx.executeQuery<{ credits: number | string; leased: number | string }>(statement(READ_FREE, [t.accountId]));
+    const statements = statementsOf(trx);
+    const { rows } = await trx.executeQuery(statements.readFreeCredits(t.accountId));
     const row = rows[0];
     if (!row) return { taken: 0, free: 0 };
     const free = Number(row.credits) - Number(row.leased) - t.promised();
     if (free < t.need) return { taken: 0, free };
     const taken = Math.min(t.want, free);
-    await trx.executeQuery(statement(WRITE_LEASE, [t.holder, t.accountId, t.leased + taken, t.leaseUntil]));
+    await trx.executeQuery(statements.writeLease(t.holder, t.accountId, t.leased + taken, t.leaseUntil));
     return { taken, free };
   });
 }
@@ -58,20 +54,21 @@ export async function takeLease(db: Db, t: LeaseTake): Promise<{ taken: number; 
  * was cut off from the database comes back as this daemon still spends it.
  */
 export async function writeLeases(db: Executor, holder: string, rows: readonly { accountId: string; credits: number }[], leaseUntil: number): Promise<void> {
+  const statements = statementsOf(db);
   for (const r of rows) {
-    if (r.credits > 0) await db.executeQuery(statement(WRITE_LEASE, [holder, r.accountId, r.credits, leaseUntil]));
-    else await db.executeQuery(statement(DROP_LEASE, [holder, r.accountId]));
+    if (r.credits > 0) await db.executeQuery(statements.writeLease(holder, r.accountId, r.credits, leaseUntil));
+    else await db.executeQuery(statements.dropLease(holder, r.accountId));
   }
 }
 
 /** Gives back the credits of leases that ran out before `nowMs` (their holders died); answers how many rows. */
 export async function dropExpiredLeases(db: Executor, nowMs: number): Promise<number> {
-  const res = await db.executeQuery(statement("delete from credit_leases where lease_until < ?", [nowMs]));
+  const res = await db.executeQuery(statementsOf(db).dropExpiredLeases(nowMs));
   return Number(res.numAffectedRows ?? 0);
 }
 
 /** Gives back every lease: for a daemon that knows it is the only one on its database, at start. */
 export async function dropAllLeases(db: Executor): Promise<number> {
-  const res = await db.executeQuery(statement("delete from credit_leases", []));
+  const res = await db.executeQuery(statementsOf(db).dropAllLeases());
   return Number(res.numAffectedRows ?? 0);
 }

@@ -1,12 +1,9 @@
 import type { Db, Executor } from "../db/database.ts";
-import { fixedStatement } from "../db/fixed-sql.ts";
+import { statementsOf, type UsageAddition } from "../db/statements.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
 
-
-// Fixed SQL rather than a query built per call: the delivery loop adds usage in every commit.
-const ADD_USAGE_ROW = "(?, ?, ?, ?, ?)";
-const ADD_USAGE_CONFLICT = `on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
-  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`;
+// A hand-written statement (db/statements.ts) rather than a query built per call: the delivery
+// loop adds usage in every commit.
 
 // Rows per statement: 500 × 5 parameters stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
@@ -20,16 +17,12 @@ export function recordUsage(db: Executor, accountId: string, nowMs: number, add:
 
 /** Adds to today's usage rows of many accounts, one multi-row upsert per 500 accounts. */
 export async function addUsage(db: Executor, nowMs: number, adds: ReadonlyMap<string, UsageAdd>): Promise<void> {
+  const statements = statementsOf(db);
   const day = utcDay(nowMs);
-  const rows = [...adds];
+  const rows: UsageAddition[] = [];
+  for (const [accountId, add] of adds) rows.push({ accountId, credits: add.credits ?? 0, deliveries: add.deliveries ?? 0, events: add.events ?? 0 });
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK);
-    const params: unknown[] = [];
-    for (const [accountId, add] of chunk) params.push(accountId, day, add.credits ?? 0, add.deliveries ?? 0, add.events ?? 0);
-    const values = new Array<string>(chunk.length).fill(ADD_USAGE_ROW).join(", ");
-    await db.executeQuery(
-      fixedStatement(`insert into usage_daily (account_id, day, credits, deliveries, events) values ${values} ${ADD_USAGE_CONFLICT}`, params),
-    );
+    await db.executeQuery(statements.addUsage(day, rows.slice(i, i + CHUNK)));
   }
 }
 

@@ -1,14 +1,11 @@
-import { type Kysely, Migrator, type Transaction } from "kysely";
+import { Migrator } from "kysely";
+import { openPostgres } from "./dialect/postgres/connection.ts";
+import { openSqlite } from "./dialect/sqlite/connection.ts";
+import type { Db } from "./executor.ts";
 import { migrations } from "./migrations/index.ts";
-import type { DB } from "./schema.ts";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
-import { openPostgres } from "./dialect/postgres.ts";
-import { openSqlite } from "./dialect/sqlite.ts";
 
-export type Db = Kysely<DB>;
-
-/** What repositories take: the database, or a transaction a caller composes several writes in. */
-export type Executor = Kysely<DB> | Transaction<DB>;
+export type { Db, Executor } from "./executor.ts";
 
 export type DialectName = "sqlite" | "postgres";
 

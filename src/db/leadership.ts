@@ -1,6 +1,6 @@
 import type { Db } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
-import { type AdvisoryKey, sessionLocksPostgres } from "./dialect/postgres.ts";
+import { type AdvisoryKey, sessionLocksPostgres } from "./dialect/postgres/advisory-locks.ts";
 
 /**
  * Who leads a network's follower when several daemons share one database (docs/reference.md §10): on

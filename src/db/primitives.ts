@@ -1,13 +1,14 @@
 import type { RawBuilder, Transaction } from "kysely";
 import type { Db, Executor } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
-import { postgresPrimitives, postgresRateWindows } from "./dialect/postgres.ts";
-import { sqlitePrimitives } from "./dialect/sqlite.ts";
+import { postgresPrimitives } from "./dialect/postgres/primitives.ts";
+import { postgresRateWindows } from "./dialect/postgres/rate-windows.ts";
+import { sqlitePrimitives } from "./dialect/sqlite/primitives.ts";
 import type { DB } from "./schema.ts";
 
 // The invariants that SQLite gave for free (one writer: BEGIN IMMEDIATE serialises every write
 // transaction) made explicit, so they hold with several daemons on PostgreSQL. Code calls these;
-// each dialect file implements them (no-ops on SQLite).
+// each dialect folder implements them in its primitives.ts (no-ops on SQLite).
 
 /** The order rows of `watches` were inserted in (SQLite's rowid; an identity column on PostgreSQL). */
 export function insertionOrder(db: Executor): RawBuilder<unknown> {

@@ -1,6 +1,6 @@
 import type { Db } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
-import { listenPostgres, notifyPostgres } from "./dialect/postgres.ts";
+import { listenPostgres, notifyPostgres } from "./dialect/postgres/notifications.ts";
 import type { Logger } from "../lib/log.ts";
 
 /**

@@ -1,12 +1,12 @@
 import type { Transaction } from "kysely";
-import { LEASED_OF_ACCOUNT } from "../billing/credit-leases.ts";
 import type { Executor } from "../db/database.ts";
-import { claimLockClause, orderedClaimPlan } from "../db/primitives.ts";
-import { fixedStatement as statement, placeholders as list } from "../db/fixed-sql.ts";
+import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
+import { type DueDelivery, statementsOf } from "../db/statements.ts";
 
 // Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
-// statements are fixed SQLite text (see db/fixed-sql.ts): the loop runs them thousands of times a second.
+// statements are each dialect's hand-written ones (db/statements.ts): the loop runs them thousands
+// of times a second.
 
 /** The account columns that decide where and how a delivery is sent, read when it is claimed. */
 export type AccountRoute = {
@@ -31,31 +31,6 @@ export type ClaimOptions = {
 
 export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[] };
 
-type ClaimRow = Delivery & {
-  account_credits: number | string;
-  /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
-  account_leased: number | string;
-  webhook_url: string | null;
-  webhook_enabled: number;
-  payments_webhook_url: string | null;
-  webhook_secret_enc: string;
-};
-
-/**
- * Due rows with their account's route and balance, oldest due first. A payment row waits while a
- * lower sequence of its payment is still pending or paused. `next_attempt_at` is the only sort key:
- * the due index yields rows in that order (ties by insertion) and the scan stops at the limit.
- */
-export const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
-from deliveries as d inner join accounts as a on a.id = d.account_id
-where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
-  and (d.payment_id is null or not exists (
-    select 1 from deliveries as p
-    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
-order by d.next_attempt_at
-limit ?`;
-
 /** Runs `fn` in the caller's transaction, or in a write transaction of its own when given the database. */
 export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db as Transaction<DB>) : db.transaction().execute(fn);
@@ -72,11 +47,11 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs } = opts;
   return inTransaction(db, async (trx) => {
-    // On PostgreSQL the due rows stay locked until this transaction commits their lease, and rows
-    // another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
-    const lock = claimLockClause(trx, "d");
+    const statements = statementsOf(trx);
+    // On PostgreSQL the claim locks the due rows until this transaction commits their lease, and
+    // rows another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
     await orderedClaimPlan(trx);
-    const { rows } = await trx.executeQuery<ClaimRow>(statement(lock === "" ? SELECT_DUE : `${SELECT_DUE}${lock}`, [nowMs, nowMs, opts.limit]));
+    const { rows } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, opts.limit));
     const promised = new Map(opts.reserved ?? []);
     const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];
@@ -100,7 +75,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       }
       // The row itself becomes the claimed delivery (the account columns stay on it, unused):
       // copying every column of every row showed up in profiles.
-      const d = r as ClaimRow & ClaimedDelivery;
+      const d = r as DueDelivery & ClaimedDelivery;
       d.route = route;
       d.price = price;
       claimed.push(d);
@@ -108,16 +83,11 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     if (claimed.length > 0) {
       const leaseUntil = nowMs + opts.leaseMs;
       const ids = claimed.map((d) => d.id);
-      await trx.executeQuery(statement(`update deliveries set lease_until = ? where id in (${list(ids.length)})`, [leaseUntil, ...ids]));
+      await trx.executeQuery(statements.leaseDeliveries(ids, leaseUntil));
       for (const d of claimed) d.lease_until = leaseUntil;
     }
     if (paused.length > 0) {
-      await trx.executeQuery(
-        statement(`update deliveries set status = 'paused', lease_until = null, updated_at = ? where id in (${list(paused.length)})`, [
-          nowMs,
-          ...paused,
-        ]),
-      );
+      await trx.executeQuery(statements.pauseDeliveries(paused, nowMs));
     }
     return { claimed, paused };
   });
@@ -128,10 +98,9 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
  * them at once; a lease that is no longer the one the claim took is left alone.
  */
 export async function releaseLeases(db: Executor, rows: readonly Pick<Delivery, "id" | "lease_until">[]): Promise<void> {
+  const statements = statementsOf(db);
   for (const d of rows) {
     if (d.lease_until === null) continue;
-    await db.executeQuery(
-      statement("update deliveries set lease_until = null where id = ? and lease_until = ? and +status = 'pending'", [d.id, d.lease_until]),
-    );
+    await db.executeQuery(statements.releaseLease(d.id, d.lease_until));
   }
 }

@@ -1,6 +1,6 @@
-import { dropAllLeases, dropExpiredLeases, LEASED_OF_ACCOUNT, takeLease, writeLeases } from "../billing/credit-leases.ts";
+import { dropAllLeases, dropExpiredLeases, takeLease, writeLeases } from "../billing/credit-leases.ts";
 import type { Db } from "../db/database.ts";
-import { fixedStatement } from "../db/fixed-sql.ts";
+import { statementsOf } from "../db/statements.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { utcDay } from "../lib/time.ts";
@@ -91,11 +91,6 @@ const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 type Pending = { accountId: string; day: string; credits: number; calls: number };
 
-const READ_ACCOUNT = `select a.credits, ${LEASED_OF_ACCOUNT} as leased, p.rpc_rps from accounts as a join plans as p on p.name = a.plan where a.id = ?`;
-const CHARGE = "update accounts set credits = credits - ?, updated_at = ? where id = ?";
-const ADD_RPC_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events, rpc_calls) values (?, ?, ?, 0, 0, ?)
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits, rpc_calls = usage_daily.rpc_calls + excluded.rpc_calls`;
-
 /** A call short of credits waits on at most this many takes (concurrent calls may use a slice first). */
 const MAX_TAKE_ROUNDS = 4;
 
@@ -103,6 +98,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const refreshMs = deps.refreshMs ?? 1000;
   const leaseMs = LEASE_FLUSHES * deps.flushIntervalSeconds * 1000;
   const promised = deps.promised ?? (() => 0);
+  const statements = statementsOf(deps.db);
   const accounts = new Map<string, AccountMeter>();
   let pending = new Map<string, Pending>();
   let flushing: Promise<void> | null = null;
@@ -131,9 +127,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   };
 
   const read = async (a: AccountMeter) => {
-    const { rows } = await deps.db.executeQuery<{ credits: number | string; leased: number | string; rpc_rps: number }>(
-      fixedStatement(READ_ACCOUNT, [a.accountId]),
-    );
+    const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
     const row = rows[0];
     if (!row) throw new Error(`no account ${a.accountId}`);
     a.rpcRps = Number(row.rpc_rps);
@@ -225,8 +219,8 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         const charges = [...batch.values()].sort((x, y) => (x.accountId === y.accountId ? cmp(x.day, y.day) : cmp(x.accountId, y.accountId)));
         await deps.db.transaction().execute(async (trx) => {
           for (const p of charges) {
-            if (p.credits > 0) await trx.executeQuery(fixedStatement(CHARGE, [p.credits, nowMs, p.accountId]));
-            await trx.executeQuery(fixedStatement(ADD_RPC_USAGE, [p.accountId, p.day, p.credits, p.calls]));
+            if (p.credits > 0) await trx.executeQuery(statements.chargeAccount(p.accountId, p.credits, nowMs));
+            await trx.executeQuery(statements.addRpcUsage(p.accountId, p.day, p.credits, p.calls));
           }
           await writeLeases(
             trx,

@@ -1,6 +1,6 @@
 import type { Db, Executor } from "../db/database.ts";
-import { fixedStatement } from "../db/fixed-sql.ts";
 import type { NewEvent } from "../db/schema.ts";
+import { statementsOf } from "../db/statements.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 
@@ -22,20 +22,15 @@ export async function nextEventSeq(db: Executor): Promise<number> {
   return (row?.seq ?? 0) + 1;
 }
 
-const EVENT_COLUMNS = "id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash";
-const EVENT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
 /**
- * Inserts events in the given order (their `seq`, and so the listing order, follows it). Plain SQL
- * rather than the query builder, which costs more per value than SQLite's own insert.
+ * Inserts events in the given order (their `seq`, and so the listing order, follows it). A
+ * hand-written statement (db/statements.ts) rather than the query builder, which costs more per
+ * value than SQLite's own insert.
  */
 export async function insertEvents(trx: Executor, rows: readonly NewEvent[]): Promise<void> {
+  const statements = statementsOf(trx);
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK);
-    const params: unknown[] = [];
-    for (const r of chunk) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
-    const values = new Array<string>(chunk.length).fill(EVENT_ROW).join(", ");
-    await trx.executeQuery(fixedStatement(`insert into events (${EVENT_COLUMNS}) values ${values}`, params));
+    await trx.executeQuery(statements.insertEvents(rows.slice(i, i + CHUNK)));
   }
 }
 

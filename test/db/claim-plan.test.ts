@@ -6,8 +6,7 @@ import { sql } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { orderedClaimPlan } from "../../src/db/primitives.ts";
-import { fixedStatement } from "../../src/db/fixed-sql.ts";
-import { SELECT_DUE } from "../../src/delivery/claim.ts";
+import { statementsOf } from "../../src/db/statements.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 
 // Found by `bun run bench:deliver --database postgres` (BENCH_PG_NO_ANALYZE=1): statistics taken
@@ -64,8 +63,8 @@ describe.skipIf(!onPostgres)("the claim's plan on PostgreSQL with statistics of 
   const plan = (ordered: boolean) =>
     ctx.db.transaction().execute(async (trx) => {
       if (ordered) await orderedClaimPlan(trx);
-      const now = Date.now();
-      const { rows } = await trx.executeQuery<{ "QUERY PLAN": string }>(fixedStatement(`explain ${SELECT_DUE}`, [now, now, 64]));
+      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64);
+      const { rows } = await trx.executeQuery<{ "QUERY PLAN": string }>({ ...claim, sql: `explain ${claim.sql}` });
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });
 

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { isPostgres } from "../dialect/detect.ts";
-import { postgresRateWindows } from "../dialect/postgres.ts";
+import { postgresRateWindows } from "../dialect/postgres/rate-windows.ts";
 
 /**
  * The per-second budgets that make the rate limits hold across daemons (docs/reference.md §10). PostgreSQL

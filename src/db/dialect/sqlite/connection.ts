@@ -1,17 +1,29 @@
-import { Database, type Statement } from "bun:sqlite";
-import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, sql } from "kysely";
+import { Database } from "bun:sqlite";
+import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteAdapter } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DB } from "../schema.ts";
-import type { Db } from "../database.ts";
+import type { Db } from "../../executor.ts";
+import type { DB } from "../../schema.ts";
+import type { CarriesStatements } from "../../statements.ts";
+import { withStatementCache } from "./statement-cache.ts";
+import { sqliteStatements } from "./statements.ts";
+
+/** Kysely's SQLite adapter, carrying SQLite's hand-written statements (`statementsOf`). */
+class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatements {
+  readonly statements = sqliteStatements;
+}
 
 /**
  * SQLite dialect whose transactions start with BEGIN IMMEDIATE: the CLI and the daemon write the
  * same file, and a deferred BEGIN that later writes fails with SQLITE_BUSY at once instead of
- * waiting out busy_timeout. Everything SQLite-specific lives in this file.
+ * waiting out busy_timeout. Its adapter brings SQLite's statements.
  */
 class ImmediateSqliteDialect extends BunSqliteDialect {
+  override createAdapter() {
+    return new SqliteAdapterWithStatements();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
@@ -86,53 +98,3 @@ function createPrivately(path: string): void {
   }
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
-
-/**
- * kysely-bun-sqlite calls `prepare()` on every query: SQLite compiles the SQL again each time
- * (most of a point read's cost) and the statement waits for the GC. The dialect only ever calls
- * `prepare` and `close`, so it gets a database whose `prepare` reuses compiled statements, least
- * recently used evicted past `max` (IN lists and multi-row inserts vary the SQL text). Reuse is
- * safe: the driver runs one statement at a time behind its connection mutex, a stream included.
- */
-function withStatementCache(sqlite: Database, max = 512): Database {
-  const cache = new Map<string, Statement>();
-  const cached = {
-    prepare(sql: string): Statement {
-      const hit = cache.get(sql);
-      if (hit) {
-        cache.delete(sql);
-        cache.set(sql, hit);
-        return hit;
-      }
-      const stmt = sqlite.prepare(sql);
-      cache.set(sql, stmt);
-      if (cache.size > max) {
-        const [oldest, evicted] = cache.entries().next().value as [string, Statement];
-        cache.delete(oldest);
-        evicted.finalize();
-      }
-      return stmt;
-    },
-    close(): void {
-      for (const stmt of cache.values()) stmt.finalize();
-      cache.clear();
-      sqlite.close();
-    },
-  };
-  return cached as unknown as Database;
-}
-
-/**
- * The concurrency primitives on SQLite: every write transaction starts with BEGIN IMMEDIATE and so
- * runs alone, which already gives each of them. See `src/db/primitives.ts`.
- */
-export const sqlitePrimitives = {
-  /** The row order watches were inserted in. */
-  insertionOrder: sql`rowid`,
-  async lockAccount(): Promise<void> {},
-  async serialize(): Promise<void> {},
-  /** No row locks to take or skip: the claim's write transaction runs alone. */
-  claimLockClause: (_alias: string) => "",
-  /** SQLite's planner reads the due index in order already (no statistics to go stale). */
-  async orderedClaimPlan(): Promise<void> {},
-};

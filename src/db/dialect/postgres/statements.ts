@@ -1,0 +1,119 @@
+import type { NewEvent } from "../../schema.ts";
+import type { NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import { compiled, textPerCount } from "../compiled.ts";
+
+// The hot-path statements in PostgreSQL's SQL (what each does: `src/db/statements.ts`). Numbered
+// placeholders; no planner hints in the text (the claim's plan is held by `orderedClaimPlan` in
+// primitives.ts).
+
+/** `$from, …`: `n` numbered placeholders starting at `from`. */
+function numbered(from: number, n: number): string {
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = `$${from + i}`;
+  return out.join(",");
+}
+
+/** `($1,…,$width), ($width+1,…), …`: `rows` rows of `width` numbered placeholders. */
+function rowsOf(rows: number, width: number): string {
+  const out = new Array<string>(rows);
+  for (let r = 0; r < rows; r++) out[r] = `(${numbered(r * width + 1, width)})`;
+  return out.join(",");
+}
+
+/** What every daemon has set aside of the account `a`: summed by each check of the free credits. */
+const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
+
+// The due rows stay locked until the claim commits their lease; rows another daemon is claiming
+// are passed over instead of claimed twice or waited on.
+const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
+  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
+from deliveries as d inner join accounts as a on a.id = d.account_id
+where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
+  and (d.payment_id is null or not exists (
+    select 1 from deliveries as p
+    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
+order by d.next_attempt_at
+limit $2
+for update of d skip locked`;
+
+const LEASE = textPerCount((n) => `update deliveries set lease_until = $1 where id in (${numbered(2, n)})`);
+const PAUSE = textPerCount((n) => `update deliveries set status = 'paused', lease_until = null, updated_at = $1 where id in (${numbered(2, n)})`);
+const RELEASE = "update deliveries set lease_until = null where id = $1 and lease_until = $2 and status = 'pending'";
+
+const SUCCEEDED = textPerCount(
+  (n) => `update deliveries set status = 'succeeded', attempts = attempts + 1, lease_until = null, last_status_code = $1, last_error = null,
+credits_charged = $2, updated_at = $3, completed_at = $3 where id in (${numbered(4, n)}) and status = 'pending' returning id`,
+);
+const FAILED = `update deliveries set status = $1, attempts = $2, next_attempt_at = $3, lease_until = null, last_status_code = $4, last_error = $5,
+updated_at = $6, completed_at = $7 where id = $8 and status = 'pending'`;
+const ATTEMPTS = textPerCount(
+  (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
+);
+const CHARGE = "update accounts set credits = credits - $1, updated_at = $2 where id = $3";
+
+const EVENTS = textPerCount(
+  (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
+);
+
+const USAGE = textPerCount(
+  (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
+on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
+  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`,
+);
+const RPC_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events, rpc_calls) values ($1, $2, $3, 0, 0, $4)
+on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits, rpc_calls = usage_daily.rpc_calls + excluded.rpc_calls`;
+
+const READ_FREE = `select a.credits, ${LEASED_OF_ACCOUNT} as leased from accounts as a where a.id = $1`;
+const READ_RPC_ACCOUNT = `select a.credits, ${LEASED_OF_ACCOUNT} as leased, p.rpc_rps from accounts as a join plans as p on p.name = a.plan where a.id = $1`;
+const WRITE_LEASE = `insert into credit_leases (holder, account_id, credits, lease_until) values ($1, $2, $3, $4)
+on conflict (holder, account_id) do update set credits = excluded.credits, lease_until = excluded.lease_until`;
+const DROP_LEASE = "delete from credit_leases where holder = $1 and account_id = $2";
+const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < $1";
+const DROP_ALL_LEASES = "delete from credit_leases";
+
+// slots_used counts the same rows as accounts' slotsUsed.
+const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
+  (select count(*) from watches w where w.account_id = a.id) as slots_used,
+  coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = $2), 0) as spent_today
+from accounts a join plans p on p.name = a.plan
+where a.id = $1`;
+
+function attemptParams(rows: readonly NewAttempt[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
+  return params;
+}
+
+function eventParams(rows: readonly NewEvent[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
+  return params;
+}
+
+function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.accountId, day, r.credits, r.deliveries, r.events);
+  return params;
+}
+
+export const postgresStatements: Statements = {
+  selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, limit]),
+  leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
+  pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
+  releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),
+  markSucceeded: (ids, statusCode, price, nowMs) => compiled(SUCCEEDED(ids.length), [statusCode, price, nowMs, ...ids]),
+  markFailed: (f, nowMs) =>
+    compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
+  insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
+  chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
+  insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
+  addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
+  addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
+  readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
+  readRpcAccount: (accountId) => compiled(READ_RPC_ACCOUNT, [accountId]),
+  writeLease: (holder, accountId, credits, leaseUntil) => compiled(WRITE_LEASE, [holder, accountId, credits, leaseUntil]),
+  dropLease: (holder, accountId) => compiled(DROP_LEASE, [holder, accountId]),
+  dropExpiredLeases: (nowMs) => compiled(DROP_EXPIRED_LEASES, [nowMs]),
+  dropAllLeases: () => compiled(DROP_ALL_LEASES, []),
+  accountSnapshot: (accountId, day) => compiled(SNAPSHOT, [accountId, day]),
+};

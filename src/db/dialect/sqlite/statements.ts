@@ -1,0 +1,110 @@
+import type { NewEvent } from "../../schema.ts";
+import type { NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import { compiled, textPerCount } from "../compiled.ts";
+
+// The hot-path statements in SQLite's SQL (what each does: `src/db/statements.ts`). `?` placeholders;
+// `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
+
+/** `?,?,…,?`: `n` placeholders. */
+const marks = (n: number) => "?,".repeat(n - 1) + "?";
+
+/** `(?,…,?), …`: `rows` rows of `width` placeholders. */
+const rowsOf = (rows: number, width: number) => `(${marks(width)}),`.repeat(rows - 1) + `(${marks(width)})`;
+
+/** What every daemon has set aside of the account `a`: summed by each check of the free credits. */
+const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
+
+// No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
+const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
+  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
+from deliveries as d inner join accounts as a on a.id = d.account_id
+where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+  and (d.payment_id is null or not exists (
+    select 1 from deliveries as p
+    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
+order by d.next_attempt_at
+limit ?`;
+
+const LEASE = textPerCount((n) => `update deliveries set lease_until = ? where id in (${marks(n)})`);
+const PAUSE = textPerCount((n) => `update deliveries set status = 'paused', lease_until = null, updated_at = ? where id in (${marks(n)})`);
+const RELEASE = "update deliveries set lease_until = null where id = ? and lease_until = ? and +status = 'pending'";
+
+// `+status` keeps SQLite on the primary key: with `status = 'pending'` it picks the due index and
+// walks every pending row.
+const SUCCEEDED = textPerCount(
+  (n) => `update deliveries set status = 'succeeded', attempts = attempts + 1, lease_until = null, last_status_code = ?, last_error = null,
+credits_charged = ?, updated_at = ?, completed_at = ? where id in (${marks(n)}) and +status = 'pending' returning id`,
+);
+const FAILED = `update deliveries set status = ?, attempts = ?, next_attempt_at = ?, lease_until = null, last_status_code = ?, last_error = ?,
+updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`;
+const ATTEMPTS = textPerCount(
+  (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
+);
+const CHARGE = "update accounts set credits = credits - ?, updated_at = ? where id = ?";
+
+const EVENTS = textPerCount(
+  (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
+);
+
+const USAGE = textPerCount(
+  (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
+on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
+  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`,
+);
+const RPC_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events, rpc_calls) values (?, ?, ?, 0, 0, ?)
+on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits, rpc_calls = usage_daily.rpc_calls + excluded.rpc_calls`;
+
+const READ_FREE = `select a.credits, ${LEASED_OF_ACCOUNT} as leased from accounts as a where a.id = ?`;
+const READ_RPC_ACCOUNT = `select a.credits, ${LEASED_OF_ACCOUNT} as leased, p.rpc_rps from accounts as a join plans as p on p.name = a.plan where a.id = ?`;
+const WRITE_LEASE = `insert into credit_leases (holder, account_id, credits, lease_until) values (?, ?, ?, ?)
+on conflict (holder, account_id) do update set credits = excluded.credits, lease_until = excluded.lease_until`;
+const DROP_LEASE = "delete from credit_leases where holder = ? and account_id = ?";
+const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < ?";
+const DROP_ALL_LEASES = "delete from credit_leases";
+
+// slots_used counts the same rows as accounts' slotsUsed.
+const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
+  (select count(*) from watches w where w.account_id = a.id) as slots_used,
+  coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = ?), 0) as spent_today
+from accounts a join plans p on p.name = a.plan
+where a.id = ?`;
+
+function attemptParams(rows: readonly NewAttempt[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
+  return params;
+}
+
+function eventParams(rows: readonly NewEvent[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
+  return params;
+}
+
+function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.accountId, day, r.credits, r.deliveries, r.events);
+  return params;
+}
+
+export const sqliteStatements: Statements = {
+  selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, nowMs, limit]),
+  leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
+  pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
+  releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),
+  markSucceeded: (ids, statusCode, price, nowMs) => compiled(SUCCEEDED(ids.length), [statusCode, price, nowMs, nowMs, ...ids]),
+  markFailed: (f, nowMs) =>
+    compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
+  insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
+  chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
+  insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
+  addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
+  addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
+  readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
+  readRpcAccount: (accountId) => compiled(READ_RPC_ACCOUNT, [accountId]),
+  writeLease: (holder, accountId, credits, leaseUntil) => compiled(WRITE_LEASE, [holder, accountId, credits, leaseUntil]),
+  dropLease: (holder, accountId) => compiled(DROP_LEASE, [holder, accountId]),
+  dropExpiredLeases: (nowMs) => compiled(DROP_EXPIRED_LEASES, [nowMs]),
+  dropAllLeases: () => compiled(DROP_ALL_LEASES, []),
+  accountSnapshot: (accountId, day) => compiled(SNAPSHOT, [day, accountId]),
+};

@@ -1,0 +1,127 @@
+import type { CompiledQuery } from "kysely";
+import type { Executor } from "./executor.ts";
+import type { Delivery, NewEvent } from "./schema.ts";
+
+// The hot paths (a delivery's claim and settlement, event inserts, usage, credit leases, the
+// account snapshot) run hand-written SQL instead of a query built per call: at thousands of
+// statements a second, building and compiling a query costs more than SQLite spends running it,
+// and a text that never changes lets the driver reuse the database's compiled statement. Each
+// dialect writes these statements out in its own SQL (`dialect/<name>/statements.ts`, the same
+// names, its own placeholders and planner hints); the dialect a database is opened with brings its
+// set along, and `statementsOf` hands it to the code that runs them. Nothing rewrites SQL text.
+
+/** A due delivery with its account's route and balance, as the claim reads it. */
+export type DueDelivery = Delivery & {
+  account_credits: number | string;
+  /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
+  account_leased: number | string;
+  webhook_url: string | null;
+  webhook_enabled: number;
+  payments_webhook_url: string | null;
+  webhook_secret_enc: string;
+};
+
+/** A failed attempt's outcome: the row's next state. */
+export type FailedAttempt = {
+  id: string;
+  status: "pending" | "failed";
+  attempts: number;
+  nextAttemptAt: number;
+  statusCode: number | null;
+  error: string | null;
+};
+
+/** One row of the attempt log. */
+export type NewAttempt = {
+  deliveryId: string;
+  attempt: number;
+  url: string | null;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  snippet: string | null;
+};
+
+/** What to add to an account's usage row of one day. */
+export type UsageAddition = { accountId: string; credits: number; deliveries: number; events: number };
+
+/** An account's balance and what every daemon has set aside of it. */
+export type CreditsRow = { credits: number | string; leased: number | string };
+
+/** What GET /v1/account shows of an account, read in one statement. */
+export type AccountSnapshotRow = {
+  id: string;
+  name: string;
+  plan: string;
+  credits: number;
+  address_slots: number;
+  rpc_rps: number;
+  monthly_credits: number;
+  slots_used: number;
+  spent_today: number;
+};
+
+/**
+ * The hand-written statements, one set per dialect. Each returns a compiled query to run with
+ * `executeQuery` on the database or a transaction. Statements over a list (IN lists, multi-row
+ * inserts) take at most what their caller chunks them to: SQLite caps bound parameters.
+ */
+export type Statements = {
+  /**
+   * Due rows with their account's route and balance, oldest due first, at most `limit`. A payment
+   * row waits while a lower sequence of its payment is still pending or paused. `next_attempt_at`
+   * is the only sort key: the due index yields rows in that order (ties by insertion) and the scan
+   * stops at the limit.
+   * The rows stay locked until the transaction ends, and rows another daemon is claiming are
+   * passed over (nothing to lock on SQLite, whose write transactions run one at a time).
+   */
+  selectDueDeliveries(nowMs: number, limit: number): CompiledQuery<DueDelivery>;
+  /** Leases claimed rows until `leaseUntil`. */
+  leaseDeliveries(ids: readonly string[], leaseUntil: number): CompiledQuery;
+  /** Pauses rows their account cannot pay for. */
+  pauseDeliveries(ids: readonly string[], nowMs: number): CompiledQuery;
+  /** Gives back a row's lease while it is still the one taken and the row still pending. */
+  releaseLease(id: string, leaseUntil: number): CompiledQuery;
+  /** Settles successes that share an answer and a price, each only while still pending; returns the ids settled. */
+  markSucceeded(ids: readonly string[], statusCode: number | null, price: number, nowMs: number): CompiledQuery<{ id: string }>;
+  /** Settles one failed attempt while the row is still pending (numAffectedRows says whether it was). */
+  markFailed(f: FailedAttempt, nowMs: number): CompiledQuery;
+  /** One multi-row INSERT into the attempt log. */
+  insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
+  /** Takes credits off an account's balance. */
+  chargeAccount(accountId: string, credits: number, nowMs: number): CompiledQuery;
+  /** One multi-row INSERT of events, `seq` following the given order. */
+  insertEvents(rows: readonly NewEvent[]): CompiledQuery;
+  /** Adds to the usage rows of `day` (YYYY-MM-DD) of several accounts, creating them on first use. */
+  addUsage(day: string, rows: readonly UsageAddition[]): CompiledQuery;
+  /** Adds answered /rpc calls and their credits to an account's usage row of `day`. */
+  addRpcUsage(accountId: string, day: string, credits: number, calls: number): CompiledQuery;
+  /** An account's balance and every daemon's leases of it (no row: no such account). */
+  readFreeCredits(accountId: string): CompiledQuery<CreditsRow>;
+  /** What the /rpc credit meter reads of an account: balance, leases and the plan's `rpc_rps`. */
+  readRpcAccount(accountId: string): CompiledQuery<CreditsRow & { rpc_rps: number }>;
+  /** Writes a holder's lease of an account whole (creating it), renewed until `leaseUntil`. */
+  writeLease(holder: string, accountId: string, credits: number, leaseUntil: number): CompiledQuery;
+  /** Deletes a holder's lease of an account. */
+  dropLease(holder: string, accountId: string): CompiledQuery;
+  /** Deletes the leases that ran out before `nowMs`. */
+  dropExpiredLeases(nowMs: number): CompiledQuery;
+  /** Deletes every lease. */
+  dropAllLeases(): CompiledQuery;
+  /** The account snapshot for `day` (YYYY-MM-DD, UTC); no row when the account does not exist. */
+  accountSnapshot(accountId: string, day: string): CompiledQuery<AccountSnapshotRow>;
+};
+
+/** What the adapter of a dialect opened by `openDatabase` carries besides Kysely's own: its statements. */
+export type CarriesStatements = { readonly statements: Statements };
+
+/**
+ * The statements of the dialect `db` was opened with (a transaction shares its database's). The
+ * set is chosen once, when the database is opened; this only reads it.
+ */
+export function statementsOf(db: Executor): Statements {
+  const { statements } = db.getExecutor().adapter as Partial<CarriesStatements>;
+  if (!statements) throw new Error("the database was not opened with openDatabase: no statements for its dialect");
+  return statements;
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CompiledQuery, Kysely, sql } from "kysely";
+import { BunSqliteDialect } from "kysely-bun-sqlite";
+import { type Db, migrate, openDatabase } from "../../src/db/database.ts";
+import { isPostgres } from "../../src/db/dialect/detect.ts";
+import { postgresStatements } from "../../src/db/dialect/postgres/statements.ts";
+import { sqliteStatements } from "../../src/db/dialect/sqlite/statements.ts";
+import type { NewEvent } from "../../src/db/schema.ts";
+import { type NewAttempt, type Statements, statementsOf } from "../../src/db/statements.ts";
+import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
+
+// Each dialect writes the hot-path statements out in its own SQL. Nothing translates them, so
+// these tests hold each text to its dialect: placeholders that match the parameters, and every
+// statement accepted by the engine it is written for.
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `dlv_${i}`);
+const attempts = (n: number): NewAttempt[] =>
+  ids(n).map((deliveryId) => ({ deliveryId, attempt: 1, url: "https://example.com/hook", startedAt: 1, durationMs: 2, statusCode: 200, error: null, snippet: "ok" }));
+const events = (n: number): NewEvent[] =>
+  ids(n).map((id, i) => ({ id, account_id: "acc_1", type: "payment", network: "eth", watch_id: null, dedupe_key: `k${i}`, body: "{}", created_at: 1, block_height: 7, block_hash: null }));
+const usage = (n: number) => ids(n).map((accountId) => ({ accountId, credits: 1, deliveries: 1, events: 0 }));
+
+/** Every statement with sample arguments; those over a list at one and at three items. */
+const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
+  selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64)],
+  leaseDeliveries: (s) => [s.leaseDeliveries(ids(1), 2000), s.leaseDeliveries(ids(3), 2000)],
+  pauseDeliveries: (s) => [s.pauseDeliveries(ids(1), 1000), s.pauseDeliveries(ids(3), 1000)],
+  releaseLease: (s) => [s.releaseLease("dlv_0", 2000)],
+  markSucceeded: (s) => [s.markSucceeded(ids(1), 200, 1, 1000), s.markSucceeded(ids(3), null, 0, 1000)],
+  markFailed: (s) => [
+    s.markFailed({ id: "dlv_0", status: "pending", attempts: 1, nextAttemptAt: 2000, statusCode: 500, error: "HTTP 500" }, 1000),
+    s.markFailed({ id: "dlv_0", status: "failed", attempts: 9, nextAttemptAt: 2000, statusCode: null, error: "timeout" }, 1000),
+  ],
+  insertAttempts: (s) => [s.insertAttempts(attempts(1)), s.insertAttempts(attempts(3))],
+  chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
+  insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))],
+  addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
+  addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],
+  readFreeCredits: (s) => [s.readFreeCredits("acc_1")],
+  readRpcAccount: (s) => [s.readRpcAccount("acc_1")],
+  writeLease: (s) => [s.writeLease("daemon-a", "acc_1", 10, 5000)],
+  dropLease: (s) => [s.dropLease("daemon-a", "acc_1")],
+  dropExpiredLeases: (s) => [s.dropExpiredLeases(1000)],
+  dropAllLeases: (s) => [s.dropAllLeases()],
+  accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")],
+};
+
+const dialects = [
+  ["SQLite", sqliteStatements],
+  ["PostgreSQL", postgresStatements],
+] as const;
+const cases = dialects.flatMap(([dialect, statements]) =>
+  Object.entries(samples).flatMap(([name, make]) => make(statements).map((query, i) => ({ dialect, name, i, query }))),
+);
+
+/** The text outside string literals: only there do `?` and `$n` mean placeholders. */
+const code = (text: string) => text.replace(/'(?:[^']|'')*'/g, "''");
+
+describe("each dialect's statements are written in its own SQL", () => {
+  it.each(cases.filter((c) => c.dialect === "SQLite"))("SQLite $name #$i: one `?` per parameter, no numbered placeholder", ({ query }) => {
+    expect(code(query.sql).split("?").length - 1).toBe(query.parameters.length);
+    expect(code(query.sql)).not.toMatch(/\$\d/);
+  });
+
+  it.each(cases.filter((c) => c.dialect === "PostgreSQL"))("PostgreSQL $name #$i: numbered placeholders naming each parameter, no `?` and no unary plus", ({ query }) => {
+    const text = code(query.sql);
+    const used = new Set([...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    expect([...used].sort((a, b) => a - b)).toEqual(query.parameters.map((_, i) => i + 1));
+    expect(text).not.toContain("?");
+    // SQLite's planner hint `+column` (a unary plus) is an error on PostgreSQL's text columns.
+    expect(text).not.toMatch(/[\s(]\+[a-z_]/);
+  });
+
+  it("both dialects write every statement", () => {
+    expect(Object.keys(postgresStatements).sort()).toEqual(Object.keys(sqliteStatements).sort());
+    expect(Object.keys(sqliteStatements).sort()).toEqual(Object.keys(samples).sort());
+  });
+});
+
+describe("the statements of the database in use", () => {
+  let dir: string;
+  let db: Db;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "chainwatch-statements-"));
+    db = openDatabase(testDatabaseUrl(dir));
+    const migrated = await migrate(db);
+    if (!migrated.ok) throw new Error(migrated.error);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("come with the dialect the database was opened with, and a transaction has the same", async () => {
+    const expected = onPostgres ? postgresStatements : sqliteStatements;
+    expect(isPostgres(db)).toBe(onPostgres);
+    expect(statementsOf(db)).toBe(expected);
+    expect(await db.transaction().execute(async (trx) => statementsOf(trx))).toBe(expected);
+  });
+
+  const own = cases.filter((c) => c.dialect === (onPostgres ? "PostgreSQL" : "SQLite"));
+  it.each(own)("$dialect accepts $name #$i with its parameters", async ({ query }) => {
+    // EXPLAIN compiles the statement with its parameters bound (SQLite's bytecode, PostgreSQL's
+    // plan) and runs nothing.
+    const { rows } = await db.executeQuery({ ...query, sql: `explain ${query.sql}` });
+    expect(rows.length).toBeGreaterThan(0);
+  });
+
+  it("a database opened some other way has none: a clear error instead of another dialect's SQL", async () => {
+    const bare = new Kysely<any>({ dialect: new BunSqliteDialect({ database: new Database(":memory:") }) });
+    try {
+      expect(() => statementsOf(bare)).toThrow("the database was not opened with openDatabase: no statements for its dialect");
+      expect((await sql<{ one: number }>`select 1 as one`.execute(bare)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await bare.destroy();
+    }
+  });
+});
