@@ -62,7 +62,11 @@ test(
     await until(status, (s) => s.state === "error", 20_000);
     const stopped = await status();
     expect(stopped.last_error).toBe("reorg deeper than max_reorg_depth (2) below height 6; run: chainwatch follow rewind anv --to <height>");
-    expect(stopped).toMatchObject({ stored_tip: 6, node_height: 6 });
+    expect(stopped.stored_tip).toBe(6);
+    // The node's head as the follower last read it: anvil drops the three blocks before it mines
+    // their replacements, so a poll in between reads a lower head.
+    expect(stopped.node_height as number).toBeGreaterThanOrEqual(3);
+    expect(stopped.node_height as number).toBeLessThanOrEqual(6);
     expect(serve.lines.filter((l) => l.msg === "deep reorg: follower stopped")).toEqual([
       expect.objectContaining({ level: "error", network: "anv", stored_tip: 6, max_reorg_depth: 2 }),
     ]);
