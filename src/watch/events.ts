@@ -127,3 +127,41 @@ export async function countEvents(db: Db, accountId: string): Promise<number> {
   }
   return total;
 }
+
+/** An event a reorg took out of the chain: its body now carries `"removed": true`. */
+export type RemovedEvent = { id: string; type: string; network: string; body: string };
+
+/**
+ * Marks the events of orphaned blocks removed (docs/reference.md §8), in the caller's transaction:
+ * the body gets `"removed": true`, so the listing shows it removed where it was, and the dedupe key
+ * is set aside (suffixed with the event id), so the same transaction mined in the new chain makes a
+ * new event and a re-sent orphaned block can make its events again. Events already removed are
+ * left alone. `heights` and `hashes` name the orphaned blocks of one network; returns the events
+ * it marked, in seq order.
+ */
+export async function markEventsRemoved(
+  trx: Executor,
+  orphaned: { network: string; heights: readonly number[]; hashes: ReadonlySet<string> },
+): Promise<RemovedEvent[]> {
+  const rows = await trx
+    .selectFrom("events")
+    .select(["id", "type", "body", "dedupe_key", "block_hash"])
+    .where("network", "=", orphaned.network)
+    .where("block_height", "in", [...orphaned.heights])
+    .orderBy("seq")
+    .execute();
+  const removed: RemovedEvent[] = [];
+  for (const e of rows) {
+    if (e.block_hash === null || !orphaned.hashes.has(e.block_hash)) continue;
+    const body = JSON.parse(e.body) as Record<string, unknown>;
+    if (body.removed === true) continue;
+    const removedBody = JSON.stringify({ ...body, removed: true });
+    await trx
+      .updateTable("events")
+      .set({ body: removedBody, dedupe_key: `${e.dedupe_key}~removed:${e.id}` })
+      .where("id", "=", e.id)
+      .execute();
+    removed.push({ id: e.id, type: e.type, network: orphaned.network, body: removedBody });
+  }
+  return removed;
+}
