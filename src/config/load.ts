@@ -62,7 +62,7 @@ function tomlErrorPlace(text: string): string {
 /** Validates an already-parsed document; every error names the key and the reason. */
 export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = {}): ConfigResult {
   const where = path ?? "built-in defaults";
-  const value = Value.Default(ConfigSchema, structuredClone(raw ?? {})) as Record<string, any>;
+  const value = Value.Default(ConfigSchema, overDefaultNetworks(structuredClone(raw ?? {}))) as Record<string, any>;
   // TypeBox does not descend into Record values when filling defaults; do it per entry.
   fillRecordDefaults(value.networks, NetworkSchema);
   fillRecordDefaults(value.billing?.rates, RatesSchema);
@@ -82,6 +82,26 @@ export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = 
   }
   const semantic = checkSemantics(config);
   return semantic ? startupFailure(`${where}: ${semantic}`) : { ok: true, config, path };
+}
+
+/**
+ * A `[networks.<slug>]` table for a network that ships by default changes only the keys it names:
+ * `[networks.tron] rpc_urls = […]` keeps tron's family, decimals, confirmations and USDT. Its
+ * tokens are added to the default's (an entry for the same contract replaces it). A table that
+ * names another family is a network of its own and inherits nothing.
+ */
+function overDefaultNetworks(raw: unknown): unknown {
+  const networks = (raw as { networks?: unknown } | null)?.networks;
+  if (typeof networks !== "object" || networks === null || Array.isArray(networks)) return raw;
+  for (const [slug, table] of Object.entries(networks as Record<string, unknown>)) {
+    const base = Object.hasOwn(DEFAULT_NETWORKS, slug) ? DEFAULT_NETWORKS[slug] : undefined;
+    if (!base || typeof table !== "object" || table === null || Array.isArray(table)) continue;
+    const own = table as Record<string, unknown>;
+    if (own.family !== undefined && own.family !== base.family) continue;
+    const tokens = typeof own.tokens === "object" && own.tokens !== null ? { ...base.tokens, ...(own.tokens as object) } : base.tokens;
+    (networks as Record<string, unknown>)[slug] = { ...structuredClone(base), ...own, tokens: structuredClone(tokens) };
+  }
+  return raw;
 }
 
 /** The environment variable holding a network's API key: `CHAINWATCH_TRON_API_KEY` for `tron`. */

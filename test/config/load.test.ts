@@ -88,6 +88,34 @@ describe("config defaults", () => {
   });
 });
 
+describe("a table for a default network", () => {
+  test("changes only the keys it names: [networks.tron] with rpc_urls keeps tron's family, decimals, confirmations and USDT", () => {
+    const { result } = load('[networks.tron]\nrpc_urls = ["https://api.trongrid.io"]\nfollow = true\n');
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks.tron).toMatchObject({
+      family: "tron",
+      decimals: 6,
+      confirmations: 19,
+      get_block_cost: 20,
+      rpc_urls: ["https://api.trongrid.io"],
+      follow: true,
+      tokens: { TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t: { symbol: "USDT", decimals: 6 } },
+    });
+  });
+
+  test("adds the tokens it lists to the default's", () => {
+    const { result } = load('[networks.tron.tokens]\n"TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj" = { symbol = "USDC", decimals = 6 }\n');
+    if (!result.ok) throw new Error(result.error);
+    expect(Object.keys(result.config.networks.tron.tokens).sort()).toEqual(["TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TXLAQ63Xg1NAzckPwKHvzw7CSEmLMEqcdj"]);
+  });
+
+  test("that names another family is a network of its own and inherits nothing", () => {
+    const { result } = load('[networks.btc]\nfamily = "evm"\n');
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks.btc).toMatchObject({ family: "evm", decimals: 18, confirmations: 1, get_block_cost: 0, tokens: {} });
+  });
+});
+
 describe("tron networks", () => {
   test("the default tron network ships USDT's decimals; token keys keep their base58 case while evm ones are lower-cased", () => {
     const defaults = loadConfig(null);
