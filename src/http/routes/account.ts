@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { accountOverview } from "../../accounts/account-view.ts";
 import { usageReport } from "../../billing/usage-report.ts";
 import { rawQuery } from "../../net/request-target.ts";
-import { watchSummary } from "../../watch/watch-summary.ts";
+import { watchSummary } from "../../accounts/watch-summary.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";

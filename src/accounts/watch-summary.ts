@@ -1,7 +1,7 @@
-import { loadAccount } from "../accounts/account-view.ts";
+import { loadAccount } from "./account-view.ts";
 import type { Db } from "../db/database.ts";
-import { countEvents } from "./events.ts";
-import { slotsUsed } from "./watches.ts";
+import { countEvents } from "../watch/events.ts";
+import { slotsUsed } from "../watch/watches.ts";
 
 /** GET /v1/address-watch/account: slots, the webhook's state and the number of stored events. */
 export type WatchSummary = {
