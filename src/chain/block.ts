@@ -4,12 +4,25 @@
 
 /**
  * One value moved by a transaction: index 0 = the native value (present only when > 0),
- * i+1 = transfers[i]. Addresses and asset in matching form (matchAddress).
+ * i+1 = transfers[i]. On UTXO chains: n+1 = what the outputs from vout n on pay one address (its
+ * first output is n), −(i+1) = what the inputs from input i on spend of one address's outputs.
+ * Addresses and asset in matching form (matchAddress).
  */
 export type Movement = { index: number; asset: string | null; from: string | null; to: string | null; value: bigint; decimals: number | null };
 
-/** A transaction in matching form: its sender and recipient, and every value it moved. */
-export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[] };
+/** An output of a UTXO transaction: its index in the transaction, who it pays (matching form) and how much. */
+export type TxOutput = { vout: number; address: string | null; value: bigint };
+
+/** An outpoint a UTXO transaction spends. */
+export type Outpoint = { txid: string; vout: number };
+
+/**
+ * A transaction in matching form: its sender and recipient, and every value it moved. A UTXO
+ * transaction also lists its `outputs` and the outpoints it `spends`; the payments of its outputs
+ * are movements from the start, its spends become movements once the ingest has looked up which
+ * of them paid a watched address (ingest/spent-outputs.ts).
+ */
+export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[]; outputs?: TxOutput[]; spends?: Outpoint[] };
 
 /** A block in matching form: addresses normalized, values as bigint. */
 export type IngestedBlock = {

@@ -258,6 +258,19 @@ export interface MetaTable {
   value: string;
 }
 
+/** An output that paid a watched address on a UTXO chain, and the spend of it once seen (ingest/spent-outputs.ts). */
+export interface WatchedOutputsTable {
+  network: string;
+  txid: string;
+  vout: number;
+  address: string;
+  value_raw: string;
+  block_hash: string;
+  height: number;
+  spent_txid: string | null;
+  spent_block_hash: string | null;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -279,6 +292,7 @@ export interface DB {
   token_decimals: TokenDecimalsTable;
   follower_state: FollowerStateTable;
   meta: MetaTable;
+  watched_outputs: WatchedOutputsTable;
 }
 
 export type Plan = Selectable<PlansTable>;

@@ -25,12 +25,27 @@ export const TransferSchema = T.Object({
   decimals: T.Optional(Nullable(T.Integer({ minimum: 0, maximum: MAX_DECIMALS }))),
 });
 
+/** An outpoint a UTXO transaction spends: the transaction that created the output and its index there. */
+export const SpentOutpointSchema = T.Object({
+  txid: Hash,
+  vout: T.Integer({ minimum: 0, maximum: 0xffffffff }),
+});
+
+/** An output of a UTXO transaction; its position in `outputs` is its index (vout). */
+export const OutputSchema = T.Object({
+  address: Nullable(Address),
+  value: RawValue,
+});
+
 export const TransactionSchema = T.Object({
   hash: Hash,
   from: T.Optional(Nullable(Address)),
   to: T.Optional(Nullable(Address)),
   value: RawValue,
   transfers: T.Optional(T.Array(TransferSchema)),
+  // UTXO chains (the btc family): what the transaction spends and what it creates.
+  inputs: T.Optional(T.Array(SpentOutpointSchema)),
+  outputs: T.Optional(T.Array(OutputSchema)),
 });
 
 /** One block as an indexer sends it to POST /ingest/blocks (docs/reference.md §4). Unknown fields are ignored. */
@@ -48,6 +63,7 @@ export const BatchSchema = T.Union([BlockSchema, T.Array(BlockSchema)]);
 
 export type BlockInput = Static<typeof BlockSchema>;
 export type TransactionInput = Static<typeof TransactionSchema>;
+export type OutputInput = Static<typeof OutputSchema>;
 
 export type ParsedBatch = Result<{ blocks: BlockInput[] }, InvalidInput>;
 

@@ -1,4 +1,4 @@
-import type { IngestedBlock, Movement } from "../chain/block.ts";
+import type { IngestedBlock, IngestedTx, Movement, TxOutput } from "../chain/block.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
@@ -51,6 +51,7 @@ export function movementsOf(tx: TransactionInput, family: Family): Movement[] {
   if (value > 0n) {
     movements.push({ index: 0, asset: null, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), value, decimals: null });
   }
+  if (tx.outputs) movements.push(...outputPayments(outputsOf(tx, family)));
   tx.transfers?.forEach((t, i) => {
     movements.push({
       index: i + 1,
@@ -64,6 +65,26 @@ export function movementsOf(tx: TransactionInput, family: Family): Movement[] {
   return movements;
 }
 
+/** A UTXO transaction's outputs in matching form; the position in the feed's list is the index. */
+function outputsOf(tx: TransactionInput, family: Family): TxOutput[] {
+  return (tx.outputs ?? []).map((o, vout) => ({ vout, address: matchAddress(family, o.address), value: parseRawInteger(o.value) ?? 0n }));
+}
+
+/**
+ * What a UTXO transaction pays each address: one movement per address, the sum of its outputs to
+ * it, indexed by its first output's vout + 1 (stable however often the transaction is read).
+ */
+export function outputPayments(outputs: readonly TxOutput[]): Movement[] {
+  const byAddress = new Map<string, Movement>();
+  for (const o of outputs) {
+    if (o.address === null) continue;
+    const m = byAddress.get(o.address);
+    if (m) m.value += o.value;
+    else byAddress.set(o.address, { index: o.vout + 1, asset: null, from: null, to: o.address, value: o.value, decimals: null });
+  }
+  return [...byAddress.values()];
+}
+
 /** A validated block in matching form: addresses normalized, values as bigint. */
 export function toIngestedBlock(b: BlockInput, family: Family): IngestedBlock {
   return {
@@ -72,11 +93,11 @@ export function toIngestedBlock(b: BlockInput, family: Family): IngestedBlock {
     hash: b.hash,
     parentHash: b.parent_hash ?? null,
     timestamp: b.timestamp ?? null,
-    transactions: b.transactions.map((tx) => ({
-      hash: tx.hash,
-      from: matchAddress(family, tx.from),
-      to: matchAddress(family, tx.to),
-      movements: movementsOf(tx, family),
-    })),
+    transactions: b.transactions.map((tx) => {
+      const out: IngestedTx = { hash: tx.hash, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), movements: movementsOf(tx, family) };
+      if (tx.outputs) out.outputs = outputsOf(tx, family);
+      if (tx.inputs && tx.inputs.length > 0) out.spends = tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
+      return out;
+    }),
   };
 }

@@ -15,6 +15,7 @@ import type { IngestResult, IngestService } from "./ingest-service.ts";
 import { queueEventWebhooks } from "./queue-webhooks.ts";
 import { applyChain, type ChainRefusal, ChainRefused, type Reorg } from "./reorg.ts";
 import { retractOrphaned } from "./retraction.ts";
+import { applyOutputs, undoOrphanedOutputs } from "./spent-outputs.ts";
 import { type NetworkViews, readNetworkViews, storeEvents } from "./store-events.ts";
 
 // The ingest pipeline (docs/reference.md §4, §8): one code path for POST /ingest/blocks, the chain
@@ -23,7 +24,9 @@ import { type NetworkViews, readNetworkViews, storeEvents } from "./store-events
 //   1. block in         the batch validated, its blocks in matching form          block-from-feed.ts
 //   2. canonical chain  blocks stored, reorgs applied: what became canonical,
 //                       what was orphaned, the new tips                            reorg.ts
-//   3. events           those of orphaned blocks retracted, the new blocks' stored  retraction.ts, store-events.ts
+//   3. events           those of orphaned blocks retracted; on UTXO chains the
+//                       spent-output index undone and applied (payouts found);
+//                       the new blocks' events stored                              retraction.ts, spent-outputs.ts, store-events.ts
 //   4. outbox           a webhook per event and account that takes it, held for
 //                       min_confirmations; held ones the new tips reached released  queue-webhooks.ts
 //   5. payment orders   transfers to order addresses recorded (those of orphaned
@@ -103,6 +106,9 @@ async function writeBatch(trx: Transaction<DB>, deps: WriteDeps, blocks: Ingeste
   // 3. Events: what orphaned blocks announced is taken back (events and their deliveries), then
   // the new canonical blocks' events are stored.
   await retractOrphaned(trx, orphaned, nowMs);
+  // UTXO chains: the outputs paid to watched addresses, and the payouts of the inputs spending them.
+  await undoOrphanedOutputs(trx, orphaned);
+  await applyOutputs(trx, fresh, views);
   const tips = await networkTips(trx, blocks.map((b) => b.network));
   const stored = await storeEvents(trx, fresh, views, nowMs);
   // 4. The outbox: their webhooks, and the held ones the new tips release.

@@ -15,6 +15,7 @@ import * as m0013 from "./0013_watch_position.ts";
 import * as m0014 from "./0014_follower_leader.ts";
 import * as m0015 from "./0015_rate_windows.ts";
 import * as m0016 from "./0016_credit_leases.ts";
+import * as m0017 from "./0017_watched_outputs.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "0014_follower_leader": m0014,
   "0015_rate_windows": m0015,
   "0016_credit_leases": m0016,
+  "0017_watched_outputs": m0017,
 };
