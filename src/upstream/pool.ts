@@ -21,7 +21,8 @@ export type UpstreamReply =
  * empty body; `path` is appended to the upstream's URL (a node whose API has a path per call, such
  * as java-tron's `/wallet/getblock`); `headers` are added to the request. A request with `headers`
  * (they may carry an API key) follows no redirect: a 3xx fails the upstream like any non-2xx, so a
- * credential never travels on to another host.
+ * credential never travels on to another host. Nor does a request to an upstream whose URL carries
+ * credentials (sent as basic auth).
  */
 export type SendOptions = { expectsAnswer?: boolean; path?: string; headers?: Record<string, string> };
 
@@ -76,6 +77,8 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
   const cap = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const nodes = deps.urls.map((url) => ({
     url,
+    /** Credentials in the URL (`http://user:pass@host:8332`, Bitcoin Core's basic auth): fetch sends them, so no redirect is followed. */
+    credentialed: hasCredentials(url),
     /** The URL with each `path` asked for appended, built once per path. */
     paths: new Map<string, string>(),
     state: { label: upstreamLabel(url), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null } as UpstreamState,
@@ -124,7 +127,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             headers: options.headers ? { ...JSON_HEADERS, ...options.headers } : JSON_HEADERS,
             body,
             signal: deadline(),
-            ...(options.headers ? { redirect: "manual" as const } : {}),
+            ...(options.headers || node.credentialed ? { redirect: "manual" as const } : {}),
           });
           if (res.status < 200 || res.status > 299) {
             await res.body?.cancel().catch(() => {});
@@ -148,6 +151,15 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     current: () => last,
     states: () => nodes.map((n) => ({ ...n.state })),
   };
+}
+
+function hasCredentials(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** An upstream URL with a path appended to its own (`http://node:8090/` + `/wallet/getblock`); its query is kept. */

@@ -172,6 +172,42 @@ describe("paths and headers per request (HTTP APIs such as java-tron's)", () => 
   });
 });
 
+describe("credentials in the URL (Bitcoin Core's basic auth)", () => {
+  const seen: { path: string; auth: string | null }[] = [];
+  const node = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      seen.push({ path: url.pathname, auth: req.headers.get("authorization") });
+      if (url.pathname === "/moved") return Response.redirect(`${url.origin}/elsewhere`, 302);
+      return Response.json([{ result: 1, error: null, id: 0 }]);
+    },
+  });
+  afterAll(() => node.stop(true));
+  const at = (path: string) => `http://rpc%40user:s3cr%3At@127.0.0.1:${node.port}${path}`;
+
+  test("are sent as basic auth, and neither the label nor a failure names them", async () => {
+    const { log, lines } = recordingLog();
+    seen.length = 0;
+    const pool = createUpstreamPool({ network: "btc", urls: [at("/"), at("/moved")], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    expect(await pool.send("[]")).toMatchObject({ ok: true, json: [{ result: 1, error: null, id: 0 }] });
+    expect(seen).toEqual([{ path: "/", auth: `Basic ${btoa("rpc@user:s3cr:t")}` }]);
+    expect(pool.current()).toBe(`http://127.0.0.1:${node.port}`);
+    expect(JSON.stringify(pool.states())).not.toContain("s3cr");
+    expect(JSON.stringify(lines)).not.toContain("s3cr");
+  });
+
+  test("a redirect is not followed, so the credentials never travel on", async () => {
+    const { log, lines } = recordingLog();
+    seen.length = 0;
+    const pool = createUpstreamPool({ network: "btc", urls: [at("/moved")], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    expect(await pool.send("[]")).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: "HTTP 302" });
+    expect(seen.map((s) => s.path)).toEqual(["/moved"]);
+    expect(JSON.stringify(lines)).not.toContain("s3cr");
+  });
+});
+
 describe("upstream pools", () => {
   test("one pool per network with rpc_urls, none for the others", () => {
     const { log } = recordingLog();
