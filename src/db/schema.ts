@@ -271,6 +271,15 @@ export interface WatchedOutputsTable {
   spent_block_hash: string | null;
 }
 
+/** A payment to an order address seen in a UTXO node's mempool, until it is mined or gone (payments/mempool.ts). */
+export interface MempoolTransfersTable {
+  payment_id: string;
+  tx_hash: string;
+  network: string;
+  amount_raw: string;
+  created_at: number;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -293,6 +302,7 @@ export interface DB {
   follower_state: FollowerStateTable;
   meta: MetaTable;
   watched_outputs: WatchedOutputsTable;
+  mempool_transfers: MempoolTransfersTable;
 }
 
 export type Plan = Selectable<PlansTable>;

@@ -16,6 +16,7 @@ import * as m0014 from "./0014_follower_leader.ts";
 import * as m0015 from "./0015_rate_windows.ts";
 import * as m0016 from "./0016_credit_leases.ts";
 import * as m0017 from "./0017_watched_outputs.ts";
+import * as m0018 from "./0018_mempool_transfers.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "0015_rate_windows": m0015,
   "0016_credit_leases": m0016,
   "0017_watched_outputs": m0017,
+  "0018_mempool_transfers": m0018,
 };
