@@ -5,6 +5,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { privateByName } from "../net/target-guard.ts";
 import { normalizeAddress } from "../watch/address.ts";
+import { btcAddressParams } from "../watch/btc-address.ts";
 import { type Config, ConfigSchema, DEFAULT_NETWORKS, type Family, type NetworkConfig, NetworkSchema, RatesSchema } from "./schema.ts";
 
 export type ConfigResult = Result<{ config: Config; path: string | null }, StartupFailure>;
@@ -75,6 +76,10 @@ export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = 
     n.tokens = tokens;
   }
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
+  // Spelled out on every btc network, so the loaded config says which addresses it takes.
+  for (const [slug, n] of Object.entries(config.networks)) {
+    if (n.family === "btc") config.networks[slug] = { ...n, ...btcAddressParams(n) };
+  }
   // Only tron networks send a key: a stray variable for another network changes nothing.
   for (const [slug, n] of Object.entries(config.networks)) {
     const key = env[apiKeyVariable(slug)];
@@ -144,11 +149,21 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
     return `config key \`${key}\`: a network name must be 1-32 of a-z, 0-9, _ and -, starting with a letter or digit`;
   if (type === ValueErrorType.ObjectAdditionalProperties) return `unknown config key \`${key}\``;
   if (type === ValueErrorType.ObjectRequiredProperty) return `config key \`${key}\` is required`;
+  // A pattern means little to a reader; a schema that has one describes it in words.
+  if (type === ValueErrorType.StringPattern && typeof schema.description === "string") return `config key \`${key}\`: must be ${schema.description}`;
   return `config key \`${key}\`: ${message.toLowerCase()}`;
 }
 
 /** What `[rpc] extra_methods` may name: the shape of every JSON-RPC method a node serves (`eth_getProof`, `rpc.discover`). */
 const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_.]{0,127}$/;
+
+/** Keys only a btc-family network may set, each with why. */
+const BTC_ONLY_KEYS = {
+  bech32_hrp: "only btc networks have a bech32 prefix",
+  p2pkh_version: "only btc networks have base58 version bytes",
+  p2sh_version: "only btc networks have base58 version bytes",
+  chain: "only btc networks name a Bitcoin Core chain",
+} as const;
 
 /** Families with a follower in this build (src/follow/followers.ts). */
 const FOLLOWED_FAMILIES = new Set<Family>(["evm", "tron"]);
@@ -178,6 +193,11 @@ function checkSemantics(c: Config): string | null {
     if (n.follow && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.follow\`: only evm and tron networks can be followed by this build`;
     if (n.chain_id !== undefined && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
     if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
+    for (const [key, why] of Object.entries(BTC_ONLY_KEYS))
+      if (n[key as keyof typeof BTC_ONLY_KEYS] !== undefined && n.family !== "btc") return `config key \`networks.${slug}.${key}\`: ${why}`;
+    // One version byte for both would make every P2SH address read as P2PKH and the other way round.
+    if (n.family === "btc" && n.p2pkh_version === n.p2sh_version)
+      return `config key \`networks.${slug}.p2sh_version\`: must differ from p2pkh_version (${n.p2pkh_version})`;
   }
   return null;
 }

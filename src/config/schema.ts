@@ -52,9 +52,21 @@ export const NetworkSchema = T.Object(
     max_response_bytes: PositiveInt(DEFAULT_MAX_RESPONSE_BYTES, 2 ** 31),
     // Keys are contract addresses: evm ones lower-cased by loadConfig, tron ones checked as base58 T… addresses.
     tokens: T.Record(T.String(), TokenSchema, { default: {} }),
+    // btc family only (loadConfig refuses them elsewhere and fills a btc network's absent ones from
+    // BTC_ADDRESS_DEFAULTS): the address forms watches and orders accept, so a Litecoin or regtest
+    // network refuses Bitcoin mainnet addresses and accepts its own.
+    bech32_hrp: T.Optional(T.String({ pattern: "^[a-z0-9]{1,83}$", description: "1-83 lower-case letters and digits, e.g. \"bc\" or \"tb\"" })),
+    p2pkh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255 })),
+    p2sh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255 })),
+    // btc family only: the `chain` Bitcoin Core's getblockchaininfo must answer ("main", "test",
+    // "regtest"); absent = not checked.
+    chain: T.Optional(T.String({ pattern: "^[a-z0-9_-]{1,32}$", description: "1-32 of a-z, 0-9, _ and -, e.g. \"main\" or \"regtest\"" })),
   },
   strict,
 );
+
+/** A btc-family network's address forms when its table names none: Bitcoin mainnet's (bc1…, 1…, 3…). */
+export const BTC_ADDRESS_DEFAULTS = Object.freeze({ bech32_hrp: "bc", p2pkh_version: 0x00, p2sh_version: 0x05 });
 
 export const RatesSchema = T.Object(
   { address_activity: NonNegInt(0), payments: NonNegInt(0) },

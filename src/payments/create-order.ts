@@ -10,7 +10,7 @@ import { type Failure, type InvalidInput, invalidInput, type Result } from "../l
 import { newId } from "../lib/ids.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
-import { normalizeAddress } from "../watch/address.ts";
+import { invalidAddress, normalizeNetworkAddress } from "../watch/address.ts";
 import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
 
 // Creating a payment order (POST /v1/payments, docs/reference.md §6): the body's schema, the
@@ -59,8 +59,8 @@ const ASSET_IS_ADDRESS = new Set(["evm", "tron", "solana"]);
 export function validateOrder(networks: Record<string, NetworkConfig>, input: CreateOrderInput): ValidationResult {
   const net = findNetwork(networks, input.network);
   if (!net) return invalidInput(unknownNetwork(input.network));
-  const address = normalizeAddress(net.family, input.address);
-  if (address === null) return invalidInput(`Invalid address for network ${input.network}`);
+  const address = normalizeNetworkAddress(net, input.address);
+  if (address === null) return invalidInput(invalidAddress(input.network, net));
 
   const rawAsset = input.asset ?? null;
   let asset: string | null = null;
@@ -72,7 +72,7 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
     decimals = net.decimals;
   } else {
     asset = ASSET_IS_ADDRESS.has(net.family)
-      ? normalizeAddress(net.family, rawAsset)
+      ? normalizeNetworkAddress(net, rawAsset)
       : rawAsset.trim() !== "" && rawAsset.length <= 128
         ? rawAsset
         : null;

@@ -1,8 +1,9 @@
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
-import { base58, bech32, bech32m, createBase58check } from "@scure/base";
-import type { Family } from "../config/schema.ts";
+import { base58, createBase58check } from "@scure/base";
+import type { Family, NetworkConfig } from "../config/schema.ts";
+import { type BtcAddressParams, btcAddressParams, describeBtcAddressForms, isBech32String, normalizeBtcAddress } from "./btc-address.ts";
 
 /** Every family of config/schema.ts FamilySchema, each with a normalizer below. */
 export const FAMILIES: readonly Family[] = Object.freeze(["evm", "btc", "tron", "solana", "generic"]);
@@ -39,10 +40,6 @@ function normalizeEvm(address: string): string | null {
   return `0x${hex.toLowerCase()}`;
 }
 
-// Mainnet P2PKH, mainnet P2SH, testnet P2PKH, testnet P2SH.
-const BTC_BASE58_VERSIONS = new Set([0x00, 0x05, 0x6f, 0xc4]);
-const SEGWIT_PREFIXES = new Set(["bc", "tb"]);
-
 /** Decodes base58check, or returns null on a bad alphabet or checksum. */
 function decodeBase58check(address: string): Uint8Array | null {
   try {
@@ -50,30 +47,6 @@ function decodeBase58check(address: string): Uint8Array | null {
   } catch {
     return null;
   }
-}
-
-/** BIP173/BIP350: v0 uses bech32 with a 20- or 32-byte program; v1..16 use bech32m with 2..40 bytes. */
-function isSegwitAddress(address: string): boolean {
-  // The two checksums differ, so at most one of the decoders accepts a given string.
-  const asBech32 = bech32.decodeUnsafe(address);
-  const decoded = asBech32 ?? bech32m.decodeUnsafe(address);
-  if (!decoded || !SEGWIT_PREFIXES.has(decoded.prefix)) return false;
-  const [version, ...programWords] = decoded.words;
-  if (version === undefined || version > 16) return false;
-  // BIP350 ties the checksum to the version, so a string valid under the other one is rejected.
-  if ((version === 0) !== Boolean(asBech32)) return false;
-  const program = bech32.fromWordsUnsafe(programWords);
-  if (!program || program.length < 2 || program.length > 40) return false;
-  return version !== 0 || program.length === 20 || program.length === 32;
-}
-
-function normalizeBtc(address: string): string | null {
-  // bech32 forbids mixed case (the decoder rejects it), so lower-casing is lossless.
-  if (isSegwitAddress(address)) return address.toLowerCase();
-  const payload = decodeBase58check(address);
-  const version = payload?.[0];
-  if (!payload || payload.length !== 21 || version === undefined) return null;
-  return BTC_BASE58_VERSIONS.has(version) ? address : null;
 }
 
 // Tron addresses are base58check over 0x41 + the 20-byte EVM-style account id.
@@ -103,36 +76,63 @@ const normalizeGeneric: Normalizer = (address) => (address.length > 0 ? address 
 
 const NORMALIZERS: Record<Family, Normalizer> = {
   evm: normalizeEvm,
-  btc: normalizeBtc,
+  // The family alone says nothing of the chain: Bitcoin mainnet's forms (normalizeNetworkAddress
+  // knows a network's own).
+  btc: (address) => normalizeBtcAddress(btcAddressParams({}), address),
   tron: normalizeTron,
   solana: normalizeSolana,
   generic: normalizeGeneric,
 };
 
-/** Returns the normalized address, or null when `input` is not a valid address of `family`. */
+/** The config keys an address is checked against: the family, and a btc network's prefix and version bytes. */
+export type AddressRules = Pick<NetworkConfig, "family"> & Partial<BtcAddressParams>;
+
+/**
+ * Returns the normalized address, or null when `input` is not a valid address of `family`. For btc
+ * that means Bitcoin mainnet; a configured network's address goes through normalizeNetworkAddress.
+ */
 export function normalizeAddress(family: Family, input: string): string | null {
+  if (!Object.hasOwn(NORMALIZERS, family)) return null;
+  return guarded(NORMALIZERS[family], input);
+}
+
+/** Returns the normalized address, or null when `input` is not a valid address on `network`. */
+export function normalizeNetworkAddress(network: AddressRules, input: string): string | null {
+  if (network.family !== "btc") return normalizeAddress(network.family, input);
+  const params = btcAddressParams(network);
+  return guarded((address) => normalizeBtcAddress(params, address), input);
+}
+
+/** The 400 answer for an address normalizeNetworkAddress refused; a btc network names the forms it takes. */
+export function invalidAddress(slug: string, network: AddressRules): string {
+  const message = `Invalid address for network ${slug}`;
+  if (network.family !== "btc") return message;
+  return `${message}: expected ${describeBtcAddressForms(btcAddressParams(network))}`;
+}
+
+/** Trims, caps the length, and turns anything a codec throws into null. */
+function guarded(normalize: Normalizer, input: string): string | null {
   // Callers outside the type system (JSON bodies, CLI args) may pass anything.
-  if (typeof input !== "string" || !Object.hasOwn(NORMALIZERS, family)) return null;
+  if (typeof input !== "string") return null;
   const address = input.trim();
   if (address.length > MAX_ADDRESS_LENGTH) return null;
   try {
-    return NORMALIZERS[family](address);
+    return normalize(address);
   } catch {
     // Codec bugs or unexpected input must never surface as a 500.
     return null;
   }
 }
 
-const BECH32_PREFIX = /^(bc1|tb1)/i;
-
 /**
- * A feed address in the form watches are stored in (normalizeAddress): evm lower-case, btc
- * bech32 lower-case, everything else as given. No validation: an indexer may send anything, and
- * an invalid address simply never matches a watch.
+ * A feed address in the form watches are stored in (normalizeNetworkAddress): evm lower-case, btc
+ * bech32/bech32m lower-case whatever the network's prefix, everything else as given. No validation:
+ * an indexer may send anything, and an invalid address simply never matches a watch.
  */
 export function matchAddress(family: Family, address: string | null | undefined): string | null {
   if (address === null || address === undefined) return null;
   if (family === "evm") return address.toLowerCase();
-  if (family === "btc" && BECH32_PREFIX.test(address)) return address.toLowerCase();
+  // Mixed case is tolerated (a sloppy feed); base58 keeps its case, which is part of the encoding.
+  if (family === "btc" && address !== address.toLowerCase() && isBech32String(address)) return address.toLowerCase();
   return address;
 }

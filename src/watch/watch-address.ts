@@ -7,7 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
-import { normalizeAddress } from "./address.ts";
+import { invalidAddress, normalizeNetworkAddress } from "./address.ts";
 import { addWatch, type WatchView, watchView } from "./watches.ts";
 
 /** The body of POST /v1/address-watch/addresses (and of the cabinet's add form). */
@@ -33,7 +33,7 @@ export type WatchAddressResult = Result<{ created: boolean; watch: WatchView }, 
 
 /**
  * Watches an address for an account (docs/reference.md §3): the network must be configured, the
- * address valid for its family (stored normalized), and a new watch needs a free slot.
+ * address valid on it (stored normalized), and a new watch needs a free slot.
  */
 export async function watchAddress(deps: WatchAddressDeps, accountId: string, body: unknown): Promise<WatchAddressResult> {
   const checked = checkBody(AddWatchSchema, body);
@@ -41,8 +41,8 @@ export async function watchAddress(deps: WatchAddressDeps, accountId: string, bo
   const input = checked.body;
   const network = findNetwork(deps.config.networks, input.network_slug);
   if (!network) return invalidInput(unknownNetwork(input.network_slug));
-  const address = normalizeAddress(network.family, input.address);
-  if (address === null) return invalidInput(`Invalid address for network ${input.network_slug}`);
+  const address = normalizeNetworkAddress(network, input.address);
+  if (address === null) return invalidInput(invalidAddress(input.network_slug, network));
   const outcome = await addWatch(deps.db, { accountId, network: input.network_slug, address, now: deps.clock.now() });
   if (!outcome.ok) return outcome;
   if (outcome.created) deps.snapshots.invalidate(accountId);

@@ -144,6 +144,51 @@ describe("tron networks", () => {
   });
 });
 
+describe("btc networks", () => {
+  test("the default btc network takes Bitcoin mainnet's addresses and checks no chain name", () => {
+    const defaults = loadConfig(null);
+    if (!defaults.ok) throw new Error(defaults.error);
+    expect(defaults.config.networks.btc).toMatchObject({ family: "btc", bech32_hrp: "bc", p2pkh_version: 0, p2sh_version: 5 });
+    expect(defaults.config.networks.btc.chain).toBeUndefined();
+    expect(defaults.config.networks.eth.bech32_hrp).toBeUndefined();
+  });
+
+  test("a btc network keeps the address keys and chain it sets; those it leaves out are Bitcoin mainnet's", () => {
+    const { result } = load(
+      '[networks.ltc-regtest]\nfamily = "btc"\nbech32_hrp = "rltc"\np2pkh_version = 111\np2sh_version = 58\nchain = "regtest"\n' +
+        '[networks.half]\nfamily = "btc"\nbech32_hrp = "tb"\n',
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks["ltc-regtest"]).toMatchObject({ bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58, chain: "regtest" });
+    expect(result.config.networks.half).toMatchObject({ bech32_hrp: "tb", p2pkh_version: 0, p2sh_version: 5 });
+  });
+
+  test("[networks.btc] changes only the keys it names", () => {
+    const { result } = load('[networks.btc]\nbech32_hrp = "tb"\np2pkh_version = 111\np2sh_version = 196\nchain = "test"\n');
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks.btc).toMatchObject({ family: "btc", decimals: 8, confirmations: 2, get_block_cost: 50, bech32_hrp: "tb", p2pkh_version: 111, p2sh_version: 196, chain: "test" });
+  });
+
+  test.each([
+    ["a bech32 prefix on an evm network", '[networks.x]\nfamily = "evm"\nbech32_hrp = "bc"\n', "config key `networks.x.bech32_hrp`: only btc networks have a bech32 prefix"],
+    ["a bech32 prefix on the default eth network", '[networks.eth]\nbech32_hrp = "bc"\n', "config key `networks.eth.bech32_hrp`: only btc networks have a bech32 prefix"],
+    ["a P2PKH version on a tron network", '[networks.x]\nfamily = "tron"\np2pkh_version = 0\n', "config key `networks.x.p2pkh_version`: only btc networks have base58 version bytes"],
+    ["a P2SH version on a generic network", '[networks.x]\nfamily = "generic"\np2sh_version = 5\n', "config key `networks.x.p2sh_version`: only btc networks have base58 version bytes"],
+    ["a chain name on an evm network", '[networks.x]\nfamily = "evm"\nchain = "main"\n', "config key `networks.x.chain`: only btc networks name a Bitcoin Core chain"],
+    ["an upper-case bech32 prefix", '[networks.x]\nfamily = "btc"\nbech32_hrp = "BC"\n', 'config key `networks.x.bech32_hrp`: must be 1-83 lower-case letters and digits, e.g. "bc" or "tb"'],
+    ["an empty bech32 prefix", '[networks.x]\nfamily = "btc"\nbech32_hrp = ""\n', 'config key `networks.x.bech32_hrp`: must be 1-83 lower-case letters and digits, e.g. "bc" or "tb"'],
+    ["a bech32 prefix of 84 characters", `[networks.x]\nfamily = "btc"\nbech32_hrp = "${"a".repeat(84)}"\n`, 'config key `networks.x.bech32_hrp`: must be 1-83 lower-case letters and digits, e.g. "bc" or "tb"'],
+    ["a P2PKH version above 255", '[networks.x]\nfamily = "btc"\np2pkh_version = 256\n', "config key `networks.x.p2pkh_version`: expected integer to be less or equal to 255"],
+    ["a negative P2SH version", '[networks.x]\nfamily = "btc"\np2sh_version = -1\n', "config key `networks.x.p2sh_version`: expected integer to be greater or equal to 0"],
+    ["a P2SH version given as a string", '[networks.x]\nfamily = "btc"\np2sh_version = "5"\n', "config key `networks.x.p2sh_version`: expected integer"],
+    ["one version byte for both forms", '[networks.x]\nfamily = "btc"\np2pkh_version = 111\np2sh_version = 111\n', "config key `networks.x.p2sh_version`: must differ from p2pkh_version (111)"],
+    ["a P2SH version equal to the default P2PKH one", '[networks.x]\nfamily = "btc"\np2sh_version = 0\n', "config key `networks.x.p2sh_version`: must differ from p2pkh_version (0)"],
+    ["a chain name in upper case", '[networks.x]\nfamily = "btc"\nchain = "Main"\n', 'config key `networks.x.chain`: must be 1-32 of a-z, 0-9, _ and -, e.g. "main" or "regtest"'],
+  ])("refuses %s", (_name, toml, message) => {
+    expect(errorOf(toml)).toBe(message);
+  });
+});
+
 describe("a bad config names the key and the reason", () => {
   test.each([
     ["an unknown top-level key", "bogus = 1\n", "unknown config key `bogus`"],

@@ -143,6 +143,11 @@ describe("POST /v1/payments names the bad field with 400", () => {
     ["an unknown network", { network: "doge" }, "Unknown network: doge"],
     ["an invalid address", { address: "0x1234" }, "Invalid address for network eth"],
     ["a bad EIP-55 checksum", { address: "0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }, "Invalid address for network eth"],
+    [
+      "a testnet address on btc",
+      { network: "btc", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" },
+      "Invalid address for network btc: expected P2PKH (version 0), P2SH (version 5), or bech32/bech32m with prefix bc1",
+    ],
     ["an invalid token contract", { asset: "usdt", decimals: 6 }, "Invalid asset for network eth"],
     ["a non-string asset", { asset: 7, decimals: 6 }, "asset must be a string or null"],
     ["a token without decimals", { asset: "0xdac17f958d2ee523a2206206994597c13d831ec7" }, "decimals is required when asset is given"],

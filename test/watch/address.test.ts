@@ -1,12 +1,13 @@
 import { describe, expect, it } from "bun:test";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { createBase58check } from "@scure/base";
+import { hexToBytes } from "@noble/hashes/utils.js";
+import { bech32, bech32m, createBase58check } from "@scure/base";
 import type { Family } from "../../src/config/schema.ts";
-import { FAMILIES, matchAddress, normalizeAddress } from "../../src/watch/address.ts";
+import { type AddressRules, FAMILIES, invalidAddress, matchAddress, normalizeAddress, normalizeNetworkAddress } from "../../src/watch/address.ts";
 
 // Builds a checksum-correct base58check string, so a rejection can only come from version or length.
-const base58checkWithVersion = (version: number, bodyLength = 20): string =>
-  createBase58check(sha256).encode(Uint8Array.from([version, ...new Array<number>(bodyLength).fill(0x11)]));
+const base58checkOf = (version: number, body: Uint8Array): string => createBase58check(sha256).encode(Uint8Array.from([version, ...body]));
+const base58checkWithVersion = (version: number, bodyLength = 20): string => base58checkOf(version, new Uint8Array(bodyLength).fill(0x11));
 
 describe("evm", () => {
   it.each([
@@ -39,18 +40,38 @@ describe("evm", () => {
   });
 });
 
-describe("btc", () => {
+/** Bitcoin mainnet: a btc network whose table names no address keys (the default `btc`). */
+const MAINNET: AddressRules = { family: "btc" };
+const TESTNET: AddressRules = { family: "btc", bech32_hrp: "tb", p2pkh_version: 0x6f, p2sh_version: 0xc4 };
+const LITECOIN_REGTEST: AddressRules = { family: "btc", bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58 };
+
+// BIP173's P2WPKH vector is over this hash160 (of the generator point's compressed key).
+const HASH160 = hexToBytes("751e76e8199196d454941c45d1b3a323f1433bd6");
+const bytes = (length: number, fill = 0x22) => new Uint8Array(length).fill(fill);
+
+/** Segwit address of `program` under `hrp`, checksummed with `codec` whatever BIP350 would pick. */
+const segwit = (codec: typeof bech32, hrp: string, version: number, program: Uint8Array) =>
+  codec.encode(hrp, [version, ...codec.toWords(program)], false);
+
+describe("btc address vectors built here", () => {
+  it("reproduce BIP173's P2WPKH vector and the P2PKH address of the same hash", () => {
+    expect(segwit(bech32, "bc", 0, HASH160)).toBe("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4");
+    expect(base58checkOf(0x00, HASH160)).toBe("1BgGZ9tcN4rm9KBzDn7KprQz87SZ26SAMH");
+  });
+});
+
+describe("btc on Bitcoin mainnet", () => {
   it.each([
     // Base58check keeps its case: it is part of the encoding.
     ["1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+    ["1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2"],
     ["3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
-    ["mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn"],
-    ["2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc"],
     // BIP173/BIP350 valid vectors; bech32 is normalized to lower case.
+    ["bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
     ["BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
     [
-      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
-      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+      "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3",
+      "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3",
     ],
     [
       "bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y",
@@ -66,14 +87,24 @@ describe("btc", () => {
       "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
       "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
     ],
+    [
+      "BC1P0XLXVLHEMJA6C4DQV22UAPCTQUPFHLXM9H8Z3K2E72Q4K9HCZ7VQZK5JJ0",
+      "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+    ],
     ["\t1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa ", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
   ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeNetworkAddress(MAINNET, input)).toBe(normalized);
+    // The family alone means Bitcoin mainnet.
     expect(normalizeAddress("btc", input)).toBe(normalized);
   });
 
   it.each([
     ["the genesis address with its last character changed", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb"],
     ["the genesis address in lower case", "1a1zp1ep5qgefi2dmptftl5slmv7divfna"],
+    ["a testnet P2PKH address (version 111)", "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn"],
+    ["a testnet P2SH address (version 196)", "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc"],
+    ["a testnet P2WSH address (prefix tb)", "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7"],
+    ["a Litecoin regtest P2WPKH address (prefix rltc)", segwit(bech32, "rltc", 0, HASH160)],
     ["a base58check payload with the Litecoin version 0x30", base58checkWithVersion(0x30)],
     ["a checksum-valid P2PKH payload of 20 bytes", base58checkWithVersion(0x00, 19)],
     ["a checksum-valid P2PKH payload of 22 bytes", base58checkWithVersion(0x00, 21)],
@@ -90,13 +121,105 @@ describe("btc", () => {
       "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v8n0nx0muaewav253zgeav",
     ],
     ["a 16-byte v0 program", "BC1QR508D6QEJXTDG4Y5R3ZARVARYV98GJ9P"],
-    ["mixed case", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq"],
+    ["mixed case", "bc1qW508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
     ["more than 4 bits of zero padding", "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7v07qwwzcrf"],
-    ["non-zero padding", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j"],
     ["an empty data section", "bc1gmk9yu"],
     ["an EVM address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
-  ])("rejects %s", (_case, input) => {
+  ])("refuses %s", (_case, input) => {
+    expect(normalizeNetworkAddress(MAINNET, input)).toBeNull();
     expect(normalizeAddress("btc", input)).toBeNull();
+  });
+});
+
+describe("btc on testnet (prefix tb, versions 111 and 196)", () => {
+  it.each([
+    ["mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn", "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn"],
+    ["2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc", "2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc"],
+    [
+      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+      "tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7",
+    ],
+    ["TB1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KXPJZSX", "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx"],
+  ])("accepts %p as %p", (input, normalized) => {
+    expect(normalizeNetworkAddress(TESTNET, input)).toBe(normalized);
+  });
+
+  it.each([
+    ["a mainnet P2PKH address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
+    ["a mainnet P2SH address", "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
+    ["a mainnet P2WPKH address", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
+    ["mixed case", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vq47Zagq"],
+    ["non-zero padding", "tb1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vpggkg4j"],
+  ])("refuses %s", (_case, input) => {
+    expect(normalizeNetworkAddress(TESTNET, input)).toBeNull();
+  });
+});
+
+describe("btc on Litecoin regtest (prefix rltc, versions 111 and 58)", () => {
+  const p2wpkh = segwit(bech32, "rltc", 0, HASH160);
+  it.each([
+    ["P2PKH", base58checkOf(111, HASH160), base58checkOf(111, HASH160)],
+    ["P2SH", base58checkOf(58, HASH160), base58checkOf(58, HASH160)],
+    ["P2WPKH", p2wpkh, p2wpkh],
+    ["P2WPKH in upper case", p2wpkh.toUpperCase(), p2wpkh],
+    ["P2WSH", segwit(bech32, "rltc", 0, bytes(32)), segwit(bech32, "rltc", 0, bytes(32))],
+    ["P2TR", segwit(bech32m, "rltc", 1, bytes(32)), segwit(bech32m, "rltc", 1, bytes(32))],
+    ["a v16 program of 40 bytes", segwit(bech32m, "rltc", 16, bytes(40)), segwit(bech32m, "rltc", 16, bytes(40))],
+  ])("accepts %s (%p)", (_case, input, normalized) => {
+    expect(normalizeNetworkAddress(LITECOIN_REGTEST, input)).toBe(normalized);
+  });
+
+  it.each([
+    ["Bitcoin mainnet P2WPKH", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
+    ["Bitcoin mainnet P2TR", "bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"],
+    ["Bitcoin mainnet P2PKH (version 0)", base58checkOf(0x00, HASH160)],
+    ["Bitcoin mainnet P2SH (version 5)", base58checkOf(0x05, HASH160)],
+    ["Litecoin mainnet P2PKH (version 48)", base58checkOf(48, HASH160)],
+    ["Litecoin mainnet P2WPKH (prefix ltc)", segwit(bech32, "ltc", 0, HASH160)],
+    ["a P2PKH payload of 21 bytes", base58checkOf(111, bytes(21))],
+    ["v0 with a bech32m checksum", segwit(bech32m, "rltc", 0, HASH160)],
+    ["v1 with a bech32 checksum", segwit(bech32, "rltc", 1, bytes(32))],
+    ["a v0 program of 21 bytes", segwit(bech32, "rltc", 0, bytes(21))],
+    ["a v0 program of 31 bytes", segwit(bech32, "rltc", 0, bytes(31))],
+    ["a v0 program of 33 bytes", segwit(bech32, "rltc", 0, bytes(33))],
+    ["a v1 program of 1 byte", segwit(bech32m, "rltc", 1, bytes(1))],
+    ["a v1 program of 41 bytes", segwit(bech32m, "rltc", 1, bytes(41))],
+    ["a witness version of 17", segwit(bech32m, "rltc", 17, bytes(32))],
+  ])("refuses %s", (_case, input) => {
+    expect(normalizeNetworkAddress(LITECOIN_REGTEST, input)).toBeNull();
+  });
+
+  it("never throws on hostile input", () => {
+    const hostile: unknown[] = ["\u0000", "rltc1", "RLTC1", "\uD800", "💥".repeat(40), undefined, null, 42];
+    for (const input of hostile) expect(normalizeNetworkAddress(LITECOIN_REGTEST, input as string)).toBeNull();
+  });
+});
+
+describe("normalizeNetworkAddress on other families", () => {
+  it.each([
+    [{ family: "evm" }, "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
+    [{ family: "tron" }, "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
+    [{ family: "generic" }, " label ", "label"],
+    [{ family: "evm" }, "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", null],
+  ] as [AddressRules, string, string | null][])("%o: %p → %p, as the family form", (network, input, normalized) => {
+    expect(normalizeNetworkAddress(network, input)).toBe(normalized);
+  });
+});
+
+describe("the refusal message", () => {
+  it.each([
+    ["btc", MAINNET, "Invalid address for network btc: expected P2PKH (version 0), P2SH (version 5), or bech32/bech32m with prefix bc1"],
+    [
+      "ltc-regtest",
+      LITECOIN_REGTEST,
+      "Invalid address for network ltc-regtest: expected P2PKH (version 111), P2SH (version 58), or bech32/bech32m with prefix rltc1",
+    ],
+    ["eth", { family: "evm" }, "Invalid address for network eth"],
+    ["tron", { family: "tron" }, "Invalid address for network tron"],
+    ["sol", { family: "solana" }, "Invalid address for network sol"],
+    ["labels", { family: "generic" }, "Invalid address for network labels"],
+  ] as [string, AddressRules, string][])("on %s is %p", (slug, network, message) => {
+    expect(invalidAddress(slug, network)).toBe(message);
   });
 });
 
@@ -193,6 +316,16 @@ describe("matchAddress", () => {
     ["btc", "BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"],
     ["btc", "tb1qexample", "tb1qexample"],
     ["btc", "1BoatSLRHtKNngkdXEeobR76b53LETtpy", "1BoatSLRHtKNngkdXEeobR76b53LETtpy"],
+    // Any prefix: the feed's network may be Litecoin or a regtest chain.
+    ["btc", "TB1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KXPJZSX", "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx"],
+    ["btc", segwit(bech32, "rltc", 0, HASH160).toUpperCase(), segwit(bech32, "rltc", 0, HASH160)],
+    ["btc", segwit(bech32m, "ltc", 1, bytes(32)).toUpperCase(), segwit(bech32m, "ltc", 1, bytes(32))],
+    // No validation: a lower-case bech32 string with a bad checksum stays as given.
+    ["btc", "rltc1qexample", "rltc1qexample"],
+    ["btc", "Rltc1qW508d6qejxtdg4y5r3zarvary0c5xw7k693xs3", "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3"],
+    // Strings of a bech32 shape without its checksum keep their case: base58 addresses can look so.
+    ["btc", "ABC1DEFGHJ", "ABC1DEFGHJ"],
+    ["btc", "3J98t1WpEZ73CNmQvecrnyWrnqRhWNLy", "3J98t1WpEZ73CNmQvecrnyWrnqRhWNLy"],
     ["tron", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
     ["solana", "So11111111111111111111111111111111111111112", "So11111111111111111111111111111111111111112"],
     ["generic", "Any Label", "Any Label"],

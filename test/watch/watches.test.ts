@@ -12,7 +12,14 @@ beforeAll(async () => {
   td = await startTestDaemon({
     clock,
     // The clock stands still, so every request falls in one rate-limit window: lift the limit.
-    config: { rate_limit: { per_key_rps: 10_000 }, networks: { labels: { family: "generic" } } },
+    config: {
+      rate_limit: { per_key_rps: 10_000 },
+      networks: {
+        labels: { family: "generic" },
+        // Litecoin regtest: its own prefix and version bytes, so Bitcoin's addresses are not its.
+        "ltc-regtest": { family: "btc", bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58 },
+      },
+    },
   });
 });
 
@@ -50,6 +57,9 @@ describe("adding a watched address", () => {
     ["tron", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"],
     ["sol", "So11111111111111111111111111111111111111112", "So11111111111111111111111111111111111111112"],
     ["labels", "  Cold Wallet #3 ", "Cold Wallet #3"],
+    // BIP173's P2WPKH program under the regtest prefix, and its P2PKH (version 111).
+    ["ltc-regtest", "RLTC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7K693XS3", "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3"],
+    ["ltc-regtest", "mrCDrCybB6J1vRfbwM5hemdJz73FwDBC8r", "mrCDrCybB6J1vRfbwM5hemdJz73FwDBC8r"],
   ])("on %s stores %p as %p and answers 201 with the record", async (network, input, normalized) => {
     const client = await td.client({ slots: 1 });
     const { status, body } = await add(client, network, input);
@@ -67,9 +77,6 @@ describe("adding a watched address", () => {
     ["eth", "an EIP-55 address with one letter's case flipped", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"],
     ["eth", "39 hex digits", "0x52908400098527886e0f7030069857d2e4169ee"],
     ["eth", "a bitcoin address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
-    ["btc", "a base58check address with a broken checksum", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb"],
-    ["btc", "a bech32 address with one character changed", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5"],
-    ["btc", "an EVM address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed"],
     ["tron", "a Tron address with a broken checksum", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u"],
     ["tron", "a bitcoin address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
     ["sol", "base58 of fewer than 32 bytes", "So1111111111111111111111111111111"],
@@ -81,6 +88,23 @@ describe("adding a watched address", () => {
     const client = await td.client({ slots: 1 });
     const { status, body } = await add(client, network, address);
     expect({ status, body }).toEqual({ status: 400, body: { error: `Invalid address for network ${network}` } });
+    expect(await list(client)).toEqual([]);
+  });
+
+  const BTC_FORMS = "P2PKH (version 0), P2SH (version 5), or bech32/bech32m with prefix bc1";
+  const LTC_REGTEST_FORMS = "P2PKH (version 111), P2SH (version 58), or bech32/bech32m with prefix rltc1";
+  it.each([
+    ["btc", "a base58check address with a broken checksum", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb", BTC_FORMS],
+    ["btc", "a bech32 address with one character changed", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5", BTC_FORMS],
+    ["btc", "an EVM address", "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", BTC_FORMS],
+    ["btc", "a testnet address", "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx", BTC_FORMS],
+    ["btc", "a Litecoin regtest address", "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3", BTC_FORMS],
+    ["ltc-regtest", "a Bitcoin mainnet P2WPKH address", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", LTC_REGTEST_FORMS],
+    ["ltc-regtest", "a Bitcoin mainnet P2PKH address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", LTC_REGTEST_FORMS],
+  ])("on %s refuses %s with 400 naming the forms it accepts", async (network, _case, address, forms) => {
+    const client = await td.client({ slots: 1 });
+    const { status, body } = await add(client, network, address);
+    expect({ status, body }).toEqual({ status: 400, body: { error: `Invalid address for network ${network}: expected ${forms}` } });
     expect(await list(client)).toEqual([]);
   });
 
