@@ -166,7 +166,9 @@ const BTC_ONLY_KEYS = {
 } as const;
 
 /** Families with a follower in this build (src/follow/followers.ts). */
-const FOLLOWED_FAMILIES = new Set<Family>(["evm", "tron"]);
+const FOLLOWED_FAMILIES = new Set<Family>(["evm", "tron", "btc"]);
+/** Families whose chains have a numeric id (a btc chain is named instead: `chain`). */
+const CHAIN_ID_FAMILIES = new Set<Family>(["evm", "tron"]);
 
 function checkSemantics(c: Config): string | null {
   if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
@@ -190,8 +192,8 @@ function checkSemantics(c: Config): string | null {
     const bad = n.rpc_urls.findIndex((u) => !/^https?:\/\/[^/]/.test(u));
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
     if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
-    if (n.follow && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.follow\`: only evm and tron networks can be followed by this build`;
-    if (n.chain_id !== undefined && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
+    if (n.follow && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.follow\`: only evm, tron and btc networks can be followed by this build`;
+    if (n.chain_id !== undefined && !CHAIN_ID_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
     if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
     for (const [key, why] of Object.entries(BTC_ONLY_KEYS))
       if (n[key as keyof typeof BTC_ONLY_KEYS] !== undefined && n.family !== "btc") return `config key \`networks.${slug}.${key}\`: ${why}`;

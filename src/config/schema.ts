@@ -59,7 +59,7 @@ export const NetworkSchema = T.Object(
     p2pkh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255 })),
     p2sh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255 })),
     // btc family only: the `chain` Bitcoin Core's getblockchaininfo must answer ("main", "test",
-    // "regtest"); absent = not checked.
+    // "regtest"); absent: the chain the first upstream answered, as for chain_id.
     chain: T.Optional(T.String({ pattern: "^[a-z0-9_-]{1,32}$", description: "1-32 of a-z, 0-9, _ and -, e.g. \"main\" or \"regtest\"" })),
   },
   strict,

@@ -25,4 +25,9 @@ export type ChainReader<B extends ReadBlock = ReadBlock> = {
   toInput(block: B): BlockInput;
   /** Called before a reorg is believed: another chain behind the same upstream looks like one. */
   recheckChain?(): void;
+  /**
+   * Called after each poll that found the node's head already stored, while this daemon leads: a
+   * family's look at what is not yet in a block (the btc family's mempool, for payment orders).
+   */
+  atHead?(): Promise<void>;
 };

@@ -8,6 +8,9 @@ import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
 import { chainCheckedPool } from "./chain-id-guard.ts";
+import { createBtcClient } from "./btc-client.ts";
+import { createMempoolWatch } from "./btc-mempool.ts";
+import { btcReaderFor } from "./btc-reader.ts";
 import { createChainFollower } from "./chain-follower.ts";
 import type { ChainReader } from "./chain-reader.ts";
 import { createEvmReader } from "./evm-reader.ts";
@@ -64,6 +67,11 @@ export function followersFor(deps: FollowersDeps): Worker[] {
 /** How a network's family is read; loadConfig has refused `follow` without `rpc_urls` or on a family with no reader. */
 function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
   if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
+  if (n.family === "btc") {
+    // At the head, a look at the mempool for payment orders waiting on their first payment.
+    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), db: deps.db, clock: deps.clock, log: deps.log });
+    return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
+  }
   // The follower's own view of the pool: every answer from an upstream on the expected chain.
   const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
   const rpc = createRpcClient(checked);

@@ -227,7 +227,7 @@ describe("a bad config names the key and the reason", () => {
     ["a chain id that is no integer", '[networks.x]\nfamily = "evm"\nchain_id = "1"\n', "config key `networks.x.chain_id`: expected integer"],
     ["a zero chain id", '[networks.x]\nfamily = "evm"\nchain_id = 0\n', "config key `networks.x.chain_id`: expected integer to be greater or equal to 1"],
     ["a chain id on a network that is neither evm nor tron", '[networks.x]\nfamily = "btc"\nchain_id = 1\n', "config key `networks.x.chain_id`: only evm and tron networks have a chain id"],
-    ["a follower on a family without one", '[networks.x]\nfamily = "solana"\nrpc_urls = ["http://127.0.0.1:1"]\nfollow = true\n', "config key `networks.x.follow`: only evm and tron networks can be followed by this build"],
+    ["a follower on a family without one", '[networks.x]\nfamily = "solana"\nrpc_urls = ["http://127.0.0.1:1"]\nfollow = true\n', "config key `networks.x.follow`: only evm, tron and btc networks can be followed by this build"],
     ["an API key on a network that is not tron", '[networks.x]\nfamily = "evm"\napi_key = "k"\n', "config key `networks.x.api_key`: only tron networks send an API key (TRON-PRO-API-KEY)"],
     ["a tron token keyed by a hex address", '[networks.t]\nfamily = "tron"\n[networks.t.tokens]\n"41a614f803b6fd780986a42c78ec9c7f77e6ded13c" = { decimals = 6 }\n', "config key `networks.t.tokens.41a614f803b6fd780986a42c78ec9c7f77e6ded13c`: not a tron address (base58check, T…)"],
     ["a tron token keyed by a lower-cased address", '[networks.t]\nfamily = "tron"\n[networks.t.tokens]\n"tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t" = { decimals = 6 }\n', "config key `networks.t.tokens.tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t`: not a tron address (base58check, T…)"],
