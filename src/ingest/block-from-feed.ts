@@ -24,9 +24,20 @@ export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkCon
   if (!parsed.ok) return invalidInput(parsed.error);
   const unknown = parsed.blocks.find((b) => !findNetwork(networks, b.network));
   if (unknown) return invalidInput(unknownNetwork(unknown.network));
+  const mixed = mixedTransaction(parsed.blocks);
+  if (mixed) return invalidInput(`${Array.isArray(raw) ? `[${mixed.block}].` : ""}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
   const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
   const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
   return { ok: true, blocks, placed };
+}
+
+/** The first transaction with both token transfers and UTXO outputs: their movements would share indexes. */
+function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: number } | null {
+  for (let b = 0; b < blocks.length; b++) {
+    const tx = blocks[b].transactions.findIndex((t) => t.outputs !== undefined && (t.transfers?.length ?? 0) > 0);
+    if (tx >= 0) return { block: b, tx };
+  }
+  return null;
 }
 
 /** Keeps the first of blocks sent twice in one batch. */
@@ -41,17 +52,18 @@ function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] {
 }
 
 /**
- * The movements of a transaction: index 0 is the native value, i+1 is transfers[i]. A zero native
+ * The movements of a transaction: index 0 is the native value, i+1 is transfers[i], and on a UTXO
+ * transaction (which has no transfers) n+1 is what its outputs from vout n on pay one address. A zero native
  * value is no movement (a plain contract call moves nothing); a zero-value transfer is one, and
  * gives `other` hits. The schema has already checked every value is an integer string.
  */
-export function movementsOf(tx: TransactionInput, family: Family): Movement[] {
+export function movementsOf(tx: TransactionInput, family: Family, outputs: readonly TxOutput[] = outputsOf(tx, family)): Movement[] {
   const movements: Movement[] = [];
   const value = parseRawInteger(tx.value) ?? 0n;
   if (value > 0n) {
     movements.push({ index: 0, asset: null, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), value, decimals: null });
   }
-  if (tx.outputs) movements.push(...outputPayments(outputsOf(tx, family)));
+  movements.push(...outputPayments(outputs));
   tx.transfers?.forEach((t, i) => {
     movements.push({
       index: i + 1,
@@ -94,8 +106,9 @@ export function toIngestedBlock(b: BlockInput, family: Family): IngestedBlock {
     parentHash: b.parent_hash ?? null,
     timestamp: b.timestamp ?? null,
     transactions: b.transactions.map((tx) => {
-      const out: IngestedTx = { hash: tx.hash, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), movements: movementsOf(tx, family) };
-      if (tx.outputs) out.outputs = outputsOf(tx, family);
+      const outputs = outputsOf(tx, family);
+      const out: IngestedTx = { hash: tx.hash, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), movements: movementsOf(tx, family, outputs) };
+      if (tx.outputs) out.outputs = outputs;
       if (tx.inputs && tx.inputs.length > 0) out.spends = tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
       return out;
     }),

@@ -156,4 +156,13 @@ describe("the UTXO ingest shape", () => {
     });
     expect(await td.ctx.db.selectFrom("blocks").select("hash").execute()).toEqual([]);
   });
+
+  it("refuses a transaction with both token transfers and outputs", async () => {
+    await start();
+    const mixed = { hash: h("a1"), value: "0" as const, outputs: [{ address: W, value: "1" }], transfers: [{ asset: "x", to: W, value: "1" }] };
+    expect(await ingest([block(1, "b1", "b0", []), block(2, "b2", "b1", [tx("a0", []), mixed])])).toEqual({
+      status: 400,
+      body: { error: "[1].transactions[1] has both transfers and outputs: a UTXO transaction carries no token transfers" },
+    });
+  });
 });
