@@ -159,10 +159,10 @@ describe("following litecoind -regtest", () => {
 
 describe("reorgs and payment orders", () => {
   /**
-   * Replaces `txid`, a payment of `wallet`'s, in the mempool by a transaction spending the same
-   * outputs back to the wallet, with a higher fee.
+   * A transaction of `wallet` spending the same outputs as `txid` (one of its payments) back to the
+   * wallet: mined in a block, it evicts `txid` from the mempool for good.
    */
-  async function doubleSpend(wallet: string, txid: string): Promise<string> {
+  async function conflicting(wallet: string, txid: string): Promise<string> {
     const { hex } = await node.rpc<{ hex: string }>("gettransaction", [txid], wallet);
     const tx = await node.rpc<{ vin: { txid: string; vout: number }[] }>("decoderawtransaction", [hex]);
     let total = 0n;
@@ -173,11 +173,10 @@ describe("reorgs and payment orders", () => {
     }
     const sats = total - 100_000n;
     const back = await node.rpc<string>("getnewaddress", ["", "bech32"], wallet);
-    const inputs = tx.vin.map((i) => ({ txid: i.txid, vout: i.vout, sequence: 0xfffffffd }));
-    const raw = await node.rpc<string>("createrawtransaction", [inputs, { [back]: `${sats / 100_000_000n}.${String(sats % 100_000_000n).padStart(8, "0")}` }]);
+    const raw = await node.rpc<string>("createrawtransaction", [tx.vin.map((i) => ({ txid: i.txid, vout: i.vout })), { [back]: `${sats / 100_000_000n}.${String(sats % 100_000_000n).padStart(8, "0")}` }]);
     const signed = await node.rpc<{ hex: string; complete: boolean }>("signrawtransactionwithwallet", [raw], wallet);
     expect(signed.complete).toBe(true);
-    return node.rpc<string>("sendrawtransaction", [signed.hex]);
+    return signed.hex;
   }
 
   test("an order is seen from the mempool before its block, then paid at its confirmations", async () => {
@@ -199,7 +198,7 @@ describe("reorgs and payment orders", () => {
     expect(sink.received.map((r) => JSON.parse(r.body)).filter((b) => b.payment_id === id).map((b) => b.event)).toEqual(["seen", "aml_check", "paid"]);
   });
 
-  test("invalidateblock and a longer branch: removed: true re-deliveries; a paid order stays paid, a seen one whose payment was replaced waits again", async () => {
+  test("invalidateblock and a longer branch: removed: true re-deliveries; a paid order stays paid, a seen one whose payment was double-spent away waits again", async () => {
     const { client, sink } = await subscriber();
     await client.request("PUT", "/v1/payments/settings", { webhook_url: sink.url });
     const order = async (orderId: string, address: string) => {
@@ -228,17 +227,18 @@ describe("reorgs and payment orders", () => {
     const [p] = await mine(1);
     await mine(1);
     await received(sink, (b) => b.payment_id === paidId && b.event === "paid");
-    // Opt-in RBF (replaceable = true), so the node takes a replacement later.
-    const seenPayment = await node.rpc<string>("sendtoaddress", [seenAddress, "0.1", "", "", false, true], "reorg");
+    const seenPayment = await node.rpc<string>("sendtoaddress", [seenAddress, "0.1"], "reorg");
     const [s] = await mine(1);
     await received(sink, (b) => b.payment_id === seenId && b.event === "seen");
     const [watchedPayment] = await received(sink, (b) => b.tx_hash === paying && b.address === watched);
 
-    // The node drops the old branch; the second order's payment is replaced by one paying the miner.
+    // The node drops the old branch. The new one is longer (4 blocks above F): its first block holds
+    // the first payment again and a transaction spending what the second order's payment spent, so
+    // that payment leaves the mempool for good (as a double spend would take it away).
     await node.rpc("invalidateblock", [p]);
-    await doubleSpend("reorg", seenPayment);
-    // The new branch is longer (4 blocks above F) and holds the first payment again, not the second.
-    await node.mine(4);
+    const miner = await node.newAddress("bech32");
+    await node.rpc("generateblock", [miner, [paying, await conflicting("reorg", seenPayment)]]);
+    await node.mine(3, miner);
     const newTop = await node.rpc<string>("getblockhash", [fork + 4]);
     await until(() => storedHashAt(td.ctx.db, "ltc", fork + 4), (h) => h === newTop, 20_000);
 
