@@ -1,4 +1,4 @@
-import { MalformedUpstreamData, preview } from "./upstream-data.ts";
+import { answerChecker, preview } from "./upstream-data.ts";
 
 // Pure: checks that what a Bitcoin Core node (or a fork keeping its JSON-RPC) answered has the
 // shapes its RPC prints, and keeps only what the follower uses. Nothing of an answer is compared,
@@ -33,19 +33,10 @@ type Rec = Record<string, unknown>;
 
 /** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
 function checker(what: string) {
-  const fail = (field: string, expected: string, value: unknown): never => {
-    throw new MalformedUpstreamData(`the node sent ${what}: ${field} is not ${expected} (${preview(value)})`);
-  };
+  const base = answerChecker(what);
+  const { fail } = base;
   return {
-    fail,
-    object(field: string, value: unknown): Rec {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
-      return value as Rec;
-    },
-    array(field: string, value: unknown): unknown[] {
-      if (!Array.isArray(value)) fail(field, "an array", value);
-      return value as unknown[];
-    },
+    ...base,
     hash(field: string, value: unknown): string {
       if (typeof value !== "string" || !HASH.test(value)) fail(field, "a hash (64 hex digits)", value);
       return (value as string).toLowerCase();

@@ -1,4 +1,4 @@
-import { MalformedUpstreamData, preview } from "./upstream-data.ts";
+import { answerChecker } from "./upstream-data.ts";
 
 // Pure: checks that what an EVM node answered has the shapes JSON-RPC promises, before anything of
 // it is compared, converted or stored (upstream-data.ts says why).
@@ -9,30 +9,19 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
 const DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 
-type Rec = Record<string, unknown>;
-
 /** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
 function checker(what: string) {
-  const fail = (field: string, expected: string, value: unknown): never => {
-    throw new MalformedUpstreamData(`the node sent ${what}: ${field} is not ${expected} (${preview(value)})`);
-  };
+  const base = answerChecker(what);
+  const { fail } = base;
   const match = (re: RegExp, expected: string) => (field: string, value: unknown) => {
     if (typeof value !== "string" || !re.test(value)) fail(field, expected, value);
   };
   return {
-    fail,
+    ...base,
     hash: match(HASH, "a hash (0x + 64 hex digits)"),
     address: match(ADDRESS, "an address (0x + 40 hex digits)"),
     quantity: match(QUANTITY, "a hex quantity"),
     data: match(DATA, "hex data"),
-    object(field: string, value: unknown): Rec {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
-      return value as Rec;
-    },
-    array(field: string, value: unknown): unknown[] {
-      if (!Array.isArray(value)) fail(field, "an array", value);
-      return value as unknown[];
-    },
     /** A quantity that must fit a JS number (heights, timestamps). */
     safeInteger(field: string, value: unknown): number {
       if (typeof value !== "string" || !QUANTITY.test(value) || BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER)) fail(field, "a hex quantity", value);

@@ -1,5 +1,5 @@
 import type { TronAddressBook } from "./tron-address.ts";
-import { MalformedUpstreamData, preview } from "./upstream-data.ts";
+import { answerChecker } from "./upstream-data.ts";
 
 // Pure: checks that what a java-tron node answered (HTTP API, `visible: true`) has the shapes its
 // servlets print (Util.printBlock, JsonFormat, HttpSelfFormatFieldName), and keeps only what the
@@ -53,15 +53,11 @@ type Rec = Record<string, unknown>;
 
 /** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
 function checker(what: string, book: TronAddressBook) {
-  const fail = (field: string, expected: string, value: unknown): never => {
-    throw new MalformedUpstreamData(`the node sent ${what}: ${field} is not ${expected} (${preview(value)})`);
-  };
+  const base = answerChecker(what);
+  const { fail } = base;
   return {
     fail,
-    object(field: string, value: unknown): Rec {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
-      return value as Rec;
-    },
+    object: base.object,
     /** An array; absent is empty (protobuf leaves empty lists out). */
     list(field: string, value: unknown): unknown[] {
       if (value === undefined) return [];

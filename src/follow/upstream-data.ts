@@ -20,3 +20,27 @@ export function preview(value: unknown, max = 48): string {
   const json = (JSON.stringify(value) ?? String(value)).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return json.length > max ? `${json.slice(0, max - 3)}...` : json;
 }
+
+type Rec = Record<string, unknown>;
+
+/**
+ * The checks every family's shape checker starts from, over one node answer (`what`: "a malformed
+ * block 5"): each failure throws MalformedUpstreamData naming the answer, the field and a preview
+ * of the value.
+ */
+export function answerChecker(what: string) {
+  const fail = (field: string, expected: string, value: unknown): never => {
+    throw new MalformedUpstreamData(`the node sent ${what}: ${field} is not ${expected} (${preview(value)})`);
+  };
+  return {
+    fail,
+    object(field: string, value: unknown): Rec {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
+      return value as Rec;
+    },
+    array(field: string, value: unknown): unknown[] {
+      if (!Array.isArray(value)) fail(field, "an array", value);
+      return value as unknown[];
+    },
+  };
+}
