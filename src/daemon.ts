@@ -34,6 +34,7 @@ import { upstreamPools } from "./upstream/pool.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { createServer } from "./server.ts";
 import { retentionWorker } from "./watch/retention.ts";
+import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
 
 /** What every command needs: the migrated database, the secret box and the clock. */
 export type Context = { config: Config; db: Db; box: SecretBox; clock: Clock; log: Logger };
@@ -106,6 +107,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     fetch: fetchImpl,
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
+    disableWebhook: disableWebhookAfterFailures,
   });
   // Several daemons on PostgreSQL: work queued here wakes the others' loops too (LISTEN/NOTIFY).
   const bus = createWakeBus({ db: ctx.db, url: config.database.url, log: ctx.log });

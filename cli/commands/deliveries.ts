@@ -7,6 +7,9 @@ import {
   listDeliveries,
   retryDelivery,
 } from "../../src/delivery/admin.ts";
+import { recoverFailedDeliveries } from "../../src/delivery/recover.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
+import { parseDuration, rfc3339 } from "../../src/lib/time.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -78,6 +81,46 @@ export function deliveriesCommand(g: Globals) {
             emit(g, v, () => fields(Object.entries(v)));
           }),
       }),
+      recover: defineCommand({
+        meta: {
+          name: "recover",
+          description: "Re-queue an account's failed deliveries queued in a time range, oldest first, with a fresh retry schedule",
+        },
+        args: {
+          ...globalArgs,
+          account: { type: "string", description: "Account name or id", required: true },
+          since: { type: "string", description: "Start of the range: a duration ago (30m, 24h, 7d) or an RFC 3339 time", required: true },
+          until: { type: "string", description: "End of the range, excluded, in the same forms (default now)" },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const nowMs = ctx.clock.now();
+            const since = instantFlag(String(args.since), "since", nowMs);
+            const until = args.until === undefined ? undefined : instantFlag(String(args.until), "until", nowMs);
+            if (since * 1000 > nowMs) throw new UsageError("--since must not be in the future");
+            if (until !== undefined && until <= since) throw new UsageError("--until must be after --since");
+            const account = await requireAccount(ctx.db, String(args.account));
+            // The daemon picks the re-queued rows up on its next tick (delivery.interval_seconds).
+            const result = await recoverFailedDeliveries({ db: ctx.db, clock: ctx.clock, wakeDelivery: () => {} }, account.id, { since, until });
+            if (!result.ok) throw new CommandError(failureMessage(result));
+            const range = `queued since ${rfc3339(since * 1000)}${until === undefined ? "" : ` until ${rfc3339(until * 1000)}`}`;
+            emit(g, { requeued: result.requeued, more: result.more }, () =>
+              [
+                `Re-queued ${result.requeued} failed ${result.requeued === 1 ? "delivery" : "deliveries"} of ${account.name} ${range}.`,
+                ...(result.more ? ["More remain: run the command again."] : []),
+              ].join("\n"),
+            );
+          }),
+      }),
     },
   });
+}
+
+/** A --since or --until value as Unix seconds: a duration before now, or an RFC 3339 time. */
+function instantFlag(value: string, name: string, nowMs: number): number {
+  const ago = parseDuration(value);
+  if (ago !== null) return Math.floor((nowMs - ago) / 1000);
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isNaN(at)) return Math.floor(at / 1000);
+  throw new UsageError(`--${name} must be a duration ago such as 30m, 24h or 7d, or an RFC 3339 time`);
 }

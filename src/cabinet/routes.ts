@@ -2,8 +2,9 @@ import { Elysia } from "elysia";
 import { createOwnKey, revokeOwnKey } from "../accounts/own-keys.ts";
 import { setAllowIps } from "../accounts/api-keys.ts";
 import { resendAccountDelivery } from "../delivery/account-resend.ts";
+import { recoverFailedDeliveries } from "../delivery/recover.ts";
 import { queueTest } from "../webhook-test/queue-test.ts";
-import type { Failure, Result } from "../lib/error-codes.ts";
+import { type Failure, invalidInput, type Result } from "../lib/error-codes.ts";
 import { bodyTooLarge, failureMessage, failureStatus, fromFailure } from "../lib/failures.ts";
 import { readLimitedText } from "../net/read-body.ts";
 import { requestQuery } from "../net/request-target.ts";
@@ -14,7 +15,7 @@ import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
-import { deliveriesPage } from "./pages/deliveries.ts";
+import { deliveriesPage, recoverPeriod, UNKNOWN_RECOVER_PERIOD } from "./pages/deliveries.ts";
 import { eventsPage } from "./pages/events.ts";
 import { keysPage, parseAllowIps } from "./pages/keys.ts";
 import { overviewPage } from "./pages/overview.ts";
@@ -248,6 +249,20 @@ export function cabinetRoutes(deps: CabinetDeps) {
           return { ok: true, notice: `Re-queued ${resent.delivery.id}.` };
         }),
         detail("Re-queue a delivery that has not succeeded"),
+      )
+      .post(
+        "/cabinet/deliveries/recover",
+        mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, form) => {
+          const period = recoverPeriod(form.get("since"));
+          if (period === null) return invalidInput(UNKNOWN_RECOVER_PERIOD);
+          const since = Math.floor((deps.clock.now() - period) / 1000);
+          const recovered = await recoverFailedDeliveries(deps, viewer.accountId, { since });
+          if (!recovered.ok) return recovered;
+          const { requeued, more } = recovered;
+          const notice = `Re-queued ${requeued} failed ${requeued === 1 ? "delivery" : "deliveries"}.${more ? " More remain: press Recover failed again." : ""}`;
+          return { ok: true, notice };
+        }),
+        detail("Re-queue the failed deliveries of the last hour, day or week (the rules of POST /v1/address-watch/webhook/recover)"),
       )
       .get("/cabinet/events", view(eventsPage), detail("Events, a page at a time"))
       .get("/cabinet/payments", view(paymentsPage), detail("Payment orders"))

@@ -133,11 +133,14 @@ export const ConfigSchema = T.Object(
         interval_seconds: PositiveInt(1, 3600),
         timeout_ms: PositiveInt(5000, 120_000),
         concurrency: PositiveInt(32, 1024),
-        max_attempts: PositiveInt(8, 100),
+        // Eleven attempts use each wait of the default schedule once: the last comes 79.6 hours (3.3 days) after the first.
+        max_attempts: PositiveInt(11, 100),
         backoff_seconds: T.Array(T.Integer({ minimum: 0 }), {
           minItems: 1,
-          default: [5, 30, 120, 600, 1800, 3600, 10800],
+          default: [5, 60, 300, 1800, 7200, 18000, 36000, 50400, 86400, 86400],
         }),
+        // Hours of nothing but failed attempts after which an account's webhook is switched off; 0: never.
+        disable_after_hours: T.Integer({ minimum: 0, maximum: 87_600, default: 120 }),
         lease_seconds: PositiveInt(60, 3600),
         shutdown_grace_ms: PositiveInt(10_000, 600_000),
         allow_private_targets: T.Boolean({ default: false }),

@@ -148,6 +148,8 @@ export interface DeliveriesTable {
   completed_at: number | null;
   /** While `held`: the canonical height the tip must reach before the row becomes `pending`. */
   hold_until_height: number | null;
+  /** 1 for a delivery queued by an events replay: every attempt carries `X-Webhook-Replay: true`. */
+  replay: Generated<number>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -280,6 +282,30 @@ export interface MempoolTransfersTable {
   created_at: number;
 }
 
+/** An account's webhook endpoint: its current run of failures and its last success (delivery/endpoint-state.ts). */
+export interface EndpointHealthTable {
+  account_id: string;
+  /** The first failed attempt of the current run of failures (ms); null while the last attempt succeeded. */
+  failing_since: number | null;
+  last_success_at: number | null;
+  /** The last failed attempt's HTTP status and error class, while failing. */
+  last_status_code: number | null;
+  last_error: string | null;
+  /** When the run of failures switched the webhook off; null once it is enabled again. */
+  disabled_at: number | null;
+  updated_at: number;
+}
+
+/** A message for the account holder (delivery/notices.ts): an endpoint disabled, a delivery failed. */
+export interface NoticesTable {
+  id: string;
+  account_id: string;
+  type: string;
+  message: string;
+  delivery_id: string | null;
+  created_at: number;
+}
+
 export interface DB {
   plans: PlansTable;
   accounts: AccountsTable;
@@ -303,6 +329,8 @@ export interface DB {
   meta: MetaTable;
   watched_outputs: WatchedOutputsTable;
   mempool_transfers: MempoolTransfersTable;
+  endpoint_health: EndpointHealthTable;
+  notices: NoticesTable;
 }
 
 export type Plan = Selectable<PlansTable>;

@@ -43,6 +43,22 @@ export type NewAttempt = {
   snippet: string | null;
 };
 
+/**
+ * What one settlement batch saw of an account's webhook endpoint (delivery/endpoint-state.ts): its
+ * last success, and the failures after it (the first one's time, the last one's answer); the
+ * failure fields are null when the batch ended on a success.
+ */
+export type EndpointOutcome = {
+  accountId: string;
+  lastSuccessAt: number | null;
+  failingSince: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+};
+
+/** An endpoint's state after a batch was recorded: enough to tell whether its run of failures is long enough to disable it. */
+export type EndpointStreakRow = { account_id: string; failing_since: number | string | null; disabled_at: number | string | null };
+
 /** What to add to an account's usage row of one day. */
 export type UsageAddition = { accountId: string; credits: number; deliveries: number; events: number };
 
@@ -89,6 +105,13 @@ export type Statements = {
   markFailed(f: FailedAttempt, nowMs: number): CompiledQuery;
   /** One multi-row INSERT into the attempt log. */
   insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
+  /**
+   * Folds a batch's endpoint outcomes (one row per account, in account id order) into
+   * `endpoint_health`: a success in the batch ends the stored run of failures (those after it
+   * start a new one), a batch of failures only extends it; returns each row's run and whether it
+   * disabled the endpoint.
+   */
+  recordEndpointOutcomes(rows: readonly EndpointOutcome[], nowMs: number): CompiledQuery<EndpointStreakRow>;
   /** Takes credits off an account's balance. */
   chargeAccount(accountId: string, credits: number, nowMs: number): CompiledQuery;
   /** One multi-row INSERT of events, `seq` following the given order. */

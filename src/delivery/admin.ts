@@ -64,6 +64,7 @@ export function deliveryView(d: Delivery, attempts?: AttemptRow[]) {
     id: d.id,
     account_id: d.account_id,
     kind: d.kind,
+    replay: d.replay === 1,
     event_type: d.event_type,
     network: d.network,
     event_id: d.event_id,

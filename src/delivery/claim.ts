@@ -3,6 +3,7 @@ import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { type DueDelivery, statementsOf } from "../db/statements.ts";
+import { waitsForWebhook } from "./send.ts";
 
 // Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
 // statements are each dialect's hand-written ones (db/statements.ts): the loop runs them thousands
@@ -42,7 +43,8 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * once). A payment row waits until every lower sequence of its payment has succeeded or finally
  * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
  * added; one that only clashes with credits promised to sends in flight, or set aside for /rpc
- * calls, is left pending for a later claim.
+ * calls, is left pending for a later claim. A row whose webhook is disabled waits, pending and
+ * unattempted, until it is enabled (parkUntilEnabled).
  */
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs } = opts;
@@ -56,7 +58,12 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];
     const paused: string[] = [];
+    const waiting: string[] = [];
     for (const r of rows) {
+      if (r.webhook_enabled !== 1 && waitsForWebhook(r, r)) {
+        waiting.push(r.id);
+        continue;
+      }
       const price = opts.priceOf(r);
       if (price > 0) {
         const credits = Number(r.account_credits);
@@ -89,8 +96,25 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     if (paused.length > 0) {
       await trx.executeQuery(statements.pauseDeliveries(paused, nowMs));
     }
+    if (waiting.length > 0) await parkUntilEnabled(trx, waiting, nowMs);
     return { claimed, paused };
   });
+}
+
+/** How long a row waiting for its disabled webhook stays out of the claim before it is looked at again. */
+export const WAITING_RECHECK_MS = 3_600_000;
+
+/**
+ * Keeps rows whose webhook is disabled `pending`, without an attempt, out of the claims for
+ * WAITING_RECHECK_MS: they do not crowd the due index meanwhile, and switching the webhook on
+ * makes them due at once (outbox.ts, sendWaitingDeliveries). Rare, so built, not hand-written.
+ */
+async function parkUntilEnabled(trx: Transaction<DB>, ids: readonly string[], nowMs: number): Promise<void> {
+  await trx
+    .updateTable("deliveries")
+    .set({ next_attempt_at: nowMs + WAITING_RECHECK_MS, updated_at: nowMs })
+    .where("id", "in", ids)
+    .execute();
 }
 
 /**

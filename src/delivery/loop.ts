@@ -13,6 +13,10 @@ import { type CreditReservations, createCreditReservations } from "./reservation
 import { attemptDelivery, chooseTarget, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
 import { createEndpointHealth, type EndpointHealth } from "./endpoint-health.ts";
+import { type DisableWebhook, disableFailingEndpoints } from "./endpoint-disable.ts";
+import { type EndpointAttempt, type FailingEndpoint, recordEndpointAttempts } from "./endpoint-state.ts";
+import { urlLabel } from "../net/url-label.ts";
+import { rfc3339 } from "../lib/time.ts";
 import { webhookKey } from "./signer.ts";
 
 // The delivery worker wires the steps together: claim (claim.ts) → send (send.ts) → settle
@@ -30,6 +34,8 @@ export type DeliveryLoopDeps = {
   userAgent: string;
   /** Credits promised to claimed rows; shared with /rpc's meter, which leaves them alone (a new set when absent). */
   reservations?: CreditReservations;
+  /** Switches off an account's webhook after `delivery.disable_after_hours` of failures (watch/webhook-settings.ts owns it). */
+  disableWebhook: DisableWebhook;
 };
 
 /**
@@ -124,8 +130,12 @@ function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: Claimed
  */
 function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: CreditReservations) {
   const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
+  const disableAfterMs = deps.config.delivery.disable_after_hours * 3_600_000;
+  const disabledTotal = deps.metrics.counter("chainwatch_webhook_endpoints_disabled_total");
   return async (group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null> => {
     const nowMs = deps.clock.now();
+    // Endpoints failing long enough to be switched off, found while recording the group.
+    let failing: FailingEndpoint[] = [];
     let ended = false;
     const endPromises = () => {
       if (ended) return;
@@ -135,8 +145,11 @@ function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: Cred
     };
     let claimed: ClaimedDelivery[] = [];
     try {
-      return await deps.db.transaction().execute(async (trx) => {
-        if (group.length > 0) await recordOutcomes(trx, group, nowMs);
+      const result = await deps.db.transaction().execute(async (trx) => {
+        if (group.length > 0) {
+          const settled = await recordOutcomes(trx, group, nowMs);
+          failing = await recordEndpointAttempts(trx, endpointAttempts(group, settled), nowMs, disableAfterMs);
+        }
         if (unsent.length > 0) await releaseLeases(trx, unsent);
         endPromises();
         if (limit === 0) return [];
@@ -149,6 +162,8 @@ function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: Cred
         }
         return claimed;
       });
+      if (failing.length > 0) await switchOff(deps, failing, nowMs, disabledTotal);
+      return result;
     } catch (e) {
       // E.g. the database stayed locked past busy_timeout. Unrecorded rows stay leased and go out
       // again once the lease runs out (at least once); the pass stops claiming and drains. Rows
@@ -161,6 +176,40 @@ function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: Cred
       countAttempts(deps.metrics, group);
     }
   };
+}
+
+/** The group's settled attempts that went to their account's address-watch webhook: those count toward its health. */
+function endpointAttempts(group: readonly Finished[], settled: ReadonlySet<string>): EndpointAttempt[] {
+  const out: EndpointAttempt[] = [];
+  for (const s of group) {
+    const url = s.attempt.url;
+    if (url === null || url !== s.delivery.route.webhook_url || !settled.has(s.delivery.id)) continue;
+    out.push({ accountId: s.delivery.account_id, attempt: s.attempt });
+  }
+  return out;
+}
+
+/**
+ * Switches off the endpoints whose run of failures lasted long enough, after the settlement
+ * committed; each one this daemon disabled is logged and counted once. A failure here is logged
+ * and left for the next failed attempt to retry: the settlement and the claim stand.
+ */
+async function switchOff(deps: DeliveryLoopDeps, failing: FailingEndpoint[], nowMs: number, counter: { inc(by?: number): void }): Promise<void> {
+  try {
+    const disabled = await disableFailingEndpoints({ db: deps.db, disableWebhook: deps.disableWebhook }, failing, nowMs);
+    for (const e of disabled) {
+      counter.inc();
+      deps.log.warn("webhook endpoint disabled", {
+        account_id: e.accountId,
+        url: urlLabel(e.url),
+        failing_since: rfc3339(e.failingSince),
+        error: e.lastError,
+        status_code: e.lastStatusCode,
+      });
+    }
+  } catch (e) {
+    deps.log.error("webhook endpoint not disabled", { count: failing.length, error: String(e) });
+  }
 }
 
 function countAttempts(metrics: Metrics, group: Settlement[]): void {

@@ -29,6 +29,10 @@ export type EnqueueInput = {
   id?: string;
   /** Writes the row `held` until the network's tip reaches this height (min_confirmations, watch/confirmations.ts). */
   holdUntilHeight?: number | null;
+  /** A replay of a stored event (docs/reference.md §5): every attempt carries `X-Webhook-Replay: true`. */
+  replay?: boolean;
+  /** When the first attempt is due; `nowMs` unless given (a batch staggers it to be sent in order). */
+  dueAt?: number;
 };
 
 /**
@@ -36,33 +40,58 @@ export type EnqueueInput = {
  * the event or state change it announces.
  */
 export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
-  const id = input.id ?? newTimeOrderedId("dlv");
-  await db
-    .insertInto("deliveries")
-    .values({
-      id,
-      account_id: input.accountId,
-      kind: input.kind,
-      event_type: input.eventType,
-      network: input.network,
-      event_id: input.eventId ?? null,
-      payment_id: input.paymentId ?? null,
-      sequence: input.sequence ?? null,
-      body: input.body,
-      status: input.holdUntilHeight == null ? "pending" : "held",
-      hold_until_height: input.holdUntilHeight ?? null,
-      attempts: 0,
-      next_attempt_at: input.nowMs,
-      lease_until: null,
-      last_status_code: null,
-      last_error: null,
-      credits_charged: 0,
-      created_at: input.nowMs,
-      updated_at: input.nowMs,
-      completed_at: null,
-    })
-    .execute();
-  return id;
+  const row = outboxRow(input);
+  await db.insertInto("deliveries").values(row).execute();
+  return row.id;
+}
+
+/** Rows per multi-row INSERT: 200 × 21 columns stays far below SQLite's bound-parameter cap. */
+const ROWS_PER_INSERT = 200;
+
+/**
+ * Writes many outbox rows in a few multi-row INSERTs, in the order given (the ids follow it), and
+ * returns their ids. Call it in the transaction that decides them, like enqueueDelivery.
+ */
+export async function enqueueDeliveries(db: Executor, inputs: readonly EnqueueInput[]): Promise<string[]> {
+  const rows: ReturnType<typeof outboxRow>[] = [];
+  let last = "";
+  for (const input of inputs) {
+    const row = outboxRow(input);
+    // Ids made in the same microsecond order by their random part: draw again until this one sorts after the last.
+    while (input.id === undefined && row.id <= last) row.id = newTimeOrderedId("dlv");
+    last = row.id;
+    rows.push(row);
+  }
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    await db.insertInto("deliveries").values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+  }
+  return rows.map((r) => r.id);
+}
+
+function outboxRow(input: EnqueueInput) {
+  return {
+    id: input.id ?? newTimeOrderedId("dlv"),
+    account_id: input.accountId,
+    kind: input.kind,
+    event_type: input.eventType,
+    network: input.network,
+    event_id: input.eventId ?? null,
+    payment_id: input.paymentId ?? null,
+    sequence: input.sequence ?? null,
+    body: input.body,
+    status: input.holdUntilHeight == null ? "pending" : "held",
+    hold_until_height: input.holdUntilHeight ?? null,
+    attempts: 0,
+    next_attempt_at: input.dueAt ?? input.nowMs,
+    lease_until: null,
+    last_status_code: null,
+    last_error: null,
+    credits_charged: 0,
+    created_at: input.nowMs,
+    updated_at: input.nowMs,
+    completed_at: null,
+    replay: input.replay ? 1 : 0,
+  };
 }
 
 /**
@@ -126,6 +155,21 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
       .where("status", "=", "paused")
       .execute();
   }
+}
+
+/**
+ * Makes the account's pending deliveries due now: call it in the transaction that switches its
+ * webhook on again, so what waited for it (claim.ts parks rows of a disabled webhook) and what was
+ * waiting out a retry go out on the loop's next tick instead of hours later.
+ */
+export async function sendWaitingDeliveries(db: Executor, accountId: string, nowMs: number): Promise<void> {
+  await db
+    .updateTable("deliveries")
+    .set({ next_attempt_at: nowMs, updated_at: nowMs })
+    .where("account_id", "=", accountId)
+    .where(sql<boolean>`status = 'pending'`)
+    .where("next_attempt_at", ">", nowMs)
+    .execute();
 }
 
 /**

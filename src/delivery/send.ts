@@ -45,6 +45,20 @@ export function chooseTarget(
   return { ok: true, url: a.webhook_url };
 }
 
+/**
+ * Whether a delivery waits for its account's webhook to be switched on again: it would go to the
+ * address-watch URL, which is set but disabled. It is not attempted meanwhile (claim.ts parks it),
+ * so an endpoint switched off never burns the attempts of what is queued for it.
+ */
+export function waitsForWebhook(
+  d: Pick<Delivery, "kind" | "event_type">,
+  a: Pick<AccountRoute, "webhook_url" | "webhook_enabled" | "payments_webhook_url">,
+): boolean {
+  if (a.webhook_enabled === 1) return false;
+  const target = chooseTarget(d, a);
+  return !target.ok && target.code === "WEBHOOK_DISABLED";
+}
+
 export type SendDeps = {
   fetch: typeof fetch;
   resolveHost: Resolver;
@@ -69,7 +83,7 @@ export type AttemptResult = AttemptLog & { ok: boolean };
  */
 export async function attemptDelivery(
   deps: SendDeps,
-  d: Pick<Delivery, "id" | "kind" | "body">,
+  d: Pick<Delivery, "id" | "kind" | "body"> & { replay?: number },
   target: TargetChoice,
   key: Uint8Array,
 ): Promise<AttemptResult> {
@@ -93,6 +107,7 @@ export async function attemptDelivery(
     key,
     userAgent: deps.userAgent,
     test: d.kind === "test",
+    replay: d.replay === 1,
   });
   const signal = AbortSignal.timeout(deps.timeoutMs);
   let res: Response;

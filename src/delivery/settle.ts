@@ -4,6 +4,7 @@ import type { Delivery } from "../db/schema.ts";
 import { type NewAttempt, statementsOf } from "../db/statements.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
 import { type ClaimedDelivery, inTransaction } from "./claim.ts";
+import { addNotices, deliveryFailedNotice, type NewNotice } from "./notices.ts";
 import type { AttemptLog } from "./send.ts";
 
 // Step 4 of a delivery: writing what an attempt came to, and charging a success in the same
@@ -27,7 +28,8 @@ export function outcomeOf(sent: { ok: boolean }, d: Pick<ClaimedDelivery, "attem
  * delivery is billed exactly when it is settled. A row is settled only while still pending (not
  * re-queued or settled meanwhile); returns the ids settled, and nothing else is logged or billed.
  * Set-based: one UPDATE per distinct success (answer, price), one multi-row INSERT of the attempt
- * log, one charge and one usage row per account.
+ * log, one charge and one usage row per account, and one multi-row INSERT of the notices of
+ * deliveries that used up their attempts (tests excepted).
  */
 export async function recordOutcomes(db: Executor, items: readonly Settlement[], nowMs: number): Promise<Set<string>> {
   if (items.length === 0) return new Set();
@@ -36,6 +38,8 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
     const settled = new Set<string>();
     // Successes with the same answer and price share one UPDATE: on a busy loop most of a group does.
     const groups = new Map<string, { statusCode: number | null; price: number; ids: string[] }>();
+    // A delivery that used up its attempts tells its account holder (never its failing endpoint).
+    const exhausted: NewNotice[] = [];
     for (const { delivery, attempt, outcome } of items) {
       if (!outcome.ok) {
         const failed = {
@@ -47,7 +51,9 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
           error: attempt.error,
         };
         const res = await trx.executeQuery(statements.markFailed(failed, nowMs));
-        if (Number(res.numAffectedRows ?? 0) > 0) settled.add(delivery.id);
+        if (Number(res.numAffectedRows ?? 0) === 0) continue;
+        settled.add(delivery.id);
+        if (failed.status === "failed" && delivery.kind !== "test") exhausted.push(deliveryFailedNotice(delivery, failed.attempts, failed.error, nowMs));
         continue;
       }
       const key = `${attempt.statusCode}:${outcome.price}`;
@@ -74,6 +80,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
       }));
       await trx.executeQuery(statements.insertAttempts(rows));
     }
+    if (exhausted.length > 0) await addNotices(trx, exhausted);
     // Billing and the usage series, summed per account.
     const bill = new Map<string, { credits: number; deliveries: number }>();
     for (const { delivery, outcome } of done) {

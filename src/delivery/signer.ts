@@ -17,6 +17,8 @@ export type SignInput = {
   key: Uint8Array;
   userAgent: string;
   test?: boolean;
+  /** A replay of a stored event: adds `X-Webhook-Replay: true`. */
+  replay?: boolean;
 };
 
 /**
@@ -41,5 +43,6 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
     "webhook-timestamp": ts,
     "webhook-signature": `v1,${b64}`,
     ...(input.test ? { "X-Webhook-Test": "true" } : {}),
+    ...(input.replay ? { "X-Webhook-Replay": "true" } : {}),
   };
 }

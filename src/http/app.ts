@@ -16,6 +16,8 @@ import { createRpcProxy } from "../rpc/proxy.ts";
 import { watchRoutes } from "./routes/watches.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { webhookTestRoutes } from "./routes/webhook-test.ts";
+import { webhookRecoverRoutes } from "./routes/webhook-recover.ts";
+import { eventReplayRoutes } from "./routes/events-replay.ts";
 import { VERSION } from "../version.ts";
 import { openapiDocumentation } from "./openapi/document.ts";
 import { referencePage } from "./openapi/page-route.ts";
@@ -88,6 +90,8 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
     .use(watchRoutes(deps))
     .use(webhookRoutes(deps))
     .use(webhookTestRoutes(deps))
+    .use(webhookRecoverRoutes(deps))
+    .use(eventReplayRoutes(deps))
     .use(beside)
     .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
   listRoutes = () => app.routes;

@@ -16,6 +16,7 @@ const HELP: Record<string, string> = {
   chainwatch_auth_rejections_total: "Signed requests refused, by reason.",
   chainwatch_delivery_attempts_total: "Webhook delivery attempts, by outcome (succeeded, retry, failed).",
   chainwatch_deliveries_paused_total: "Deliveries paused because the account's credits could not pay for them.",
+  chainwatch_webhook_endpoints_disabled_total: "Account webhooks switched off after delivery.disable_after_hours of nothing but failed attempts.",
   chainwatch_reorgs_total: "Reorgs applied by ingest (POST /ingest/blocks or a follower), by network.",
   chainwatch_deep_reorgs_total: "Reorgs deeper than the network's max_reorg_depth, refused (a follower stops until follow rewind), by network.",
   chainwatch_rpc_calls_total: "JSON-RPC calls on /rpc by network, method and outcome.",

@@ -1,3 +1,5 @@
+import { Type as T } from "@sinclair/typebox";
+
 /** RFC 3339 with milliseconds and a numeric offset, always UTC: `2026-11-21T19:08:00.000+00:00`. */
 export function rfc3339(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, -1)}+00:00`;
@@ -12,4 +14,17 @@ export function utcDay(ms: number): string {
 export function lastUtcDays(ms: number, count: number): string[] {
   const today = Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth(), new Date(ms).getUTCDate());
   return Array.from({ length: count }, (_, i) => utcDay(today - (count - 1 - i) * 86_400_000));
+}
+
+const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration with its unit (`30s`, `15m`, `24h`, `7d`) in milliseconds, or null when it is not one. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d{1,7})([smhd])$/.exec(text.trim());
+  return m ? Number(m[1]) * DURATION_UNITS_MS[m[2] as keyof typeof DURATION_UNITS_MS] : null;
+}
+
+/** The schema of an instant in a request body: Unix seconds, from 1970 to the end of year 9999. */
+export function unixSecondsSchema(description: string) {
+  return T.Integer({ minimum: 0, maximum: 253_402_300_799, description });
 }

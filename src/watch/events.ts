@@ -57,7 +57,23 @@ export type EventQuery = {
 /** Event bodies (exactly as delivered) and the cursor of the next page, null when nothing follows. */
 export type EventPage = { ok: true; bodies: string[]; nextAfter: string | null } | InvalidInput;
 
-type Listed = { seq: number; id: string; body: string };
+/** A stored event as a listing reads it. */
+export type ListedEvent = { seq: number; id: string; type: string; network: string; body: string; block_height: number | null };
+
+/** What a listing reads: the events of one account after a position, narrowed. */
+export type EventRowQuery = {
+  accountId: string;
+  /** Only events after this seq (0: from the first). */
+  afterSeq: number;
+  limit: number;
+  types?: readonly string[];
+  networks?: readonly string[];
+  watchId?: string;
+  /** Only events stored at or after this instant (ms). */
+  createdFrom?: number;
+  /** Only events stored before this instant (ms). */
+  createdBefore?: number;
+};
 
 /**
  * One page of the events an account received, in insertion order: its own wallet events merged
@@ -72,34 +88,58 @@ export async function listEvents(db: Db, q: EventQuery): Promise<EventPage> {
     if (seq === null) return invalidInput(`Unknown cursor: ${q.after}`);
     afterSeq = seq;
   }
+  const { rows, more } = await listEventRows(db, {
+    accountId: q.accountId,
+    afterSeq,
+    limit: q.limit,
+    types: q.type === undefined ? undefined : [q.type],
+    networks: q.network === undefined ? undefined : [q.network],
+    watchId: q.watchId,
+  });
+  return { ok: true, bodies: rows.map((r) => r.body), nextAfter: more ? rows[rows.length - 1].id : null };
+}
+
+/**
+ * Up to `limit` events an account received after `afterSeq`, in insertion order (its own merged
+ * with the shared block events of its subscriptions), and whether more follow. Reads only.
+ */
+export async function listEventRows(db: Executor, q: EventRowQuery): Promise<{ rows: ListedEvent[]; more: boolean }> {
+  if (q.types?.length === 0 || q.networks?.length === 0) return { rows: [], more: false };
   const want = q.limit + 1;
-  let own = db.selectFrom("events").select(["seq", "id", "body"]).where("account_id", "=", q.accountId).where("seq", ">", afterSeq);
-  if (q.type !== undefined) own = own.where("type", "=", q.type);
-  if (q.network !== undefined) own = own.where("network", "=", q.network);
+  const columns = ["seq", "id", "type", "network", "body", "block_height"] as const;
+  let own = db.selectFrom("events").select(columns).where("account_id", "=", q.accountId).where("seq", ">", q.afterSeq);
+  // One value is spelt `=`, so the listing's plan stays the one its index was built for.
+  if (q.types !== undefined) own = q.types.length === 1 ? own.where("type", "=", q.types[0]) : own.where("type", "in", [...q.types]);
+  if (q.networks !== undefined) own = q.networks.length === 1 ? own.where("network", "=", q.networks[0]) : own.where("network", "in", [...q.networks]);
   if (q.watchId !== undefined) own = own.where("watch_id", "=", q.watchId);
-  const rows: Listed[] = await own.orderBy("seq").limit(want).execute();
+  if (q.createdFrom !== undefined) own = own.where("created_at", ">=", q.createdFrom);
+  if (q.createdBefore !== undefined) own = own.where("created_at", "<", q.createdBefore);
+  const rows: ListedEvent[] = await own.orderBy("seq").limit(want).execute();
 
   // Block events carry no watch and have type `block`.
-  const blocksWanted = q.watchId === undefined && (q.type === undefined || q.type === "block");
+  const blocksWanted = q.watchId === undefined && (q.types === undefined || q.types.includes("block"));
   if (blocksWanted) {
-    for (const s of await subscriptionsOf(db, q.accountId, { network: q.network, afterSeq })) {
+    const network = q.networks?.length === 1 ? q.networks[0] : undefined;
+    const subscriptions = await subscriptionsOf(db, q.accountId, { network, afterSeq: q.afterSeq });
+    for (const s of subscriptions.filter((s) => q.networks === undefined || q.networks.includes(s.network))) {
       let shared = db
         .selectFrom("events")
-        .select(["seq", "id", "body"])
+        .select(columns)
         .where("account_id", "=", SHARED)
         .where("network", "=", s.network)
-        .where("seq", ">", Math.max(afterSeq, s.fromSeq - 1));
+        .where("seq", ">", Math.max(q.afterSeq, s.fromSeq - 1));
       if (s.untilSeq !== null) shared = shared.where("seq", "<", s.untilSeq);
+      if (q.createdFrom !== undefined) shared = shared.where("created_at", ">=", q.createdFrom);
+      if (q.createdBefore !== undefined) shared = shared.where("created_at", "<", q.createdBefore);
       rows.push(...(await shared.orderBy("seq").limit(want).execute()));
     }
     rows.sort((a, b) => a.seq - b.seq);
   }
-  const page = rows.slice(0, q.limit);
-  return { ok: true, bodies: page.map((r) => r.body), nextAfter: rows.length > q.limit ? page[page.length - 1].id : null };
+  return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
 
 /** The seq of an event the account received (its own, or a shared block event it subscribed to), else null. */
-async function receivedSeq(db: Db, accountId: string, eventId: string): Promise<number | null> {
+export async function receivedSeq(db: Executor, accountId: string, eventId: string): Promise<number | null> {
   const row = await db.selectFrom("events").select(["seq", "account_id", "network"]).where("id", "=", eventId).executeTakeFirst();
   if (!row) return null;
   if (row.account_id === accountId) return row.seq;

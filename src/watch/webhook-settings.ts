@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { unknownNetwork } from "../config/networks.ts";
 import type { Executor } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
+import { webhookSwitchedOn } from "../delivery/endpoint-state.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
@@ -147,9 +148,28 @@ export async function updateWebhookSettings(
       })
       .where("id", "=", accountId)
       .execute();
+    // Switched on again (after a run of failures disabled it, say) or pointed elsewhere: a clean
+    // record for the endpoint, and what waited for it goes out now.
+    if (next.enabled && (!current.enabled || current.url !== next.url)) await webhookSwitchedOn(trx, accountId, now);
     return next;
   });
   return { ok: true, value: settings };
 }
 
 const fail = invalidInput;
+
+/**
+ * Switches the webhook off after a run of failed attempts (delivery/endpoint-disable.ts), in the
+ * caller's transaction, if it is still enabled and still points at `url`: true when this call did
+ * it. Events keep being stored and listed; a PUT with `enabled: true` switches it on again.
+ */
+export async function disableWebhookAfterFailures(db: Executor, accountId: string, url: string, nowMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable("accounts")
+    .set({ webhook_enabled: 0, updated_at: nowMs })
+    .where("id", "=", accountId)
+    .where("webhook_enabled", "=", 1)
+    .where("webhook_url", "=", url)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

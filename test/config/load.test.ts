@@ -43,8 +43,9 @@ describe("config defaults", () => {
       interval_seconds: 1,
       timeout_ms: 5000,
       concurrency: 32,
-      max_attempts: 8,
-      backoff_seconds: [5, 30, 120, 600, 1800, 3600, 10800],
+      max_attempts: 11,
+      backoff_seconds: [5, 60, 300, 1800, 7200, 18000, 36000, 50400, 86400, 86400],
+      disable_after_hours: 120,
       allow_private_targets: false,
       egress_ips: [],
     });

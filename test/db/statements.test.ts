@@ -37,6 +37,13 @@ const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
   ],
   insertAttempts: (s) => [s.insertAttempts(attempts(1)), s.insertAttempts(attempts(3))],
   chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
+  recordEndpointOutcomes: (s) => [
+    s.recordEndpointOutcomes([{ accountId: "acc_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
+    s.recordEndpointOutcomes(
+      ["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, lastSuccessAt: null, failingSince: 900, lastStatusCode: 500, lastError: "http 500" })),
+      1000,
+    ),
+  ],
   insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))],
   addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
   addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],

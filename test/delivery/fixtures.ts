@@ -11,6 +11,7 @@ import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.t
 import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import type { CreditReservations } from "../../src/delivery/reservations.ts";
 import { VERSION } from "../../src/version.ts";
+import { disableWebhookAfterFailures } from "../../src/watch/webhook-settings.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
@@ -49,6 +50,7 @@ export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHo
     resolveHost: opts.resolveHost ?? (async () => ["127.0.0.1"]),
     userAgent: `chainwatch/${VERSION}`,
     reservations: opts.reservations,
+    disableWebhook: disableWebhookAfterFailures,
   });
   return {
     ctx,

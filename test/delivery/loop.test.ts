@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { WAITING_RECHECK_MS } from "../../src/delivery/claim.ts";
+import { updateWebhook } from "../../src/watch/update-webhook.ts";
 import { manualClock } from "../support/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, expectedXSignature, openEngine, verifyStandardWebhook } from "./fixtures.ts";
@@ -140,18 +142,25 @@ describe("the delivery loop against a real receiver (docs/reference.md §5)", ()
     expect(a.duration_ms).toBeGreaterThanOrEqual(250);
   });
 
-  test("an address-watch delivery to a disabled webhook fails and follows the backoff", async () => {
-    engine = await openEngine({ config: fast });
+  test("an address-watch delivery to a disabled webhook waits, pending and unattempted, and goes out once it is enabled", async () => {
+    const clock = manualClock();
+    engine = await openEngine({ clock, config: fast });
     const acct = await engine.account({ url: sink.url, enabled: false });
     const id = await engine.queue(acct.id);
     await engine.run();
     expect(sink.received.length).toBe(0);
-    expect(await engine.delivery(id)).toMatchObject({ status: "failed", attempts: 3, last_error: "webhook disabled" });
-    expect((await engine.attempts(id)).map((a) => [a.url, a.error])).toEqual([
-      [null, "webhook disabled"],
-      [null, "webhook disabled"],
-      [null, "webhook disabled"],
-    ]);
+    // Out of the claims for an hour, then looked at again: still no attempt.
+    expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: clock.now() + WAITING_RECHECK_MS, last_error: null });
+    clock.advance(WAITING_RECHECK_MS);
+    await engine.run();
+    expect(await engine.delivery(id)).toMatchObject({ status: "pending", attempts: 0, next_attempt_at: clock.now() + WAITING_RECHECK_MS });
+    expect(await engine.attempts(id)).toEqual([]);
+
+    const put = await updateWebhook({ ...engine.ctx, resolveHost: async () => ["127.0.0.1"] }, acct.id, { url: sink.url, enabled: true });
+    expect(put.ok).toBe(true);
+    await engine.run();
+    expect(sink.received.length).toBe(1);
+    expect(await engine.delivery(id)).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
   test("the target is read when the delivery is sent, not when it was queued", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { attemptDelivery, chooseTarget, type SendDeps } from "../../src/delivery/send.ts";
+import { attemptDelivery, chooseTarget, type SendDeps, waitsForWebhook } from "../../src/delivery/send.ts";
 import { webhookKey } from "../../src/delivery/signer.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -32,6 +32,22 @@ describe("where a delivery goes, read from the account at send time", () => {
     ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
   ] as const)("a %s delivery of %s with account %j goes to %j", (kind, event_type, account, expected) => {
     expect(chooseTarget({ kind, event_type }, route(account))).toEqual(expected);
+  });
+});
+
+describe("a delivery whose webhook is disabled waits for it instead of being attempted", () => {
+  const W = "https://hooks.example.com/w";
+  const P = "https://pay.example.com/p";
+  test.each([
+    ["event", "payment", { webhook_url: W, webhook_enabled: 0 }, true],
+    ["event", "payment", { webhook_url: W, webhook_enabled: 1 }, false],
+    ["event", "payment", { webhook_enabled: 0 }, false],
+    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0 }, true],
+    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0, payments_webhook_url: P }, false],
+    ["test", "block", { webhook_url: W, webhook_enabled: 0 }, false],
+    ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, true],
+  ] as const)("a %s delivery of %s with account %j waits: %p", (kind, event_type, account, expected) => {
+    expect(waitsForWebhook({ kind, event_type }, route(account))).toBe(expected);
   });
 });
 

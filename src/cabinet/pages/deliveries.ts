@@ -1,11 +1,27 @@
 import { attemptsOf, DELIVERY_STATUSES, deliveryView, listDeliveries } from "../../delivery/admin.ts";
 import { type Failure, invalidInput } from "../../lib/error-codes.ts";
 import { html } from "../../lib/html.ts";
+import { parseDuration } from "../../lib/time.ts";
 import { csrfField } from "../layout.ts";
 import { cabinetPage, options, type PageContext, when } from "../view.ts";
 
 /** How many deliveries the page lists, newest first. */
 export const DELIVERIES_SHOWN = 50;
+
+/** The periods the Recover button offers: failed deliveries queued since that long ago. */
+const RECOVER_PERIODS = [
+  ["1h", "1 hour ago"],
+  ["24h", "24 hours ago"],
+  ["7d", "7 days ago"],
+] as const;
+
+/** The period a Recover form chose, in milliseconds, or null when it is not one the page offers. */
+export function recoverPeriod(value: string | null): number | null {
+  return RECOVER_PERIODS.some(([v]) => v === value) ? parseDuration(value as string) : null;
+}
+
+/** The refusal of a period the page does not offer. */
+export const UNKNOWN_RECOVER_PERIOD = `since must be one of ${RECOVER_PERIODS.map(([v]) => v).join(", ")}`;
 
 /** The delivery log: status, every attempt (code or error, duration, response preview), and Resend. */
 export async function deliveriesPage(ctx: PageContext): Promise<Response | Failure> {
@@ -23,7 +39,7 @@ export async function deliveriesPage(ctx: PageContext): Promise<Response | Failu
     const log = d.attempt_log ?? [];
     return html`<section class="card delivery" id="${d.id}" aria-labelledby="h-${d.id}">
 <h2 id="h-${d.id}"><code>${d.id}</code></h2>
-<p><strong class="status">${d.status}</strong> · ${d.kind === "test" ? "test " : ""}${d.event_type} on ${d.network} · ${d.attempts} attempt(s) · created ${when(d.created_at)}${
+<p><strong class="status">${d.status}</strong> · ${d.kind === "test" ? "test " : d.replay ? "replayed " : ""}${d.event_type} on ${d.network} · ${d.attempts} attempt(s) · created ${when(d.created_at)}${
       d.next_attempt_at ? html` · next attempt ${when(d.next_attempt_at)}` : ""
     }${d.credits_charged ? html` · ${d.credits_charged} credits` : ""}</p>
 ${
@@ -44,7 +60,12 @@ ${
     ctx,
     "deliveries",
     "Deliveries",
-    html`<form method="get" action="/cabinet/deliveries"><label for="f-status">Status</label>
+    html`<section aria-labelledby="recover-h"><h2 id="recover-h">Recover</h2>
+<p class="muted">Back after an outage? Re-queues the failed deliveries queued since then, once each, oldest first, with a fresh retry schedule; each keeps its id and body. Charged on success, like any delivery.</p>
+<form method="post" action="/cabinet/deliveries/recover" data-inline>${csrfField(viewer)}<label for="recover-since">Recover failed since</label>
+<select id="recover-since" name="since">${options(RECOVER_PERIODS, "24h")}</select>
+<button type="submit">Recover failed</button></form></section>
+<form method="get" action="/cabinet/deliveries"><label for="f-status">Status</label>
 <select id="f-status" name="status">${options([["", "any"], ...DELIVERY_STATUSES.map((s) => [s, s] as const)], status ?? "")}</select>
 <button type="submit" class="secondary">Filter</button></form>
 <p class="muted">The ${DELIVERIES_SHOWN} newest deliveries${status ? ` with status ${status}` : ""}.</p>

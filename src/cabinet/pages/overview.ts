@@ -1,13 +1,18 @@
 import { usageSeries } from "../../billing/usage.ts";
 import { usageChart } from "../chart.ts";
+import { latestNotices } from "../../delivery/notices.ts";
 import { html } from "../../lib/html.ts";
-import { cabinetPage, type PageContext } from "../view.ts";
+import { cabinetPage, type PageContext, when } from "../view.ts";
 
-/** Plan, credits, spent today, slots, and the 30-day usage chart: what GET /v1/account and /usage show. */
+/** Notices shown on the overview; GET /v1/account/notices pages through all of them. */
+const NOTICES_SHOWN = 5;
+
+/** Plan, credits, spent today, slots, the 30-day usage chart and the latest notices: what GET /v1/account, /usage and /notices show. */
 export async function overviewPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer } = ctx;
   const a = await deps.snapshots.get(viewer.accountId);
   const series = await usageSeries(deps.db, viewer.accountId, deps.clock.now(), 30);
+  const notices = await latestNotices(deps.db, viewer.accountId, NOTICES_SHOWN);
   const totals = series.reduce((t, p) => ({ credits: t.credits + p.credits, deliveries: t.deliveries + p.deliveries, events: t.events + p.events }), {
     credits: 0,
     deliveries: 0,
@@ -26,6 +31,9 @@ export async function overviewPage(ctx: PageContext): Promise<Response> {
 <section aria-labelledby="usage-h"><h2 id="usage-h">Usage, last 30 days</h2>
 ${usageChart(series)}
 <p class="muted">${totals.credits} credits, ${totals.deliveries} deliveries and ${totals.events} events in 30 days. Environment: ${deps.config.environment}; ${a.monthly_credits} monthly credits on this plan.</p>
+</section>
+<section aria-labelledby="notices-h"><h2 id="notices-h">Notices</h2>
+${notices.length === 0 ? html`<p class="muted">Nothing to report.</p>` : html`<ul id="notices">${notices.map((n) => html`<li>${when(n.created_at)} ${n.message}</li>`)}</ul>`}
 </section>`,
   );
 }

@@ -1,8 +1,10 @@
 import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
+import { readWebhookHealth, type WebhookHealth } from "../../delivery/webhook-health.ts";
 import { readWebhook } from "../../watch/update-webhook.ts";
-import { html, raw } from "../../lib/html.ts";
+import { type Html, html, raw } from "../../lib/html.ts";
+import { rfc3339 } from "../../lib/time.ts";
 import { csrfField } from "../layout.ts";
-import { cabinetPage, networkSlugs, options, type PageContext } from "../view.ts";
+import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
 
 const KINDS = [
   ["payment", "Incoming (payment)"],
@@ -29,10 +31,26 @@ export function webhookBodyFromForm(form: URLSearchParams): Record<string, unkno
 
 const checked = (on: boolean) => raw(on ? " checked" : "");
 
+/**
+ * The endpoint's trouble, above the settings: failing since when, or switched off after a run of
+ * failures, with the last error. Nothing while it is healthy or switched off by the account holder.
+ */
+export function healthBanner(h: WebhookHealth): Html | "" {
+  const { view } = h;
+  const since = view.failing_since === null ? null : rfc3339(view.failing_since * 1000);
+  const error = view.last_error === null ? "" : html` Last error: <code>${view.last_error.error}</code>.`;
+  if (view.state === "failing")
+    return html`<div class="alert err" id="endpoint-health"><strong>Deliveries are failing</strong> since ${when(since)}.${error} ${view.pending} waiting.</div>`;
+  if (view.state === "disabled" && h.disabledAt !== null)
+    return html`<div class="alert err" id="endpoint-health"><strong>Webhook disabled</strong> on ${when(rfc3339(h.disabledAt))}: every attempt failed since ${when(since)}.${error} Events are still stored and listed; tick Enabled and save to resume deliveries (${view.pending} waiting).</div>`;
+  return "";
+}
+
 /** The address-watch webhook: URL, enabled, filters, egress IPs, and the Test button. */
 export async function webhookPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer, flash } = ctx;
   const current = await readWebhook(deps, viewer.accountId);
+  const health = await readWebhookHealth(deps, viewer.accountId);
   // A refused form shows what was typed, not what is stored.
   const shown = flash.form && flash.form.has("url") ? { ...current, ...webhookBodyFromForm(flash.form) } : current;
   const events = shown.events as Record<string, unknown>;
@@ -52,7 +70,7 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
     ctx,
     "webhook",
     "Webhook",
-    html`<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
+    html`${healthBanner(health)}<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
 <form method="post" action="/cabinet/webhook">${csrfField(viewer)}
 <label for="wh-url">Webhook URL</label><input type="text" inputmode="url" id="wh-url" name="url" autocomplete="off" spellcheck="false" placeholder="https://example.com/hooks/chainwatch" value="${(shown.url as string | null) ?? ""}">
 <label class="inline"><input type="checkbox" name="enabled" value="true"${checked(shown.enabled === true)}> Enabled</label>

@@ -17,6 +17,8 @@ import * as m0015 from "./0015_rate_windows.ts";
 import * as m0016 from "./0016_credit_leases.ts";
 import * as m0017 from "./0017_watched_outputs.ts";
 import * as m0018 from "./0018_mempool_transfers.ts";
+import * as m0019 from "./0019_endpoint_health.ts";
+import * as m0020 from "./0020_delivery_replay.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +40,6 @@ export const migrations: Record<string, Migration> = {
   "0016_credit_leases": m0016,
   "0017_watched_outputs": m0017,
   "0018_mempool_transfers": m0018,
+  "0019_endpoint_health": m0019,
+  "0020_delivery_replay": m0020,
 };

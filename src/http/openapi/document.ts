@@ -11,6 +11,7 @@ const WEBHOOK_HEADERS = [
   header("webhook-timestamp", "Standard Webhooks: Unix seconds"),
   header("webhook-signature", "Standard Webhooks: `v1,<base64 HMAC-SHA256 over <id>.<timestamp>.<body>>`"),
   header("X-Webhook-Test", "`true` on test deliveries, which are never billed", false),
+  header("X-Webhook-Replay", "`true` on deliveries of an events replay (POST /v1/address-watch/events/replay): a stored event sent again under a new delivery id", false),
 ];
 
 const RECEIVED = {

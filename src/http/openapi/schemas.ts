@@ -1,5 +1,7 @@
 import { type TSchema, Type as T } from "@sinclair/typebox";
 import { WebhookTestSchema } from "../../webhook-test/queue-test.ts";
+import { RecoverSchema } from "../../delivery/recover.ts";
+import { ReplaySchema } from "../../webhook-replay/replay-events.ts";
 import { BatchSchema } from "../../ingest/batch-schema.ts";
 import { CreateOrderBody } from "../../payments/create-order.ts";
 import { PAYMENT_STATUSES } from "../../payments/orders.ts";
@@ -71,6 +73,16 @@ export const WebhookSettings = T.Object({
 });
 
 export const TestQueued = T.Object({ queued: T.Literal(true), delivery_id: T.String({ pattern: "^dlv_" }) });
+
+export const RecoverResult = T.Object({
+  requeued: T.Integer({ minimum: 0, description: "Failed deliveries put back in the queue by this call" }),
+  more: T.Boolean({ description: "true when failed deliveries remain in the range: call again with the same range" }),
+});
+
+export const ReplayResult = T.Object({
+  queued: T.Integer({ minimum: 0, description: "New deliveries queued by this call" }),
+  next_after: Nullable(T.String({ pattern: "^evt_", description: "Pass as `after` (with the same until, types and networks) for the rest; null when done" })),
+});
 
 /** A wallet hit on a watched address: webhook body and events-listing item. */
 export const WalletEvent = T.Object({
@@ -158,6 +170,30 @@ export const IngestResult = T.Object({
   events: T.Integer({ description: "Events written, counted per account" }),
 });
 
+export const WebhookHealth = T.Object({
+  state: T.Union([T.Literal("healthy"), T.Literal("failing"), T.Literal("disabled")], {
+    description: "disabled while the webhook is off (switched off after delivery.disable_after_hours of failures, or by the account); failing while the last attempt failed",
+  }),
+  failing_since: Nullable(T.Integer(), { description: "Unix seconds of the first failed attempt of the current run of failures; null when not failing" }),
+  last_success_at: Nullable(T.Integer(), { description: "Unix seconds of the last successful attempt; null if none" }),
+  last_error: Nullable(T.Object({ status_code: Nullable(T.Integer()), error: T.String() }), { description: "The last failed attempt of the current run; null when not failing" }),
+  pending: T.Integer({ minimum: 0, description: "Address-watch deliveries waiting to be sent (a retry, or the webhook to be enabled)" }),
+  failed: T.Integer({ minimum: 0, description: "Address-watch deliveries that used up their attempts" }),
+});
+
+export const Notice = T.Object({
+  id: T.String({ pattern: "^ntc_" }),
+  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed")]),
+  created_at: Rfc3339,
+  message: T.String(),
+  delivery_id: T.Optional(T.String({ pattern: "^dlv_", description: "The delivery a delivery_failed notice is about" })),
+});
+
+export const NoticeList = T.Object({
+  notices: T.Array(Notice, { description: "Newest first" }),
+  next_after: Nullable(T.String({ description: "Pass as `after` for the next (older) page; null when nothing follows" })),
+});
+
 /** Every named schema, as `components.schemas` lists it. */
 export const SCHEMAS = {
   Error: ErrorBody,
@@ -176,6 +212,10 @@ export const SCHEMAS = {
   WebhookUpdate: WebhookUpdateSchema,
   WebhookTest: WebhookTestSchema,
   TestQueued,
+  RecoverRequest: RecoverSchema,
+  RecoverResult,
+  ReplayRequest: ReplaySchema,
+  ReplayResult,
   WalletEvent,
   BlockEvent,
   EventList,
@@ -187,6 +227,9 @@ export const SCHEMAS = {
   PaymentOrderWebhook,
   IngestBatch: BatchSchema,
   IngestResult,
+  WebhookHealth,
+  Notice,
+  NoticeList,
 } satisfies Record<string, TSchema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { accountOverview } from "../../accounts/account-view.ts";
 import { usageReport } from "../../billing/usage-report.ts";
+import { listNotices } from "../../delivery/notices.ts";
 import { rawQuery } from "../../net/request-target.ts";
 import { watchSummary } from "../../accounts/watch-summary.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
@@ -8,7 +9,7 @@ import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { responses } from "../openapi/responses.ts";
 
-/** GET /v1/account, /v1/account/usage, /v1/endpoints and /v1/address-watch/account. */
+/** GET /v1/account, /v1/account/usage, /v1/account/notices, /v1/endpoints and /v1/address-watch/account. */
 export function accountRoutes(deps: AppDeps) {
   return new Elysia()
     .use(signature(signatureDeps(deps)))
@@ -31,6 +32,25 @@ export function accountRoutes(deps: AppDeps) {
       {
         query: t.Object({ days: t.Optional(t.String({ description: "1..90, default 30" })) }),
         detail: { summary: "Daily usage series, exactly `days` UTC days, today last", tags: ["account"], responses: responses({ 200: ["Usage", "The series"] }, [[400, "days must be an integer from 1 to 90"]]) },
+      },
+    )
+    .get(
+      "/v1/account/notices",
+      async ({ auth, request }) => {
+        const page = await listNotices(deps, auth.accountId, rawQuery(request));
+        if (!page.ok) throw fromFailure(page);
+        return { notices: page.notices, next_after: page.next_after };
+      },
+      {
+        query: t.Object({
+          limit: t.Optional(t.String({ description: "1..100, default 20" })),
+          after: t.Optional(t.String({ description: "The last id of the previous page" })),
+        }),
+        detail: {
+          summary: "Notices for the account holder, newest first: a webhook switched off after a run of failures, a delivery that used up its attempts",
+          tags: ["account"],
+          responses: responses({ 200: ["NoticeList", "A page of notices"] }, [[400, "limit must be an integer from 1 to 100, or an unknown or empty cursor"]]),
+        },
       },
     )
     .get(

@@ -1,5 +1,5 @@
 import type { NewEvent } from "../../schema.ts";
-import type { NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import type { EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
 import { compiled, textPerCount } from "../compiled.ts";
 
 // The hot-path statements in PostgreSQL's SQL (what each does: `src/db/statements.ts`). Numbered
@@ -71,6 +71,17 @@ const DROP_LEASE = "delete from credit_leases where holder = $1 and account_id =
 const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < $1";
 const DROP_ALL_LEASES = "delete from credit_leases";
 
+// A success in the batch ends the stored run of failures (the batch's failures after it start the
+// next one); a batch of failures only extends the stored run. The last error is the batch's.
+const ENDPOINT_OUTCOMES = textPerCount(
+  (n) => `insert into endpoint_health (account_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
+on conflict (account_id) do update set
+  failing_since = case when excluded.last_success_at is null then coalesce(endpoint_health.failing_since, excluded.failing_since) else excluded.failing_since end,
+  last_success_at = greatest(endpoint_health.last_success_at, excluded.last_success_at),
+  last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = excluded.updated_at
+returning account_id, failing_since, disabled_at`,
+);
+
 // slots_used counts the same rows as accounts' slotsUsed.
 const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
   (select count(*) from watches w where w.account_id = a.id) as slots_used,
@@ -96,6 +107,12 @@ function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
   return params;
 }
 
+function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.accountId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
+  return params;
+}
+
 export const postgresStatements: Statements = {
   selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
@@ -106,6 +123,7 @@ export const postgresStatements: Statements = {
     compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
+  recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
   insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
   addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),

@@ -1,0 +1,31 @@
+import { Elysia } from "elysia";
+import { replayEvents } from "../../webhook-replay/replay-events.ts";
+import { type AppDeps, signatureDeps } from "../deps.ts";
+import { fromFailure } from "../errors.ts";
+import { signature } from "../plugins/signature.ts";
+import { jsonRequest, responses } from "../openapi/responses.ts";
+
+/** POST /v1/address-watch/events/replay: stored events sent again as new deliveries, a page at a time. */
+export function eventReplayRoutes(deps: AppDeps) {
+  return new Elysia().use(signature(signatureDeps(deps))).post(
+    "/v1/address-watch/events/replay",
+    async ({ auth, body, set }) => {
+      const replayed = await replayEvents(deps, auth.accountId, body);
+      if (!replayed.ok) throw fromFailure(replayed);
+      set.status = 202;
+      return { queued: replayed.queued, next_after: replayed.nextAfter };
+    },
+    {
+      detail: {
+        summary: "Send stored events again as new deliveries marked X-Webhook-Replay: true; continue with `after` = next_after",
+        tags: ["address-watch"],
+        requestBody: jsonRequest("ReplayRequest"),
+        responses: responses({ 202: ["ReplayResult", "Queued; the receiver's answers are in the deliveries' attempts"] }, [
+          [400, "A field error, Unknown network: X, Unknown cursor: X, since in the future, until not after since, or no enabled webhook"],
+          413,
+          415,
+        ]),
+      },
+    },
+  );
+}

@@ -1,0 +1,139 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { findNetwork, unknownNetwork } from "../config/networks.ts";
+import type { NetworkConfig } from "../config/schema.ts";
+import type { Db } from "../db/database.ts";
+import { type EnqueueInput, enqueueDeliveries } from "../delivery/outbox.ts";
+import { networkTips } from "../ingest/blocks.ts";
+import type { Clock } from "../lib/clock.ts";
+import { type Failure, fail, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
+import { unixSecondsSchema } from "../lib/time.ts";
+import { checkBody } from "../lib/value-errors.ts";
+import { holdUntilHeight } from "../watch/confirmations.ts";
+import { type ListedEvent, listEventRows, receivedSeq } from "../watch/events.ts";
+import { passesFilters } from "../watch/filters.ts";
+import { EVENT_TYPES } from "../watch/list-events.ts";
+import { readWebhookSettings, type WebhookSettings } from "../watch/webhook-settings.ts";
+
+// The events replay (docs/reference.md §5): stored events sent again as new deliveries, for a
+// receiver that lost data or moved to a new URL. Its own folder, like the Test button's: it reads
+// watch/'s events and filters and ingest/'s chain tips, and queues through delivery/outbox.ts.
+
+/** The most events one replay call looks at; `next_after` continues from there. */
+export const MAX_REPLAYED_PER_CALL = 10_000;
+
+/** The body of POST /v1/address-watch/events/replay: `since` or `after`, then what narrows it. */
+export const ReplaySchema = T.Object(
+  {
+    since: T.Optional(unixSecondsSchema("Unix seconds: replay events stored at or after this instant (give this or `after`)")),
+    after: T.Optional(T.String({ minLength: 1, maxLength: 64, description: "An event id (`next_after` of the previous call): replay the events after it (give this or `since`)" })),
+    until: T.Optional(unixSecondsSchema("Unix seconds: only events stored before this instant")),
+    types: T.Optional(T.Array(T.Union(EVENT_TYPES.map((t) => T.Literal(t))), { minItems: 1, maxItems: EVENT_TYPES.length, description: "Only these event types" })),
+    networks: T.Optional(T.Array(T.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64, description: "Only these network slugs" })),
+  },
+  { additionalProperties: false },
+);
+
+export type ReplayBody = Static<typeof ReplaySchema>;
+
+/** How many deliveries were queued, and the cursor to pass as `after` for the rest (null: done). */
+export type Replayed = { queued: number; nextAfter: string | null };
+
+export type ReplayResult = Result<Replayed, InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED">>;
+
+export type ReplayDeps = {
+  db: Db;
+  clock: Clock;
+  config: { networks: Record<string, NetworkConfig> };
+  /** Called when something was queued, so the delivery loop sends it at once. */
+  wakeDelivery: () => void;
+  /** Events looked at per call: MAX_REPLAYED_PER_CALL unless told (tests walk pages with fewer). */
+  pageSize?: number;
+};
+
+/**
+ * Queues a NEW delivery (new id, the stored body byte for byte, marked replay) of each stored event
+ * of the account in the asked stretch, oldest first, that the webhook's current filters pass and
+ * the request's `types` and `networks` keep. At most MAX_REPLAYED_PER_CALL events are looked at a
+ * call; `nextAfter` is the last of them when more follow. An event a reorg removed goes as it is
+ * listed (`"removed": true`). A wallet or block event whose block has fewer confirmations than the
+ * webhook's min_confirmations waits `held`, like its first delivery. The deliveries go to the
+ * address-watch webhook as it is when they are sent, and are billed like any other.
+ */
+export async function replayEvents(deps: ReplayDeps, accountId: string, body: unknown): Promise<ReplayResult> {
+  const checked = checkBody(ReplaySchema, body);
+  if (!checked.ok) return checked;
+  const request = checked.body;
+  const nowMs = deps.clock.now();
+  const refused = checkStretch(request, nowMs) ?? checkNetworks(request.networks, deps.config.networks);
+  if (refused) return refused;
+  const webhook = await readWebhookSettings(deps.db, accountId);
+  if (webhook.url === null) return fail("NO_WEBHOOK_URL");
+  if (!webhook.enabled) return fail("WEBHOOK_DISABLED", "Webhook is disabled.");
+
+  let afterSeq = 0;
+  if (request.after !== undefined) {
+    const seq = await receivedSeq(deps.db, accountId, request.after);
+    if (seq === null) return invalidInput(`Unknown cursor: ${request.after}`);
+    afterSeq = seq;
+  }
+  const { rows, more } = await listEventRows(deps.db, {
+    accountId,
+    afterSeq,
+    limit: deps.pageSize ?? MAX_REPLAYED_PER_CALL,
+    types: request.types,
+    networks: request.networks,
+    createdFrom: request.since === undefined ? undefined : request.since * 1000,
+    createdBefore: request.until === undefined ? undefined : request.until * 1000,
+  });
+  const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(webhook.events, e.type, e.direction, e.network));
+  const tips = await networkTips(deps.db, wanted.map((e) => e.network));
+  // Due one millisecond apart, the newest now: the loop claims due rows in that order, so they go out oldest first.
+  const deliveries = wanted.map((e, i): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: nowMs - (wanted.length - 1 - i) }));
+  if (deliveries.length > 0) {
+    await deps.db.transaction().execute((trx) => enqueueDeliveries(trx, deliveries));
+    deps.wakeDelivery();
+  }
+  return { ok: true, queued: deliveries.length, nextAfter: more ? rows[rows.length - 1].id : null };
+}
+
+/** `since` or `after` (exactly one), `since` not in the future, `until` after `since`. */
+function checkStretch(r: ReplayBody, nowMs: number): InvalidInput | null {
+  if (r.since === undefined && r.after === undefined) return invalidInput("since or after is required");
+  if (r.since !== undefined && r.after !== undefined) return invalidInput("give since or after, not both");
+  if (r.since !== undefined && r.since * 1000 > nowMs) return invalidInput("since must not be in the future");
+  if (r.since !== undefined && r.until !== undefined && r.until <= r.since) return invalidInput("until must be after since");
+  return null;
+}
+
+function checkNetworks(slugs: readonly string[] | undefined, networks: Record<string, NetworkConfig>): InvalidInput | null {
+  const unknown = slugs?.find((slug) => !findNetwork(networks, slug));
+  return unknown === undefined ? null : invalidInput(unknownNetwork(unknown));
+}
+
+type ReplayedEvent = ListedEvent & { direction: "in" | "out" | null; removed: boolean };
+
+/** What the filters and the hold read of a body: a wallet event's direction, and whether a reorg removed it. */
+function withBodyFacts(e: ListedEvent): ReplayedEvent {
+  const parsed = JSON.parse(e.body) as { direction?: unknown; removed?: unknown };
+  const direction = parsed.direction === "in" || parsed.direction === "out" ? parsed.direction : null;
+  return { ...e, direction, removed: parsed.removed === true };
+}
+
+function replayDelivery(accountId: string, e: ReplayedEvent, webhook: WebhookSettings, tips: ReadonlyMap<string, number>, nowMs: number): EnqueueInput {
+  // A removal goes out at once, as the reorg's own removal delivery does (delivery/outbox.ts).
+  const hold =
+    e.removed || e.block_height === null
+      ? null
+      : holdUntilHeight(webhook.events.min_confirmations, Number(e.block_height), tips.get(e.network) ?? Number(e.block_height) - 1);
+  return {
+    accountId,
+    kind: "event",
+    eventType: e.type,
+    network: e.network,
+    eventId: e.id,
+    body: e.body,
+    nowMs,
+    holdUntilHeight: hold,
+    replay: true,
+  };
+}
