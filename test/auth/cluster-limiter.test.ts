@@ -10,6 +10,7 @@ import { type Db, openDatabase } from "../../src/db/database.ts";
 import { sharedRateBudget } from "../../src/db/primitives.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { until } from "../support/poll.ts";
 
 // The cluster limiter (docs/reference.md §10) over a real PostgreSQL database: three limiters, each with a
 // pool of its own as three daemons would have, drawing on one budget. "Now" is passed in, so a
@@ -109,7 +110,7 @@ describe.skipIf(!onPostgres)("cluster limiter on PostgreSQL", () => {
     // The first call of a limiter prunes; a fresh one thirty seconds on drops the row above.
     const later = limiter(dbs[1]);
     expect(await later.acquire(freshKey(), 5, 1, T0 + 30_000)).toBe(1);
-    for (let i = 0; i < 50 && (await rows()) > 0; i++) await Bun.sleep(20);
+    await until(rows, (n) => Number(n) === 0);
     expect(await rows()).toBe(0);
   });
 

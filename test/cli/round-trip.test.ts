@@ -6,10 +6,11 @@ import { tmpdir } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { join } from "node:path";
 import { onPostgres, testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
+import { until } from "../support/poll.ts";
 
-// The CLI as a user runs it: separate `bun cli/index.ts` processes over one SQLite file, with a
-// `serve` process beside them. Nothing here imports chainwatch code.
-const CLI = join(import.meta.dir, "../../cli/index.ts");
+// The CLI as a user runs it: separate CLI processes (test/support/cli.ts) over one SQLite file,
+// with a `serve` process beside them. Nothing here imports chainwatch code.
 const spawned: Subprocess[] = [];
 const spawnedServers: { stop(force?: boolean): unknown }[] = [];
 let dir: string;
@@ -17,13 +18,6 @@ let config: string;
 let port: number;
 let serve: Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let serveLog = "";
-
-/** The environment without any chainwatch variable of the developer's shell. */
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  return { ...env, ...extra };
-}
 
 async function cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], {
@@ -85,15 +79,9 @@ async function getAccount(creds: Key) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** Polls (bounded) until `check` holds; returns the last value seen. */
-/** Reads until `check` holds; 120 ms apart, so signed reads stay under the key's 10 requests a second. */
-async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean, attempts = 60): Promise<T> {
-  let v = await read();
-  for (let i = 0; i < attempts && !check(v); i++) {
-    await Bun.sleep(120);
-    v = await read();
-  }
-  return v;
+/** Signed reads until `check` holds; 120 ms apart, so they stay under the key's 10 requests a second. */
+function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  return until(read, check, { everyMs: 120 });
 }
 
 beforeAll(() => {
@@ -187,10 +175,10 @@ describe("chainwatch CLI round trip", () => {
     (async () => {
       for await (const chunk of serve!.stdout) serveLog += new TextDecoder().decode(chunk);
     })();
-    const health = await eventually(
+    const health = await until(
       () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0),
       (s) => s === 200,
-      200,
+      { timeoutMs: 25_000 },
     );
     expect(health).toBe(200);
     // Plan gold grants 1000 credits a month: the daemon gives this month's grant when it starts.
@@ -264,7 +252,7 @@ describe("chainwatch CLI round trip", () => {
 
   test("keys revoke makes the daemon answer Invalid API key within about a second", async () => {
     expect(await json(["keys", "revoke", key.api_key])).toEqual({ api_key: key.api_key, revoked: true });
-    const res = await eventually(() => getAccount(key), (r) => r.status === 401, 40);
+    const res = await eventually(() => getAccount(key), (r) => r.status === 401);
     expect(res).toEqual({ status: 401, body: { error: "Invalid API key" } });
   });
 

@@ -4,12 +4,11 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv } from "../delivery/fixtures.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
 
-// docs/reference.md §7: one `serve` per SQLite file. Real `bun cli/index.ts` processes in one
+// docs/reference.md §7: one `serve` per SQLite file. Real CLI processes (test/support/cli.ts) in one
 // folder, with the database given relative to it (`./data/chainwatch.db`), as an operator writes it.
 // The database is a SQLite file whatever the suite runs on: the lock is SQLite's business.
-const CLI = join(import.meta.dir, "../../cli/index.ts");
 const DB = "./data/chainwatch.db";
 let dir: string;
 let config: string;

@@ -3,18 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { closest, editDistance } from "../../cli/invocation.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
 
 // How the CLI treats mistakes in the way it is called, and how its help reads, as a user sees it:
-// separate `bun cli/index.ts` processes, piped or on a pseudo-terminal.
-const CLI = join(import.meta.dir, "../../cli/index.ts");
+// separate CLI processes (test/support/cli.ts), piped or on a pseudo-terminal.
 let dir: string;
 let config: string;
-
-function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  return { ...env, ...extra };
-}
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: dir, env: cleanEnv(env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -2,17 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLI, cleanEnv } from "../support/cli.ts";
 
 // `chainwatch webhook set`: the same service, validation and SSRF guard as PUT /v1/address-watch/webhook.
-const CLI = join(import.meta.dir, "../../cli/index.ts");
 let dir: string;
 let strict: string;
 let local: string;
 
 async function cli(args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: dir, env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

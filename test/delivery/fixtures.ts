@@ -16,7 +16,12 @@ import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
 import { testConfig, testDatabaseUrl } from "../support/harness.ts";
+
+export { CLI, cleanEnv };
+// The one poll helper, re-exported for the many tests that import it from here.
+export { until } from "../support/poll.ts";
 
 type Json = Record<string, unknown>;
 
@@ -113,21 +118,7 @@ export function verifyStandardWebhook(secret: string, r: Received): unknown {
   });
 }
 
-/** Polls the database until `check` holds (the daemon delivers on its own schedule); throws after `timeoutMs`. */
-export async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (check(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(v)}`);
-    await Bun.sleep(20);
-  }
-}
-
 export type { Db };
-
-/** The CLI entry point, run as a user would: `bun cli/index.ts …`. */
-export const CLI = join(import.meta.dir, "../../cli/index.ts");
 
 /** Writes a chainwatch.toml for a subprocess daemon or CLI over `dir`, with extra TOML lines appended. */
 export function writeToml(dir: string, extra: string[] = []): string {
@@ -145,13 +136,6 @@ export function writeToml(dir: string, extra: string[] = []): string {
   ];
   writeFileSync(path, lines.join("\n"));
   return path;
-}
-
-/** The environment without any chainwatch variable of the developer's shell. */
-export function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  return env;
 }
 
 /** Runs one CLI command to completion. */

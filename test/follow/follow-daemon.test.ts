@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../support/contracts/test-token.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { until } from "../support/poll.ts";
 
 // A real daemon following a real anvil node, delivering to a real receiver. The network's first
 // upstream is a port nothing listens on: every test also proves failover to the second.
@@ -56,13 +57,8 @@ async function watch(address: string): Promise<string> {
 }
 
 /** Waits (on the receiver, not a clock) until `count` webhooks match; fails after 15 s. */
-async function received(s: WebhookSink, match: (b: Body) => boolean, count = 1): Promise<Body[]> {
-  for (let i = 0; i < 750; i++) {
-    const hits = s.received.map((r) => JSON.parse(r.body) as Body).filter(match);
-    if (hits.length >= count) return hits;
-    await Bun.sleep(20);
-  }
-  throw new Error(`receiver got ${s.received.length} webhooks, not ${count} matching`);
+function received(s: WebhookSink, match: (b: Body) => boolean, count = 1): Promise<Body[]> {
+  return until(async () => s.received.map((r) => JSON.parse(r.body) as Body).filter(match), (hits) => hits.length >= count, 15_000);
 }
 
 async function eventsOf(watchId: string): Promise<Body[]> {
@@ -164,11 +160,11 @@ describe("following an anvil node", () => {
   test("the dead first upstream is counted and skipped; /metrics has the follower's gauges", async () => {
     // Everything above was read through the second upstream.
     const head = Number(await anvil.public.getBlockNumber());
-    for (let i = 0; i < 750; i++) {
-      const tip = await td.ctx.db.selectFrom("blocks").select((eb) => eb.fn.max("height").as("h")).where("network", "=", "anv").executeTakeFirst();
-      if (Number(tip?.h) >= head) break;
-      await Bun.sleep(20);
-    }
+    await until(
+      () => td.ctx.db.selectFrom("blocks").select((eb) => eb.fn.max("height").as("h")).where("network", "=", "anv").executeTakeFirst(),
+      (tip) => Number(tip?.h) >= head,
+      15_000,
+    );
     const text = await (await fetch(`${td.url}/metrics`)).text();
     expect(text).toMatch(new RegExp(`chainwatch_upstream_errors_total\\{network="anv",upstream="${deadUrl}"\\} [1-9]`));
     expect(text).not.toContain(`chainwatch_upstream_errors_total{network="anv",upstream="${anvil.url}"}`);

@@ -4,6 +4,7 @@ import { storedTip } from "../../src/follow/chain-store.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { until } from "../support/poll.ts";
 
 // Reorgs made by a real node (anvil_reorg), followed by a real daemon, delivered to a real
 // receiver: the orphaned events come again with "removed": true, the new chain's events as usual.
@@ -46,13 +47,8 @@ async function watch(client: TestClient, address: string): Promise<string> {
 }
 
 /** Waits (on the receiver) until `count` webhooks match; fails after 15 s. */
-async function received(sink: WebhookSink, match: (b: Body) => boolean, count = 1): Promise<Body[]> {
-  for (let i = 0; i < 750; i++) {
-    const hits = sink.received.map((r) => JSON.parse(r.body) as Body).filter(match);
-    if (hits.length >= count) return hits;
-    await Bun.sleep(20);
-  }
-  throw new Error(`receiver got ${sink.received.length} webhooks, not ${count} matching`);
+function received(sink: WebhookSink, match: (b: Body) => boolean, count = 1): Promise<Body[]> {
+  return until(async () => sink.received.map((r) => JSON.parse(r.body) as Body).filter(match), (hits) => hits.length >= count, 15_000);
 }
 
 async function listing(client: TestClient, watchId: string): Promise<Body[]> {
@@ -63,11 +59,8 @@ async function listing(client: TestClient, watchId: string): Promise<Body[]> {
 /** Waits until the daemon has stored the node's head. */
 async function caughtUp(): Promise<number> {
   const head = Number(await anvil.public.getBlockNumber());
-  for (let i = 0; i < 750; i++) {
-    if (((await storedTip(td.ctx.db, "anv"))?.height ?? -1) >= head) return head;
-    await Bun.sleep(20);
-  }
-  throw new Error(`stored tip never reached ${head}`);
+  await until(async () => (await storedTip(td.ctx.db, "anv"))?.height ?? -1, (tip) => tip >= head, 15_000);
+  return head;
 }
 
 describe("reorgs on a followed node", () => {

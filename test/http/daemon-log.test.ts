@@ -11,6 +11,7 @@ import { manualClock } from "../support/clock.ts";
 import { jsonLogger, type LogLevel } from "../../src/lib/log.ts";
 import { INGEST_TOKEN, testConfig } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { until } from "../support/poll.ts";
 
 // What `serve` logs at each `[log] level`: a real daemon on an ephemeral port, its JSON lines captured.
 type Line = Record<string, unknown> & { level: string; msg: string };
@@ -45,11 +46,6 @@ const block = (height: number) => ({
 });
 const ingest = (batch: unknown) =>
   fetch(`${daemon.url}/ingest/blocks`, { method: "POST", body: JSON.stringify(batch), headers: { Authorization: `Bearer ${INGEST_TOKEN}` } });
-
-/** Polls (bounded) until `check` holds. */
-async function until(check: () => Promise<boolean>, attempts = 200): Promise<void> {
-  for (let i = 0; i < attempts && !(await check()); i++) await Bun.sleep(25);
-}
 
 describe("serve's log", () => {
   test("at debug, every refused request is logged with method, path, status and the error", async () => {
@@ -112,7 +108,7 @@ describe("serve's log", () => {
     daemon.deps.wakeDelivery();
     await sink.waitFor(3);
     const attempts = () => ctx.db.selectFrom("delivery_attempts").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    await until(async () => Number((await attempts()).n) === 3);
+    await until(attempts, (r) => Number(r.n) === 3);
     // The receiver comes back; the retries (1 s backoff on the manual clock) succeed.
     sink.respond(() => new Response("ok"));
     clock.advance(2000);
@@ -120,7 +116,7 @@ describe("serve's log", () => {
     await sink.waitFor(6);
     const succeeded = () =>
       ctx.db.selectFrom("deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "succeeded").executeTakeFirstOrThrow();
-    await until(async () => Number((await succeeded()).n) === 3);
+    await until(succeeded, (r) => Number(r.n) === 3);
     const health = lines.filter((l) => l.msg.startsWith("webhook endpoint"));
     expect(health).toEqual([
       {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
+import { until } from "../support/poll.ts";
 
 let td: TestDaemon;
 
@@ -11,14 +12,8 @@ afterAll(async () => {
 });
 
 /** /metrics is counted after each response is sent; poll (bounded) until `pattern` shows. */
-async function metricsMatching(pattern: RegExp): Promise<string> {
-  let text = "";
-  for (let i = 0; i < 50; i++) {
-    text = await (await fetch(`${td.url}/metrics`)).text();
-    if (pattern.test(text)) return text;
-    await Bun.sleep(20);
-  }
-  return text;
+function metricsMatching(pattern: RegExp): Promise<string> {
+  return until(async () => (await fetch(`${td.url}/metrics`)).text(), (text) => pattern.test(text));
 }
 
 describe("operations endpoints", () => {

@@ -8,20 +8,14 @@ import { INGEST_SLICE } from "../../cli/commands/ingest.ts";
 // with a progress line on a terminal and nothing extra when piped.
 import { testDatabaseName } from "../support/harness.ts";
 import { ingestCliConfig, rowCount } from "./cli-fixture.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
 
-const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
 const N = 2 * INGEST_SLICE + INGEST_SLICE / 2;
 
 let dir: string;
 let config: string;
-
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  return env;
-}
 
 async function piped(args: string[]) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], { cwd: dir, env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -8,20 +8,13 @@ import { createOrder } from "../../src/payments/create-order.ts";
 import { getOrder } from "../../src/payments/orders.ts";
 import { testDatabaseName } from "../support/harness.ts";
 import { ingestCliConfig, rowCount, withConfigContext } from "./cli-fixture.ts";
+import { CLI, cleanEnv } from "../support/cli.ts";
 
-const CLI = join(import.meta.dir, "../../cli/index.ts");
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
 
 let dir: string;
 let config: string;
-
-/** The environment without any chainwatch variable of the developer's shell. */
-function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
-  return env;
-}
 
 async function cli(args: string[], stdin?: string) {
   const proc = Bun.spawn([process.execPath, CLI, ...args], {

@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
+import { until } from "../support/poll.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { blockMaker, bodies, createOrder, freshAddress, freshTxHash, ingestOk, readOrder, setPaymentWebhook } from "./support.ts";
 
 // The `http` AML provider against a real server on 127.0.0.1 that fails twice before answering.
-// The daemon runs on the wall clock so the worker's 1 s and 2 s retry delays pass on their own.
+// The daemon runs on a manual clock: once a failure is recorded, the test moves the clock past the
+// worker's 1 s and then 2 s retry delay, and the worker's next tick retries.
 
 const block = blockMaker("eth", 5_000);
+const clock = manualClock();
 let td: TestDaemon;
 let sink: WebhookSink;
 let provider: ReturnType<typeof Bun.serve>;
@@ -31,6 +35,7 @@ beforeAll(async () => {
   });
   sink = startWebhookSink();
   td = await startTestDaemon({
+    clock,
     config: {
       networks: { eth: { family: "evm", decimals: 18, confirmations: 2 } },
       aml: { provider: "http", http_url: `http://127.0.0.1:${provider.port}/screen`, http_timeout_ms: 2000, allow_private_targets: true },
@@ -56,6 +61,15 @@ describe("the http AML provider", () => {
       await ingestOk(td, block([{ hash: tx, from: sender, to: address, value: "2000000000000000000" }]));
       await ingestOk(td, block());
 
+      // Each failure is stored with its retry time and the lease released; then its delay passes.
+      const job = () => td.ctx.db.selectFrom("aml_jobs").select(["attempts", "lease_until"]).executeTakeFirstOrThrow();
+      for (const [attempts, delayMs] of [
+        [1, 1_000],
+        [2, 2_000],
+      ]) {
+        await until(job, (j) => Number(j.attempts) === attempts && j.lease_until === null);
+        clock.advance(delayMs);
+      }
       const all = bodies(await sink.waitFor(3, 15_000));
       expect(all.map((b) => b.event)).toEqual(["seen", "aml_check", "paid"]);
       // Two failures and one answer, each asking about the sender of the completing transaction.

@@ -17,6 +17,7 @@ import {
   setPaymentWebhook,
   WEBHOOK_KEYS,
 } from "./support.ts";
+import { until } from "../support/poll.ts";
 
 // Every flow runs through the real ingest endpoint, the real delivery loop and a real receiver.
 // eth needs 2 confirmations: a payment in block n confirms when block n+1 arrives.
@@ -73,24 +74,15 @@ async function merchant(): Promise<{ c: TestClient; sink: WebhookSink }> {
   return { c, sink };
 }
 
-/** Polls `check` every 20 ms until it holds; gives up (failing the test) after 5 s. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await Bun.sleep(20);
-  }
-  throw new Error("condition not reached within 5 s");
-}
-
 /**
  * Waits until no webhook is pending or in flight. Needed before jumping the manual clock: a jump
  * past the delivery lease while a send is in flight would make it due (and sent) again.
  */
 async function untilOutboxIdle(): Promise<void> {
-  await until(async () => {
-    const busy = await td.ctx.db.selectFrom("deliveries").select("id").where("status", "=", "pending").limit(1).execute();
-    return busy.length === 0;
-  });
+  await until(
+    () => td.ctx.db.selectFrom("deliveries").select("id").where("status", "=", "pending").limit(1).execute(),
+    (busy) => busy.length === 0,
+  );
 }
 
 const nativeTx = (hash: string, from: string, to: string, value: string) => ({ hash, from, to, value });
@@ -278,10 +270,10 @@ describe("webhook order", () => {
     await ingestOk(td, block());
     await sink.waitFor(1);
     // The clock is manual: once the refusal is recorded, move it past the 1 s backoff.
-    await until(async () => {
-      const d = await td.ctx.db.selectFrom("deliveries").select(["attempts", "status"]).where("payment_id", "=", order.payment_id).where("sequence", "=", 1).executeTakeFirstOrThrow();
-      return d.attempts === 1 && d.status === "pending";
-    });
+    await until(
+      () => td.ctx.db.selectFrom("deliveries").select(["attempts", "status"]).where("payment_id", "=", order.payment_id).where("sequence", "=", 1).executeTakeFirstOrThrow(),
+      (d) => d.attempts === 1 && d.status === "pending",
+    );
     clock.advance(1_000);
     const all = bodies(await sink.waitFor(4));
     expect(all.map((b) => b.event)).toEqual(["seen", "seen", "aml_check", "paid"]);

@@ -6,6 +6,7 @@ import { openContext } from "../../src/daemon.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";
 import { call, eventually, postRpc, rpcError } from "./support.ts";
+import { CLI } from "../support/cli.ts";
 
 // The plan's calls-per-second window, credits from the account's pool and the usage series, with
 // a real anvil node behind chainwatch.
@@ -87,7 +88,7 @@ describe("credits", () => {
     expect(await rpcAs(c, blockNumber(1))).toMatchObject({ status: 402, body: rpcError(1, -32013, "Insufficient credits.") });
     const config = join(td.dir, "cli.toml");
     writeFileSync(config, `[database]\nurl = "${testDatabaseUrl(td.dir)}"\n[secrets]\nmaster_key_file = "${td.dir}/master.key"\n`);
-    const cli = Bun.spawn([process.execPath, join(import.meta.dir, "../../cli/index.ts"), "accounts", "credit", c.accountId, "--add", "3", "--json", "--config", config], {
+    const cli = Bun.spawn([process.execPath, CLI, "accounts", "credit", c.accountId, "--add", "3", "--json", "--config", config], {
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -119,14 +120,14 @@ describe("credits", () => {
       const u = await usageToday(c);
       return u.rpc_calls === 8 ? u : undefined;
       // Polled below the signed API's per-key limit.
-    }, 10_000, 150);
+    }, { timeoutMs: 10_000, everyMs: 150 });
     expect(usage).toMatchObject({ credits: 35, deliveries: 0, events: 0, rpc_calls: 8 });
     expect(await balance(c)).toBe(965);
     // GET /v1/account shows the same pool (its snapshot is at most a second old).
     const account = await eventually(async () => {
       const a = (await (await c.request("GET", "/v1/account")).json()) as { credits: { spent_today: number } };
       return a.credits.spent_today === 35 ? a : undefined;
-    }, 10_000, 150);
+    }, { timeoutMs: 10_000, everyMs: 150 });
     expect(account).toMatchObject({ plan: { rpc_rps: 100 }, credits: { balance: 965, spent_today: 35 } });
     // A later flush charges nothing twice.
     await td.daemon.deps.rpcMeter.flush();

@@ -1,3 +1,5 @@
+import { eventually as pollEventually, type PollOptions } from "../support/poll.ts";
+
 /** A JSON-RPC answer from /rpc as a client sees it: status, Retry-After and the parsed body. */
 export type RpcResponse = { status: number; retryAfter: string | null; contentType: string | null; body: any };
 
@@ -30,13 +32,7 @@ export function deadUpstreamUrl(path = "/v3/secret-key"): string {
   return `http://127.0.0.1:${port}${path}`;
 }
 
-/** Retries `attempt` until it returns a value (not undefined), failing after `deadlineMs`: waits on an outcome, never asserts timing. */
-export async function eventually<T>(attempt: () => Promise<T | undefined>, deadlineMs = 10_000, everyMs = 50): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await attempt();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error("condition not reached before the deadline");
-    await Bun.sleep(everyMs);
-  }
+/** The poll helper's eventually, 50 ms apart by default: each try is a real /rpc call, which the rate limits see. */
+export function eventually<T>(attempt: () => Promise<T | undefined>, opts: PollOptions = {}): Promise<T> {
+  return pollEventually(attempt, { everyMs: 50, ...opts });
 }

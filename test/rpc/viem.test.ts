@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { eventually } from "../support/poll.ts";
 
 // A wallet library pointed at chainwatch's /rpc URL, used like a provider's endpoint, with a real
 // anvil node behind it. anvil's first dev key (public knowledge) signs locally; chainwatch only
@@ -35,15 +36,12 @@ afterAll(async () => {
 });
 
 /** The watch's event for a transaction, once the follower has stored its block; fails after 10 s. */
-async function eventFor(watchId: string, txHash: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 500; i++) {
+function eventFor(watchId: string, txHash: string): Promise<Record<string, unknown>> {
+  return eventually(async () => {
     const res = await c.request("GET", `/v1/address-watch/events?watch_id=${watchId}`);
     expect(res.status).toBe(200);
-    const found = ((await res.json()) as { events: Record<string, unknown>[] }).events.find((e) => e.tx_hash === txHash);
-    if (found) return found;
-    await Bun.sleep(20);
-  }
-  throw new Error(`no event for ${txHash}`);
+    return ((await res.json()) as { events: Record<string, unknown>[] }).events.find((e) => e.tx_hash === txHash);
+  });
 }
 
 describe("viem through /rpc/{network}/{api_key}", () => {

@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// The CLI that tests spawn: `cli/index.ts` bundled for Bun, as `bun run build` bundles it for the
+// single binary. A `bun cli/index.ts` process spends most of its start loading ~400 separate
+// modules; the one-file bundle starts in a third of the CPU time, and the suite spawns the CLI a few
+// hundred times. The bundle is built from the working tree and keyed by a hash of everything that
+// goes into it (src/, cli/, package.json, bun.lock), so a test never runs a stale CLI; a run
+// builds it at most once, and runs that share a tree share the build.
+
+const ROOT = join(import.meta.dir, "../..");
+const ENTRY = join(ROOT, "cli/index.ts");
+const CACHE = join(tmpdir(), "chainwatch-test-cli");
+/** Builds older than this are removed when a new one is made (a test run that uses one lasts minutes). */
+const STALE_MS = 6 * 3600_000;
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out;
+}
+
+function sourceHash(): string {
+  const h = createHash("sha256");
+  const files = [...filesUnder(join(ROOT, "src")), ...filesUnder(join(ROOT, "cli")), join(ROOT, "package.json"), join(ROOT, "bun.lock")].sort();
+  for (const f of files) {
+    h.update(f.slice(ROOT.length));
+    h.update("\0");
+    if (existsSync(f)) h.update(readFileSync(f));
+    h.update("\0");
+  }
+  h.update(Bun.version);
+  return h.digest("hex").slice(0, 16);
+}
+
+function pruneOld(keep: string) {
+  for (const name of readdirSync(CACHE)) {
+    if (name === keep) continue;
+    const p = join(CACHE, name);
+    try {
+      if (Date.now() - statSync(p).mtimeMs > STALE_MS) rmSync(p, { recursive: true, force: true });
+    } catch {
+      // Another run pruned it first.
+    }
+  }
+}
+
+function buildCli(): string {
+  const key = sourceHash();
+  const dir = join(CACHE, key);
+  const out = join(dir, "chainwatch.js");
+  if (existsSync(out)) return out;
+  mkdirSync(dir, { recursive: true });
+  // Built beside its final name and renamed into place, so a concurrent run never reads half a file.
+  const partial = join(dir, `chainwatch.${process.pid}.${Math.random().toString(36).slice(2)}.js`);
+  const built = Bun.spawnSync([process.execPath, "build", ENTRY, "--target", "bun", "--outfile", partial], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (built.exitCode !== 0) throw new Error(`cannot bundle the CLI: ${built.stderr.toString()}${built.stdout.toString()}`);
+  renameSync(partial, out);
+  pruneOld(key);
+  return out;
+}
+
+/** The CLI's entry point: run it as `[process.execPath, CLI, ...args]`. */
+export const CLI = buildCli();
+
+/** The environment without any chainwatch variable of the developer's shell, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
+  return { ...env, ...extra };
+}
