@@ -52,11 +52,11 @@ type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } |
 export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): BtcClient {
   return {
     async call(method, params) {
-      const reply = await pool.send(JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]));
+      const reply = await pool.send(JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]), { parse: parseExactValues });
       // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
       if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
       if (meter) meter.bytes += reply.bytes;
-      const answer = parseExactValues(reply.text);
+      const answer = reply.json;
       if (!Array.isArray(answer) || answer.length !== 1 || typeof answer[0] !== "object" || answer[0] === null) {
         // A node refusing the whole batch (a parse error) answers one error object, not an array.
         const error = (answer as Reply | null)?.error;

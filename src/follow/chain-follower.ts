@@ -48,8 +48,9 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; p
  * new height through the family's reader, and feeds the blocks through the ingest service
  * strictly in height order. The stored tip is the checkpoint: every pass starts at the stored tip
  * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
- * While behind, up to `concurrency` heights are fetched ahead of the commit point, and no more
- * than `readAheadBytes` of node answers are held for them (see catchUp).
+ * While behind, up to `concurrency` heights are fetched at once and up to `batchBlocks` read ones
+ * wait to be committed together, with no more than `readAheadBytes` of node answers held for them
+ * (see catchUp).
  *
  * A block whose parent is not the stored tip means the node switched chains: the follower walks
  * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
@@ -185,7 +186,8 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       return heldBytes + (inFlight + 1) * expected <= readAheadBytes;
     };
     const launch = () => {
-      while (launched <= head && launched < next + concurrency && !stopping && lead.held() && roomForOneMore()) {
+      // At most `concurrency` reads in flight, and up to a batch of read blocks waiting to commit.
+      while (launched <= head && inFlight < concurrency && launched - next < batchBlocks + concurrency && !stopping && lead.held() && roomForOneMore()) {
         const slot: Slot = { settled: false, value: null, promise: reader.read(launched) };
         inFlight++;
         slot.promise.then(
@@ -209,6 +211,10 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       let block = await (slots.get(next) as Slot).promise;
       const batch: B[] = [];
       let end: RunEnd | null = null;
+      /** A read that failed after the batch began: the batch is committed first, then it is thrown. */
+      let failed: unknown = null;
+      // A batch fills while reads go on: one ingest transaction for up to `batchBlocks` blocks
+      // instead of one per block that happened to be ready (each transaction has a fixed cost).
       while (true) {
         if (block === null) {
           end = { kind: "done" };
@@ -221,19 +227,28 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
         batch.push(block);
         slots.delete(block.height);
         parent = block.hash;
+        if (batch.length >= batchBlocks) break;
+        launch();
         const following = slots.get(block.height + 1);
-        if (batch.length >= batchBlocks || !following?.settled) break;
-        block = following.value;
+        // Nothing more is being read (the head, a stop, the byte bound): commit what there is.
+        if (!following) break;
+        try {
+          block = following.settled ? following.value : await following.promise;
+        } catch (e) {
+          failed = e;
+          break;
+        }
       }
       next += batch.length;
       // Refill the window before committing, so the node keeps working while SQLite does.
-      if (!end) launch();
+      if (!end && failed === null) launch();
       // Confirmed before each commit, not only per poll: a lock connection that went silent (a
       // network cut) fails this check within its query timeout, well before PostgreSQL frees the
       // lock for another daemon, so two daemons never ingest side by side for long.
       if (batch.length > 0 && !(await lead.acquire())) return { kind: "done" };
       if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
       for (const b of batch) heldBytes -= b.bytes;
+      if (failed !== null) throw failed;
       if (end) return end;
     }
     return { kind: "done" };

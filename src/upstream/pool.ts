@@ -24,7 +24,13 @@ export type UpstreamReply =
  * credential never travels on to another host. Nor does a request to an upstream whose URL carries
  * credentials (sent as basic auth).
  */
-export type SendOptions = { expectsAnswer?: boolean; path?: string; headers?: Record<string, string> };
+export type SendOptions = {
+  expectsAnswer?: boolean;
+  path?: string;
+  headers?: Record<string, string>;
+  /** How the answer's text becomes `json` (JSON.parse by default): a family reading amounts exactly parses its own way, once. */
+  parse?: (text: string) => unknown;
+};
 
 /** One configured node and what the pool knows of its health. `label` is safe to log (no path, query or credentials). */
 export type UpstreamState = { label: string; healthy: boolean; failures: number; errors: number; downUntilMs: number; lastError: string | null };
@@ -134,7 +140,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             throw new Error(`HTTP ${res.status}`);
           }
           const { text, bytes } = await readCapped(res, cap);
-          const json: unknown = expectsAnswer ? JSON.parse(text) : null;
+          const json: unknown = expectsAnswer ? (options.parse ?? JSON.parse)(text) : null;
           succeed(node);
           return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };
         } catch (e) {
