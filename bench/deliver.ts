@@ -12,6 +12,9 @@
 // by side: N daemons claim from the one outbox (FOR UPDATE SKIP LOCKED) and send to the one
 // receiver; ingest POSTs go round-robin over their ports. Each set-up is measured against its own
 // raw fetch loop, run right after it, and reports the CPU each process used.
+//
+// BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
+// one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
 import type { Subprocess } from "bun";
 import { sql } from "kysely";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -29,10 +32,15 @@ import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { firstLine, spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
+import { RECOVERED, type RecoveryOutcome, runRecovery } from "./deliver-recovery.ts";
 
 const TOTAL = 20_000;
 const CONCURRENCY = 32;
 const ACCOUNTS = positiveIntFromEnv("BENCH_ACCOUNTS", 1);
+// BENCH_RECOVERY=1: the recovery run instead (bench/deliver-recovery.ts); BENCH_RECOVERY_MAX_RPS
+// gives the recovered account's webhook a delivery rate limit (default none).
+const RECOVERY = process.env.BENCH_RECOVERY === "1";
+const RECOVERY_MAX_RPS = process.env.BENCH_RECOVERY_MAX_RPS ? positiveIntFromEnv("BENCH_RECOVERY_MAX_RPS", 1) : 0;
 const LATENCY_SAMPLES = 200;
 const INGEST_TOKEN = "bench-token";
 const WATCHED = "0x52908400098527886e0f7030069857d2e4169ee7";
@@ -43,12 +51,16 @@ const wallNow = () => performance.timeOrigin + performance.now();
 if (process.argv.includes("--receiver")) runReceiver();
 else await main();
 
-/** The receiver subprocess: answers 200 at once, remembers when each delivery and tx hash arrived. */
+/**
+ * The receiver subprocess: answers 200 at once, remembers when each delivery and tx hash arrived,
+ * and counts each path it is posted to on its own (the recovery run's two accounts).
+ */
 function runReceiver(): void {
   let count = 0;
   let first = 0;
   let last = 0;
   const byTx = new Map<string, number>();
+  const paths = new Map<string, { count: number; txs: Set<string>; first: number; last: number }>();
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -62,12 +74,21 @@ function runReceiver(): void {
         count++;
         const tx = /"tx_hash":"([^"]+)"/.exec(body)?.[1];
         if (tx) byTx.set(tx, at);
+        let path = paths.get(url.pathname);
+        if (!path) paths.set(url.pathname, (path = { count: 0, txs: new Set(), first: at, last: at }));
+        path.count++;
+        path.last = at;
+        if (tx) path.txs.add(tx);
         return new Response("ok");
       }
-      if (url.pathname === "/stats") return Response.json({ count, unique: byTx.size, first, last });
+      if (url.pathname === "/stats") {
+        const byPath = Object.fromEntries([...paths].map(([p, v]) => [p, { count: v.count, unique: v.txs.size, first: v.first, last: v.last }]));
+        return Response.json({ count, unique: byTx.size, first, last, paths: byPath });
+      }
       if (url.pathname === "/reset") {
         count = first = last = 0;
         byTx.clear();
+        paths.clear();
         return Response.json({ ok: true });
       }
       const at = byTx.get(url.pathname.slice("/tx/".length));
@@ -138,6 +159,19 @@ async function main(): Promise<void> {
 
     const loadBefore = loadAverage();
     if (scenarios.some((s) => s.database === "postgres")) cluster = await startCluster();
+    if (RECOVERY) {
+      const recoveries: RecoveryOutcome[] = [];
+      for (const [i, scenario] of scenarios.entries()) {
+        if (compare) console.log(`bench:deliver recovery ${scenarioLabel(scenario)}…`);
+        const sub = join(dir, `r${i}`);
+        mkdirSync(sub);
+        const url = scenario.database === "sqlite" ? `sqlite://${sub}/cw.db` : await cluster!.createDatabase(`bench_recovery_${i}`);
+        recoveries.push(
+          await runRecovery({ scenario, dir: sub, url, base, receiver, cluster, concurrency: CONCURRENCY, maxRps: RECOVERY_MAX_RPS, track: (p) => children.push(p) }),
+        );
+      }
+      return printRecovery(recoveries, { postgres: cluster ? await serverVersion(cluster.url) : "", loadBefore, loadAfter: loadAverage() });
+    }
     const outcomes: Outcome[] = [];
     for (const [i, scenario] of scenarios.entries()) {
       if (compare) console.log(`bench:deliver ${scenarioLabel(scenario)}…`);
@@ -338,6 +372,47 @@ function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefor
         p50_ms: Number(o.p50.toFixed(1)),
         p99_ms: Number(o.p99.toFixed(1)),
         cpu_us_per_delivery: cpuPerUnit(o.cpu, TOTAL),
+      })),
+    }),
+  );
+}
+
+function printRecovery(outcomes: RecoveryOutcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
+  const cores = navigator.hardwareConcurrency;
+  const limit = RECOVERY_MAX_RPS === 0 ? "no rate limit" : `max_rps ${RECOVERY_MAX_RPS}`;
+  console.log(`recovery: ${RECOVERED} failed deliveries of one account (${limit}) recovered 10,000 a call and drained, concurrency ${CONCURRENCY} per daemon;`);
+  console.log(`another account's address paid by one ingested block every 100 ms meanwhile${run.postgres ? `; PostgreSQL ${run.postgres}` : ""}; ${cores} CPUs`);
+  console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
+  for (const o of outcomes) {
+    const per = Object.entries(cpuPerUnit(o.cpu, o.deliveries)).map(([k, us]) => `${k} ${us}`).join(", ");
+    console.log("");
+    console.log(`${scenarioLabel(o.scenario)}:`);
+    console.log(`  re-queued:           ${RECOVERED} in ${o.calls} calls, ${(o.requeueMs / 1000).toFixed(2)} s`);
+    console.log(`  drained:             ${(o.drainMs / 1000).toFixed(2)} s from the first call to the last arrival (${((RECOVERED / o.drainMs) * 1000).toFixed(0)} deliveries/s), ${o.duplicates} duplicates`);
+    console.log(`  other account:       ingest→receipt p50 ${o.p50.toFixed(1)} ms, p99 ${o.p99.toFixed(1)} ms over ${o.live} blocks during the drain (target p99 < 100 ms) ${o.p99 < 100 ? "OK" : "MISSED"}`);
+    console.log(`  slowest:             ${o.slowest.map((w) => `${w.ms.toFixed(0)} ms (block at ${(w.sinceStart / 1000).toFixed(1)} s)`).join(", ")}`);
+    console.log(`  CPU µs per delivery: ${per} (${o.deliveries} deliveries, the other account's and its ingests included)`);
+    console.log(`  CPU (share of one core): ${describeCpu(o.cpu, cores)}`);
+  }
+  console.log(
+    JSON.stringify({
+      bench: "deliver-recovery",
+      recovered: RECOVERED,
+      max_rps: RECOVERY_MAX_RPS,
+      concurrency: CONCURRENCY,
+      postgres: run.postgres,
+      load_before: run.loadBefore,
+      load_after: run.loadAfter,
+      setups: outcomes.map((o) => ({
+        database: o.scenario.database,
+        daemons: o.scenario.daemons,
+        drain_s: Number((o.drainMs / 1000).toFixed(2)),
+        requeue_s: Number((o.requeueMs / 1000).toFixed(2)),
+        duplicates: o.duplicates,
+        live_blocks: o.live,
+        p50_ms: Number(o.p50.toFixed(1)),
+        p99_ms: Number(o.p99.toFixed(1)),
+        cpu_us_per_delivery: cpuPerUnit(o.cpu, o.deliveries),
       })),
     }),
   );

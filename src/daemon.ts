@@ -99,6 +99,9 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     promised: (accountId) => reservations.byAccount.get(accountId) ?? 0,
   });
   await rpcMeter.reclaim(opts.soleDaemon === true);
+  // SQLite: none, one daemon counts alone. PostgreSQL: per-second budgets every daemon draws from
+  // (the API's per-key limit and the webhooks' delivery rate limits).
+  const budget = sharedRateBudget(ctx.db);
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
@@ -108,6 +111,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
     disableWebhook: disableWebhookAfterFailures,
+    rateBudget: budget,
   });
   // Several daemons on PostgreSQL: work queued here wakes the others' loops too (LISTEN/NOTIFY).
   const bus = createWakeBus({ db: ctx.db, url: config.database.url, log: ctx.log });
@@ -137,7 +141,6 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     rpcMeter.worker(),
     monthlyGrantWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
   ];
-  const budget = sharedRateBudget(ctx.db);
   const deps: AppDeps = {
     ...ctx,
     metrics,

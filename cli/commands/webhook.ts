@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { findNetwork } from "../../src/config/networks.ts";
+import { MAX_DELIVERY_RPS } from "../../src/config/schema.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { updateWebhook } from "../../src/watch/update-webhook.ts";
@@ -10,6 +11,14 @@ import { withContext } from "../context.ts";
 import { CommandError, type Globals, UsageError } from "../globals.ts";
 import { emit, fields } from "../output.ts";
 import { globalArgs, requireAccount } from "./common.ts";
+
+/** `--max-rps N`: a whole number in range, or a usage error naming the flag; undefined when left out. */
+function parseMaxRps(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  if (!/^\d{1,9}$/.test(text) || Number(text) > MAX_DELIVERY_RPS) throw new UsageError(`--max-rps must be a whole number from 0 to ${MAX_DELIVERY_RPS}`);
+  return Number(text);
+}
 
 export function webhookCommand(g: Globals) {
   return defineCommand({
@@ -25,14 +34,20 @@ export function webhookCommand(g: Globals) {
           account: { type: "string", description: "Account name or id", required: true },
           url: { type: "string", description: "Absolute http(s) URL; private targets need delivery.allow_private_targets", required: true },
           enabled: { type: "boolean", description: "Deliver to it (--no-enabled: stop); left out, keeps the current setting" },
+          "max-rps": {
+            type: "string",
+            description: `Most deliveries a second to it, 0 to ${MAX_DELIVERY_RPS} (0: no limit); left out, keeps the current setting`,
+          },
         },
         run: ({ args }) =>
           withContext(g, async (ctx) => {
+            const maxRps = parseMaxRps(args["max-rps"]);
             const account = await requireAccount(ctx.db, String(args.account));
             const current = await readWebhookSettings(ctx.db, account.id);
             const enabled = typeof args.enabled === "boolean" ? args.enabled : current.enabled;
+            const body = { url: String(args.url), enabled, ...(maxRps === undefined ? {} : { delivery: { max_rps: maxRps } }) };
             // On the command line the URL is the --url flag, and the sentences say so.
-            const outcome = await updateWebhook({ ...ctx, resolveHost: systemResolver }, account.id, { url: String(args.url), enabled }, { urlField: "--url" });
+            const outcome = await updateWebhook({ ...ctx, resolveHost: systemResolver }, account.id, body, { urlField: "--url" });
             if (!outcome.ok) {
               const hint = outcome.code === "PRIVATE_ADDRESS" ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
               throw new CommandError(`${failureMessage(outcome)}${hint}`);

@@ -41,6 +41,7 @@ export async function createAccount(
     webhook_url: null,
     webhook_enabled: 0,
     webhook_filters: JSON.stringify(DEFAULT_FILTERS),
+    webhook_max_rps: null,
     payments_webhook_url: null,
     created_at: now,
     updated_at: now,

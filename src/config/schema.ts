@@ -22,6 +22,9 @@ const NonNegInt = (def: number) => T.Integer({ minimum: 0, default: def });
 /** Most bytes one upstream answer may have unless `[networks.X] max_response_bytes` says otherwise: 32 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
+/** The highest delivery rate limit an account or the config may set, in deliveries a second. */
+export const MAX_DELIVERY_RPS = 10_000;
+
 /** Optional metadata of a token contract on a followed network (docs/reference.md, "Following a chain"). */
 export const TokenSchema = T.Object(
   { symbol: T.Optional(T.String({ minLength: 1, maxLength: 32 })), decimals: T.Integer({ minimum: 0, maximum: 36 }) },
@@ -145,6 +148,8 @@ export const ConfigSchema = T.Object(
         shutdown_grace_ms: PositiveInt(10_000, 600_000),
         allow_private_targets: T.Boolean({ default: false }),
         egress_ips: T.Array(T.String(), { default: [] }),
+        // Most deliveries a second to the webhook of an account that set no limit of its own; 0: none.
+        max_rps: T.Integer({ minimum: 0, maximum: MAX_DELIVERY_RPS, default: 0 }),
       },
       { ...strict, default: {} },
     ),

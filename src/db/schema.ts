@@ -23,6 +23,8 @@ export interface AccountsTable {
   webhook_enabled: number;
   /** JSON of the flat event filter object. */
   webhook_filters: string;
+  /** Most deliveries a second to the webhook (0: no limit); null: the config's delivery.max_rps. */
+  webhook_max_rps: number | null;
   payments_webhook_url: string | null;
   created_at: number;
   updated_at: number;

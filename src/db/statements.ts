@@ -17,6 +17,8 @@ export type DueDelivery = Delivery & {
   account_leased: number | string;
   webhook_url: string | null;
   webhook_enabled: number;
+  /** The account's own delivery rate limit; null: the config's `delivery.max_rps`. */
+  webhook_max_rps: number | null;
   payments_webhook_url: string | null;
   webhook_secret_enc: string;
 };
@@ -93,6 +95,12 @@ export type Statements = {
    * passed over (nothing to lock on SQLite, whose write transactions run one at a time).
    */
   selectDueDeliveries(nowMs: number, limit: number): CompiledQuery<DueDelivery>;
+  /**
+   * The same rows from the other end: due after `afterMs` (and by `nowMs`), most recently due first,
+   * at most `limit`, locked and skipped like selectDueDeliveries. A claim whose oldest rows fill
+   * its batch also takes some of these, so work queued now is not stuck behind an old backlog.
+   */
+  selectNewestDueDeliveries(afterMs: number, nowMs: number, limit: number): CompiledQuery<DueDelivery>;
   /** Leases claimed rows until `leaseUntil`. */
   leaseDeliveries(ids: readonly string[], leaseUntil: number): CompiledQuery;
   /** Pauses rows their account cannot pay for. */

@@ -3,7 +3,9 @@ import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { type DueDelivery, statementsOf } from "../db/statements.ts";
-import { waitsForWebhook } from "./send.ts";
+import { chooseTarget, waitsForWebhook } from "./send.ts";
+import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
+import type { DeliveryThrottle } from "./throttle.ts";
 
 // Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
 // statements are each dialect's hand-written ones (db/statements.ts): the loop runs them thousands
@@ -28,9 +30,20 @@ export type ClaimOptions = {
   priceOf: (d: Pick<Delivery, "kind" | "event_type" | "network">) => number;
   /** Credits already promised to sends in flight, per account; claiming never promises more than the balance. */
   reserved?: ReadonlyMap<string, number>;
+  /** Paces the webhooks of accounts with a delivery rate limit (throttle.ts); none is paced without it. */
+  throttle?: DeliveryThrottle;
+  /** `delivery.max_rps`: the limit of accounts that set none of their own (0: no limit). */
+  defaultMaxRps?: number;
+  /** Whether this claim may also look at the most recently due rows when behind (default true); the loop spaces those looks out. */
+  newest?: boolean;
 };
 
-export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[] };
+/**
+ * The rows claimed, those paused for lack of credits, and `more`: the batch was full of due rows
+ * and some of them were moved out of the way (paused, parked or pushed back to a slot), so more may
+ * be due behind them: claim again at once.
+ */
+export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[]; more: boolean; lookedNewest: boolean };
 
 /** Runs `fn` in the caller's transaction, or in a write transaction of its own when given the database. */
 export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -44,35 +57,69 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
  * added; one that only clashes with credits promised to sends in flight, or set aside for /rpc
  * calls, is left pending for a later claim. A row whose webhook is disabled waits, pending and
- * unattempted, until it is enabled (parkUntilEnabled).
+ * unattempted, until it is enabled (parkUntilEnabled). A row for a webhook with a rate limit goes
+ * now only when the throttle has room for it this instant; else it waits for its slot (rate-slots.ts).
+ *
+ * The oldest due rows come first. When they fill the batch and the newest of them has been due for
+ * more than BEHIND_MS, the most recently due rows of other accounts take up to a quarter of it: their
+ * work queued now goes out while one account's old backlog (a recovery, say) drains, instead of
+ * after it.
  */
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
-  const { nowMs } = opts;
+  const { nowMs, limit } = opts;
   return inTransaction(db, async (trx) => {
     const statements = statementsOf(trx);
     // On PostgreSQL the claim locks the due rows until this transaction commits their lease, and
     // rows another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
     await orderedClaimPlan(trx);
-    const { rows } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, opts.limit));
+    const { rows: oldest } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, limit));
+    const full = oldest.length === limit;
+    let due = oldest;
+    let newest: DueDelivery[] = [];
+    const after = full ? Number(oldest[oldest.length - 1].next_attempt_at) : nowMs;
+    const lookedNewest = opts.newest !== false && full && limit > 1 && after < nowMs - BEHIND_MS;
+    if (lookedNewest) {
+      // Behind: rows due after the last of the oldest ones, newest first, replace as many of those.
+      // Only other accounts' rows: an account the oldest rows already serve keeps its own order.
+      const served = new Set(oldest.map((r) => r.account_id));
+      const { rows } = await trx.executeQuery(statements.selectNewestDueDeliveries(after, nowMs, Math.max(1, Math.floor(limit / 4))));
+      newest = rows.filter((r) => !served.has(r.account_id)).reverse();
+      if (newest.length > 0) due = oldest.slice(0, limit - newest.length);
+    }
     const promised = new Map(opts.reserved ?? []);
     const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];
     const paused: string[] = [];
     const waiting: string[] = [];
-    for (const r of rows) {
+    // Rows of rate-limited webhooks not yet given a slot, per account, oldest first: placed below.
+    const paced = new Map<string, PacedRows>();
+    // Rate-limited accounts whose schedule fell behind: it moves on as a whole (resumeLateSlots).
+    const late = new Map<string, number>();
+    const take = (r: DueDelivery, fromNewest: boolean) => {
       if (r.webhook_enabled !== 1 && waitsForWebhook(r, r)) {
         waiting.push(r.id);
-        continue;
+        return;
       }
+      const maxRps = opts.throttle ? (r.webhook_max_rps ?? opts.defaultMaxRps ?? 0) : 0;
+      let pacing = false;
+      if (maxRps > 0 && goesToWebhook(r)) {
+        if (!hasSlot(r)) pacing = true;
+        else if (late.has(r.account_id) || Number(r.next_attempt_at) < nowMs - LATE_MS) {
+          late.set(r.account_id, maxRps);
+          return;
+        }
+      }
+      // A paced account's recent rows wait for the oldest claim: they must not overtake its older ones.
+      if (pacing && fromNewest) return;
       const price = opts.priceOf(r);
       if (price > 0) {
         const credits = Number(r.account_credits);
         if (credits < price) {
           paused.push(r.id);
-          continue;
+          return;
         }
         const held = promised.get(r.account_id) ?? 0;
-        if (credits - Number(r.account_leased) - held < price) continue;
+        if (credits - Number(r.account_leased) - held < price) return;
         promised.set(r.account_id, held + price);
       }
       let route = routes.get(r.account_id);
@@ -85,7 +132,23 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       const d = r as DueDelivery & ClaimedDelivery;
       d.route = route;
       d.price = price;
-      claimed.push(d);
+      if (!pacing) {
+        claimed.push(d);
+        return;
+      }
+      let lane = paced.get(r.account_id);
+      if (!lane) paced.set(r.account_id, (lane = { maxRps, rows: [] }));
+      lane.rows.push(d);
+    };
+    for (const r of due) take(r, false);
+    for (const r of newest) take(r, true);
+    let deferred: Slot[] = [];
+    if (opts.throttle && (paced.size > 0 || late.size > 0)) {
+      const placed = await pace(trx, opts.throttle, paced, late, nowMs);
+      for (const d of placed.now) claimed.push(d);
+      // Not sent now: their credits are not promised either.
+      for (const d of placed.later) promised.set(d.account_id, (promised.get(d.account_id) ?? 0) - d.price);
+      deferred = placed.slots;
     }
     if (claimed.length > 0) {
       const leaseUntil = nowMs + opts.leaseMs;
@@ -97,8 +160,51 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       await trx.executeQuery(statements.pauseDeliveries(paused, nowMs));
     }
     if (waiting.length > 0) await parkUntilEnabled(trx, waiting, nowMs);
-    return { claimed, paused };
+    if (deferred.length > 0) await deferToSlots(trx, deferred, nowMs);
+    return { claimed, paused, more: full && paused.length + waiting.length + deferred.length + late.size > 0, lookedNewest };
   });
+}
+
+/** A rate-limited account's rows without a slot yet, oldest first, and its limit. */
+type PacedRows = { maxRps: number; rows: ClaimedDelivery[] };
+
+/**
+ * Gives the paced rows their slots (throttle.ts): those whose slot is now go `now`, the others
+ * `later`, with the `slots` to push them back to. First, the schedule of each `late` account moves
+ * on whole (resumeLateSlots), so its new rows queue behind the moved one. Accounts in id order:
+ * every daemon asks the shared budgets in the same order.
+ */
+async function pace(trx: Transaction<DB>, throttle: DeliveryThrottle, paced: Map<string, PacedRows>, late: Map<string, number>, nowMs: number) {
+  const now: ClaimedDelivery[] = [];
+  const later: ClaimedDelivery[] = [];
+  const slots: Slot[] = [];
+  for (const accountId of [...new Set([...late.keys(), ...paced.keys()])].sort()) {
+    const behind = late.get(accountId);
+    if (behind !== undefined) {
+      const lastDue = await resumeLateSlots(trx, accountId, nowMs);
+      if (lastDue !== null) throttle.resume(accountId, behind, lastDue);
+    }
+    const lane = paced.get(accountId);
+    if (!lane) continue;
+    const dueAt = await throttle.place(accountId, lane.maxRps, lane.rows.length, nowMs, () => lastRateSlot(trx, accountId, nowMs));
+    for (const [i, d] of lane.rows.entries()) {
+      if (dueAt[i] <= nowMs) now.push(d);
+      else {
+        later.push(d);
+        slots.push({ id: d.id, dueAt: dueAt[i] });
+      }
+    }
+  }
+  return { now, later, slots };
+}
+
+/** How far behind the oldest due rows must be before a full claim also takes the most recently due ones. */
+export const BEHIND_MS = 50;
+
+/** Whether a row goes to its account's webhook URL: the endpoint the account's rate limit protects. */
+function goesToWebhook(r: DueDelivery): boolean {
+  const target = chooseTarget(r, r);
+  return target.ok && target.url === r.webhook_url;
 }
 
 /** How long a row waiting for its disabled webhook stays out of the claim before it is looked at again. */

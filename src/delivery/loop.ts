@@ -8,7 +8,7 @@ import { createWorker, type Worker } from "../lib/worker.ts";
 import type { Resolver } from "../net/target-guard.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { type ClaimedDelivery, claimDueDeliveries, releaseLeases } from "./claim.ts";
-import { createWorkSignal, type Finished, runPass } from "./pass.ts";
+import { type Committed, createWorkSignal, type Finished, runPass } from "./pass.ts";
 import { type CreditReservations, createCreditReservations } from "./reservations.ts";
 import { attemptDelivery, chooseTarget, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
@@ -18,6 +18,8 @@ import { type EndpointAttempt, type FailingEndpoint, recordEndpointAttempts } fr
 import { urlLabel } from "../net/url-label.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { webhookKey } from "./signer.ts";
+import { createDeliveryThrottle, type DeliveryThrottle } from "./throttle.ts";
+import type { SharedRateBudget } from "../db/primitives.ts";
 
 // The delivery worker wires the steps together: claim (claim.ts) → send (send.ts) → settle
 // (settle.ts), with credits held in between (reservations.ts), scheduled by runPass (pass.ts).
@@ -36,6 +38,11 @@ export type DeliveryLoopDeps = {
   reservations?: CreditReservations;
   /** Switches off an account's webhook after `delivery.disable_after_hours` of failures (watch/webhook-settings.ts owns it). */
   disableWebhook: DisableWebhook;
+  /**
+   * The per-second budgets the webhooks' rate limits share with other daemons on the same
+   * PostgreSQL database (db/primitives.ts); absent or null: this daemon counts alone (SQLite).
+   */
+  rateBudget?: SharedRateBudget | null;
 };
 
 /**
@@ -52,10 +59,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const leaseMs = cfg.lease_seconds * 1000;
   const work = createWorkSignal();
   const reservations = deps.reservations ?? createCreditReservations();
-  const commit = groupCommit(deps, leaseMs, reservations);
+  const throttle = createDeliveryThrottle({ budget: deps.rateBudget ?? null });
+  // Rows of a rate-limited webhook wait for their slots between ticks: wake the loop at the next one.
+  const slotTimer = createWakeTimer(() => worker.wake());
+  const commit = groupCommit(deps, leaseMs, reservations, throttle, (nowMs) => slotTimer.at(throttle.nextSlotAfter(nowMs), nowMs));
   // One per loop, not per pass: an endpoint's failing/recovered state outlives a pass.
   const health = createEndpointHealth(deps.log);
-  return createWorker({
+  const worker = createWorker({
     name: "delivery",
     log: deps.log,
     schedule: "* * * * * *",
@@ -84,8 +94,40 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         stopping,
       ),
     nudge: () => work.announce(),
-    onStop: () => work.notify(),
+    onStop: () => {
+      slotTimer.cancel();
+      work.notify();
+    },
   });
+  return worker;
+}
+
+/** The most often a claim also looks at the most recently due rows (claim.ts). */
+const NEWEST_EVERY_MS = 10;
+
+/** One timer that fires `fire` at the earliest time asked for; asking for a later time keeps the earlier one. */
+function createWakeTimer(fire: () => void) {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let firesAt = Number.POSITIVE_INFINITY;
+  return {
+    at(whenMs: number | null, nowMs: number) {
+      if (whenMs === null || whenMs >= firesAt) return;
+      if (timer) clearTimeout(timer);
+      firesAt = whenMs;
+      timer = setTimeout(() => {
+        timer = null;
+        firesAt = Number.POSITIVE_INFINITY;
+        fire();
+      }, Math.max(0, whenMs - nowMs));
+      // A pending slot never keeps the process alive on its own.
+      timer.unref?.();
+    },
+    cancel() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      firesAt = Number.POSITIVE_INFINITY;
+    },
+  };
 }
 
 /**
@@ -128,11 +170,22 @@ function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: Claimed
  * it holds the account (one writer on SQLite, the account's row lock on PostgreSQL), so it never
  * sees a promise gone before its charge, nor a claimed row without its promise.
  */
-function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: CreditReservations) {
+function groupCommit(
+  deps: DeliveryLoopDeps,
+  leaseMs: number,
+  reservations: CreditReservations,
+  throttle: DeliveryThrottle,
+  afterClaim: (nowMs: number) => void,
+) {
   const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
   const disableAfterMs = deps.config.delivery.disable_after_hours * 3_600_000;
+  const defaultMaxRps = deps.config.delivery.max_rps;
   const disabledTotal = deps.metrics.counter("chainwatch_webhook_endpoints_disabled_total");
-  return async (group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null> => {
+  // When a claim last also looked at the most recently due rows (claim.ts): a look every
+  // NEWEST_EVERY_MS keeps other accounts' new work moving behind a backlog; one every claim would
+  // cost a statement per claim for nothing while a single backlog drains.
+  let newestAt = Number.NEGATIVE_INFINITY;
+  return async (group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<Committed | null> => {
     const nowMs = deps.clock.now();
     // Endpoints failing long enough to be switched off, found while recording the group.
     let failing: FailingEndpoint[] = [];
@@ -145,23 +198,26 @@ function groupCommit(deps: DeliveryLoopDeps, leaseMs: number, reservations: Cred
     };
     let claimed: ClaimedDelivery[] = [];
     try {
-      const result = await deps.db.transaction().execute(async (trx) => {
+      const result = await deps.db.transaction().execute(async (trx): Promise<Committed> => {
         if (group.length > 0) {
           const settled = await recordOutcomes(trx, group, nowMs);
           failing = await recordEndpointAttempts(trx, endpointAttempts(group, settled), nowMs, disableAfterMs);
         }
         if (unsent.length > 0) await releaseLeases(trx, unsent);
         endPromises();
-        if (limit === 0) return [];
-        const result = await claimDueDeliveries(trx, { nowMs, leaseMs, limit, priceOf, reserved: reservations.byAccount });
+        if (limit === 0) return { claimed: [], more: false };
+        const newest = nowMs - newestAt >= NEWEST_EVERY_MS || nowMs < newestAt;
+        const result = await claimDueDeliveries(trx, { nowMs, leaseMs, limit, priceOf, reserved: reservations.byAccount, throttle, defaultMaxRps, newest });
+        if (result.lookedNewest) newestAt = nowMs;
         claimed = result.claimed;
         for (const d of claimed) reservations.hold(d);
         if (result.paused.length > 0) {
           deps.metrics.inc("chainwatch_deliveries_paused_total", {}, result.paused.length);
           deps.log.info("deliveries paused for lack of credits", { count: result.paused.length });
         }
-        return claimed;
+        return { claimed, more: result.more };
       });
+      if (limit > 0) afterClaim(nowMs);
       if (failing.length > 0) await switchOff(deps, failing, nowMs, disabledTotal);
       return result;
     } catch (e) {

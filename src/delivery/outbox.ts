@@ -165,7 +165,9 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
 export async function sendWaitingDeliveries(db: Executor, accountId: string, nowMs: number): Promise<void> {
   await db
     .updateTable("deliveries")
-    .set({ next_attempt_at: nowMs, updated_at: nowMs })
+    // A row waiting for a slot of the webhook's rate limit (claim.ts, deferToSlots) is leased until
+    // it: that lease goes too, and the row is placed again.
+    .set({ next_attempt_at: nowMs, lease_until: sql<number | null>`case when lease_until = next_attempt_at then null else lease_until end`, updated_at: nowMs })
     .where("account_id", "=", accountId)
     .where(sql<boolean>`status = 'pending'`)
     .where("next_attempt_at", ">", nowMs)

@@ -1,4 +1,5 @@
 import type { Clock } from "../lib/clock.ts";
+import { yieldToEventLoop } from "../lib/yield.ts";
 import type { Logger } from "../lib/log.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import type { CreditReservations } from "./reservations.ts";
@@ -14,6 +15,9 @@ import type { Settlement } from "./settle.ts";
 
 /** An attempt that finished, waiting to be recorded. */
 export type Finished = Settlement & { delivery: ClaimedDelivery };
+
+/** What a commit claimed, and whether more may be due than it found room for (see ClaimResult). */
+export type Committed = { claimed: ClaimedDelivery[]; more: boolean };
 
 export type PassDeps = {
   concurrency: number;
@@ -31,9 +35,10 @@ export type PassDeps = {
   /**
    * One write transaction: records `group`, drops the leases of `unsent`, then claims up to
    * `limit` rows; null when the transaction failed (the pass then stops claiming and drains).
+   * `more` says the claim moved due rows out of the way and more may be due behind them.
    * It also ends the promised credits of `group` and `unsent` and holds those of the rows claimed.
    */
-  commit(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<ClaimedDelivery[] | null>;
+  commit(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<Committed | null>;
 };
 
 /** Runs one pass until nothing is due, ready, in flight or unrecorded; winds down once `stopping()`. */
@@ -47,6 +52,10 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
   const finished: Finished[] = [];
   let inFlight = 0;
   let canClaim = true;
+  // The last claim moved due rows out of the way and found room for more: the next claim follows at
+  // once, but only after the event loop ran (a run of such claims sends nothing to wait on, and
+  // SQLite's driver answers synchronously, so it would otherwise hold the thread).
+  let claimAgain = false;
   // False once a claim found fewer due rows than it asked for; recording outcomes (which can make
   // a retry or a payment's next webhook due) or an announcement sets it again.
   let mayBeDue = true;
@@ -89,6 +98,10 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
   };
 
   for (;;) {
+    if (claimAgain) {
+      claimAgain = false;
+      await yieldToEventLoop();
+    }
     if (stopping() && ready.length > 0) unsent.push(...ready.splice(0));
     const claimedNow = inFlight + ready.length;
     const room = stopping() || !canClaim ? 0 : 2 * concurrency - claimedNow;
@@ -103,12 +116,13 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     const dropped = unsent.splice(0);
     // The commit ends the promised credits of the group and the dropped rows, and holds those of
     // the rows it claims (see CreditReservations).
-    const claimed = await deps.commit(group, dropped, claim ? room : 0);
-    if (claimed === null) canClaim = false;
-    else if (claim) mayBeDue = claimed.length === room;
+    const committed = await deps.commit(group, dropped, claim ? room : 0);
+    if (committed === null) canClaim = false;
+    else if (claim) mayBeDue = committed.claimed.length === room || committed.more;
     else if (group.length > 0 || dropped.length > 0) mayBeDue = true;
-    if (claimed) {
-      ready.push(...claimed);
+    claimAgain = claim && committed !== null && committed.more;
+    if (committed) {
+      ready.push(...committed.claimed);
       fill();
     }
   }

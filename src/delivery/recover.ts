@@ -5,6 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { unixSecondsSchema } from "../lib/time.ts";
 import { checkBody } from "../lib/value-errors.ts";
+import { yieldToEventLoop } from "../lib/yield.ts";
 
 // Recovery after a long outage (docs/reference.md §5): the deliveries that used up their attempts
 // while the receiver was down go out again, as they were, once the receiver is back.
@@ -58,40 +59,42 @@ export async function recoverFailedDeliveries(deps: RecoverDeps, accountId: stri
 
 type Range = { fromMs: number; beforeMs: number };
 
-/** Rows per UPDATE: three parameters each, far below SQLite's bound-parameter cap. */
-const ROWS_PER_UPDATE = 500;
+/** Rows per UPDATE: three parameters each, far below SQLite's bound-parameter cap; a few ms each. */
+const ROWS_PER_UPDATE = 250;
 
 /**
- * The re-queue, in one transaction: the ids in order first, then a few UPDATEs by primary key (a
- * statement joining the range to itself let PostgreSQL's planner, misjudging a freshly failed
- * batch, rescan the range once per row). The claim takes due rows in `next_attempt_at` order, so
- * the re-queued rows get distinct due times one millisecond apart in the order they were queued,
- * the newest due now: they go out oldest first on every dialect.
+ * The re-queue: the ids in order first, then a few UPDATEs by primary key (a statement joining the
+ * range to itself let PostgreSQL's planner, misjudging a freshly failed batch, rescan the range
+ * once per row), each a short transaction of its own with the event loop let run in between: a
+ * recovery holds neither SQLite's one writer nor the thread (its driver answers synchronously) for
+ * long, so other accounts' ingests and deliveries go on meanwhile. Each row moves from `failed` to
+ * `pending` once, whichever transaction moves it. The claim takes due rows in `next_attempt_at`
+ * order, so the re-queued rows get distinct due times one millisecond apart in the order they were
+ * queued, the newest due now: they go out oldest first on every dialect.
  */
 async function requeueFailed(db: Db, accountId: string, range: Range, nowMs: number): Promise<Recovered> {
-  return db.transaction().execute(async (trx) => {
-    const found = await failedInRange(trx, accountId, range).select("id").orderBy("created_at").orderBy("id").limit(MAX_RECOVERED_PER_CALL + 1).execute();
-    const ids = found.slice(0, MAX_RECOVERED_PER_CALL).map((r) => r.id);
-    const firstDue = nowMs - ids.length + 1;
-    let requeued = 0;
-    for (let at = 0; at < ids.length; at += ROWS_PER_UPDATE) {
-      const chunk = ids.slice(at, at + ROWS_PER_UPDATE);
-      // The cast gives PostgreSQL the column's type for the untyped parameters.
-      const dueAt = sql<number>`case id ${sql.join(
-        chunk.map((id, i) => sql`when ${id} then cast(${firstDue + at + i} as bigint)`),
-        sql` `,
-      )} end`;
-      const result = await trx
-        .updateTable("deliveries")
-        .set({ status: "pending", attempts: 0, next_attempt_at: dueAt, lease_until: null, completed_at: null, updated_at: nowMs })
-        .where("id", "in", chunk)
-        // Another recovery committed first (several daemons): its rows are pending now, not counted twice.
-        .where(sql<boolean>`status = 'failed'`)
-        .executeTakeFirst();
-      requeued += Number(result.numUpdatedRows);
-    }
-    return { requeued, more: found.length > ids.length };
-  });
+  const found = await failedInRange(db, accountId, range).select("id").orderBy("created_at").orderBy("id").limit(MAX_RECOVERED_PER_CALL + 1).execute();
+  const ids = found.slice(0, MAX_RECOVERED_PER_CALL).map((r) => r.id);
+  const firstDue = nowMs - ids.length + 1;
+  let requeued = 0;
+  for (let at = 0; at < ids.length; at += ROWS_PER_UPDATE) {
+    if (at > 0) await yieldToEventLoop();
+    const chunk = ids.slice(at, at + ROWS_PER_UPDATE);
+    // The cast gives PostgreSQL the column's type for the untyped parameters.
+    const dueAt = sql<number>`case id ${sql.join(
+      chunk.map((id, i) => sql`when ${id} then cast(${firstDue + at + i} as bigint)`),
+      sql` `,
+    )} end`;
+    const result = await db
+      .updateTable("deliveries")
+      .set({ status: "pending", attempts: 0, next_attempt_at: dueAt, lease_until: null, completed_at: null, updated_at: nowMs })
+      .where("id", "in", chunk)
+      // Another recovery committed first (several daemons): its rows are pending now, not counted twice.
+      .where(sql<boolean>`status = 'failed'`)
+      .executeTakeFirst();
+    requeued += Number(result.numUpdatedRows);
+  }
+  return { requeued, more: found.length > ids.length };
 }
 
 /** The account's failed, recoverable deliveries queued in the range, on the partial index deliveries_failed. */

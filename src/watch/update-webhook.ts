@@ -5,10 +5,13 @@ import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { InvalidInput, Result } from "../lib/error-codes.ts";
 import type { Resolver, TargetFailure } from "../net/target-guard.ts";
-import { readWebhookSettings, updateWebhookSettings, type WebhookSettings } from "./webhook-settings.ts";
+import { readStoredWebhook, type StoredWebhook, updateWebhookSettings, type WebhookSettings } from "./webhook-settings.ts";
 
-/** The webhook as GET /v1/address-watch/webhook shows it: the settings plus the daemon's egress IPs. */
-export type WebhookView = WebhookSettings & { egress_ips: string[] };
+/**
+ * The webhook as GET /v1/address-watch/webhook shows it: the settings, the daemon's egress IPs, and
+ * how it is sent to (the account's rate limit, else the config's).
+ */
+export type WebhookView = WebhookSettings & { egress_ips: string[]; delivery: { max_rps: number } };
 
 export type WebhookDeps = {
   db: Kysely<DB>;
@@ -19,13 +22,13 @@ export type WebhookDeps = {
 };
 
 /** The settings as a client is shown them. */
-export function webhookView(config: Pick<Config, "delivery">, s: WebhookSettings): WebhookView {
-  return { ...s, egress_ips: config.delivery.egress_ips };
+export function webhookView(config: Pick<Config, "delivery">, s: StoredWebhook): WebhookView {
+  return { url: s.url, enabled: s.enabled, events: s.events, egress_ips: config.delivery.egress_ips, delivery: { max_rps: s.maxRps ?? config.delivery.max_rps } };
 }
 
 /** An account's address-watch webhook. */
 export async function readWebhook(deps: Pick<WebhookDeps, "db" | "config">, accountId: string): Promise<WebhookView> {
-  return webhookView(deps.config, await readWebhookSettings(deps.db, accountId));
+  return webhookView(deps.config, await readStoredWebhook(deps.db, accountId));
 }
 
 /**
@@ -46,6 +49,7 @@ export async function updateWebhook(
       resolve: deps.resolveHost,
       allowPrivate: deps.config.delivery.allow_private_targets,
       isNetwork: (slug) => findNetwork(deps.config.networks, slug) !== undefined,
+      defaultMaxRps: deps.config.delivery.max_rps,
     },
     accountId,
     body,

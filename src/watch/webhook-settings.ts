@@ -2,9 +2,11 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Kysely } from "kysely";
 import { unknownNetwork } from "../config/networks.ts";
+import { MAX_DELIVERY_RPS } from "../config/schema.ts";
 import type { Executor } from "../db/database.ts";
 import type { DB } from "../db/schema.ts";
 import { webhookSwitchedOn } from "../delivery/endpoint-state.ts";
+import { releaseRateSlots } from "../delivery/rate-slots.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
@@ -34,6 +36,20 @@ export const FilterPatchSchema = T.Object(
   { additionalProperties: false },
 );
 
+/** How the webhook is sent to: a patch, every key optional, nothing else allowed. */
+export const DeliveryPatchSchema = T.Object(
+  {
+    max_rps: T.Optional(
+      T.Integer({
+        minimum: 0,
+        maximum: MAX_DELIVERY_RPS,
+        description: "Most deliveries a second to the webhook; 0: no limit. Left out: the stored value stays",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** The PUT /v1/address-watch/webhook body. */
 export const WebhookUpdateSchema = T.Object(
   {
@@ -42,12 +58,13 @@ export const WebhookUpdateSchema = T.Object(
     events: T.Optional(FilterPatchSchema),
     // Read-only in GET; accepted and ignored so a client can PUT back what it read.
     egress_ips: T.Optional(T.Unknown()),
+    delivery: T.Optional(DeliveryPatchSchema),
   },
   { additionalProperties: false },
 );
 
 /** The validated update: the URL still needs the (networked) target check. */
-export type WebhookUpdate = { url: string | null; enabled: boolean; events?: FilterPatch };
+export type WebhookUpdate = { url: string | null; enabled: boolean; events?: FilterPatch; maxRps?: number };
 
 export type ParseOutcome<V> = { ok: true; value: V } | InvalidInput;
 
@@ -62,10 +79,12 @@ export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => b
   const input = body as Static<typeof WebhookUpdateSchema>;
   if (input.url !== null && input.url.length > MAX_URL_LENGTH) return fail(`${urlField} must be at most ${MAX_URL_LENGTH} characters`);
   if (input.enabled && input.url === null) return fail("url is required when enabled is true");
-  if (input.events === undefined) return { ok: true, value: { url: input.url, enabled: input.enabled } };
+  const value: WebhookUpdate = { url: input.url, enabled: input.enabled };
+  if (input.delivery?.max_rps !== undefined) value.maxRps = input.delivery.max_rps;
+  if (input.events === undefined) return { ok: true, value };
   const events = validateFilterPatch(input.events, isNetwork);
   if (!events.ok) return events;
-  return { ok: true, value: { url: input.url, enabled: input.enabled, events: events.value } };
+  return { ok: true, value: { ...value, events: events.value } };
 }
 
 /**
@@ -107,12 +126,32 @@ export async function readWebhookSettings(db: Executor, accountId: string): Prom
   return { url: row.webhook_url, enabled: row.webhook_enabled === 1, events: parseStoredFilters(row.webhook_filters) };
 }
 
+/** The settings with the account's own delivery rate limit: null while it set none (the config's applies). */
+export type StoredWebhook = WebhookSettings & { maxRps: number | null };
+
+/** The account's current webhook settings and its own delivery rate limit. */
+export async function readStoredWebhook(db: Executor, accountId: string): Promise<StoredWebhook> {
+  const row = await db
+    .selectFrom("accounts")
+    .select(["webhook_url", "webhook_enabled", "webhook_filters", "webhook_max_rps"])
+    .where("id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return {
+    url: row.webhook_url,
+    enabled: row.webhook_enabled === 1,
+    events: parseStoredFilters(row.webhook_filters),
+    maxRps: row.webhook_max_rps === null ? null : Number(row.webhook_max_rps),
+  };
+}
+
 export type WebhookSettingsDeps = {
   db: Kysely<DB>;
   clock: Clock;
   resolve: Resolver;
   allowPrivate: boolean;
   isNetwork: (slug: string) => boolean;
+  /** `delivery.max_rps`: the limit of an account that set none. */
+  defaultMaxRps: number;
 };
 
 /**
@@ -126,7 +165,7 @@ export async function updateWebhookSettings(
   accountId: string,
   body: unknown,
   opts: { urlField?: string } = {},
-): Promise<ParseOutcome<WebhookSettings> | TargetFailure> {
+): Promise<ParseOutcome<StoredWebhook> | TargetFailure> {
   const parsed = parseWebhookUpdate(body, deps.isNetwork, opts.urlField);
   if (!parsed.ok) return parsed;
   const update = parsed.value;
@@ -136,14 +175,20 @@ export async function updateWebhookSettings(
   }
   const now = deps.clock.now();
   const settings = await deps.db.transaction().execute(async (trx) => {
-    const current = await readWebhookSettings(trx, accountId);
-    const next: WebhookSettings = { url: update.url, enabled: update.enabled, events: mergeFilters(current.events, update.events) };
+    const current = await readStoredWebhook(trx, accountId);
+    const next: StoredWebhook = {
+      url: update.url,
+      enabled: update.enabled,
+      events: mergeFilters(current.events, update.events),
+      maxRps: update.maxRps ?? current.maxRps,
+    };
     await trx
       .updateTable("accounts")
       .set({
         webhook_url: next.url,
         webhook_enabled: next.enabled ? 1 : 0,
         webhook_filters: JSON.stringify(next.events),
+        webhook_max_rps: next.maxRps,
         updated_at: now,
       })
       .where("id", "=", accountId)
@@ -151,6 +196,8 @@ export async function updateWebhookSettings(
     // Switched on again (after a run of failures disabled it, say) or pointed elsewhere: a clean
     // record for the endpoint, and what waited for it goes out now.
     if (next.enabled && (!current.enabled || current.url !== next.url)) await webhookSwitchedOn(trx, accountId, now);
+    // A new rate: what waits for a slot of the old one is placed again at the new one.
+    else if ((next.maxRps ?? deps.defaultMaxRps) !== (current.maxRps ?? deps.defaultMaxRps)) await releaseRateSlots(trx, accountId, now);
     return next;
   });
   return { ok: true, value: settings };

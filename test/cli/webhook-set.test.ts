@@ -57,7 +57,7 @@ describe("chainwatch webhook set", () => {
   test("sets the URL and switches the webhook on, printing the settings as GET /v1/address-watch/webhook does", async () => {
     const r = await cli(["webhook", "set", "--account", "shop", "--url", "http://127.0.0.1:9000/hook", "--enabled", "--json", "--config", local]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ url: "http://127.0.0.1:9000/hook", enabled: true, events: FILTERS, egress_ips: ["203.0.113.7"] });
+    expect(JSON.parse(r.stdout)).toEqual({ url: "http://127.0.0.1:9000/hook", enabled: true, events: FILTERS, egress_ips: ["203.0.113.7"], delivery: { max_rps: 0 } });
   });
 
   test("without --enabled the current on/off setting is kept; --no-enabled switches it off", async () => {

@@ -240,7 +240,7 @@ describe("an endpoint answering 500 for six days (docs/reference.md §5)", () =>
       () => get("/v1/address-watch/webhook"),
       (r) => r.body.enabled === false,
     );
-    expect(webhook).toEqual({ status: 200, body: { url: sink.url, enabled: false, events: expect.objectContaining({ block: false, payment: true }), egress_ips: [] } });
+    expect(webhook).toEqual({ status: 200, body: { url: sink.url, enabled: false, events: expect.objectContaining({ block: false, payment: true }), egress_ips: [], delivery: { max_rps: 0 } } });
     expect(await health()).toEqual({
       state: "disabled",
       failing_since: t0 / 1000,
@@ -306,7 +306,7 @@ describe("an endpoint answering 500 for six days (docs/reference.md §5)", () =>
     sink.respond(() => new Response("ok"));
     const put = await client.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual({ url: sink.url, enabled: true, events: expect.objectContaining({ block: false }), egress_ips: [] });
+    expect(await put.json()).toEqual({ url: sink.url, enabled: true, events: expect.objectContaining({ block: false }), egress_ips: [], delivery: { max_rps: 0 } });
     expect(await health()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 1, failed: 1 });
 
     await attempted(d2, 3);

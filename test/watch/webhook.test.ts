@@ -7,6 +7,8 @@ import { signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from
 
 const PATH = "/v1/address-watch/webhook";
 const EGRESS = ["203.0.113.7", "2001:db8::7"];
+/** No delivery rate limit: the account set none and the config's default is 0. */
+const DELIVERY = { max_rps: 0 };
 let td: TestDaemon;
 
 beforeAll(async () => {
@@ -22,7 +24,7 @@ afterAll(async () => {
   await td.stop();
 });
 
-type Settings = { url: string | null; enabled: boolean; events: Record<string, unknown>; egress_ips: string[] };
+type Settings = { url: string | null; enabled: boolean; events: Record<string, unknown>; egress_ips: string[]; delivery: { max_rps: number } };
 
 async function put(client: TestClient, body: unknown) {
   const res = await client.request("PUT", PATH, body);
@@ -70,14 +72,14 @@ function appWith(overrides: Partial<AppDeps>) {
 describe("reading the webhook", () => {
   it("answers a new account with no URL, disabled, every event on, and the egress IPs", async () => {
     const client = await td.client();
-    expect(await get(client)).toEqual({ url: null, enabled: false, events: DEFAULT_FILTERS, egress_ips: EGRESS });
+    expect(await get(client)).toEqual({ url: null, enabled: false, events: DEFAULT_FILTERS, egress_ips: EGRESS, delivery: DELIVERY });
   });
 });
 
 describe("setting the webhook", () => {
   it("stores the URL and enabled flag and answers with the GET shape", async () => {
     const client = await td.client();
-    const expected = { url: "https://93.184.216.34/hooks?token=abc", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS };
+    const expected = { url: "https://93.184.216.34/hooks?token=abc", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS, delivery: DELIVERY };
     expect(await put(client, { url: expected.url, enabled: true })).toEqual({ status: 200, body: expected });
     expect(await get(client)).toEqual(expected);
   });
@@ -152,7 +154,7 @@ describe("event filters through PUT and GET", () => {
       block_networks: ["sol"],
       min_confirmations: 12,
     };
-    expect(after).toEqual({ status: 200, body: { ...base, events: expected, egress_ips: EGRESS } });
+    expect(after).toEqual({ status: 200, body: { ...base, events: expected, egress_ips: EGRESS, delivery: DELIVERY } });
     expect((await get(client)).events).toEqual(expected);
   });
 
@@ -173,7 +175,7 @@ describe("event filters through PUT and GET", () => {
     const alice = await td.client();
     const bob = await td.client();
     await put(alice, { url: "https://93.184.216.34/alice", enabled: true, events: { block: false } });
-    expect(await get(bob)).toEqual({ url: null, enabled: false, events: DEFAULT_FILTERS, egress_ips: EGRESS });
+    expect(await get(bob)).toEqual({ url: null, enabled: false, events: DEFAULT_FILTERS, egress_ips: EGRESS, delivery: DELIVERY });
   });
 });
 
@@ -223,7 +225,7 @@ describe("webhook targets with allow_private_targets = false", () => {
     const resolver = tableResolver({ "hooks.example.com": ["93.184.216.34", "2606:4700::1111"] });
     const send = appWith({ resolveHost: resolver });
     const client = await td.client();
-    const expected = { url: "https://hooks.example.com/h?x=1", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS };
+    const expected = { url: "https://hooks.example.com/h?x=1", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS, delivery: DELIVERY };
     expect(await send(client, "PUT", { url: expected.url, enabled: true })).toEqual({ status: 200, body: expected });
     expect(resolver.asked).toEqual(["hooks.example.com"]);
     expect(await get(client)).toEqual(expected);
@@ -245,7 +247,7 @@ describe("webhook targets with allow_private_targets = true", () => {
     const client = await td.client();
     expect(await send(client, "PUT", { url: "http://127.0.0.1:9/hook", enabled: true })).toEqual({
       status: 200,
-      body: { url: "http://127.0.0.1:9/hook", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS },
+      body: { url: "http://127.0.0.1:9/hook", enabled: true, events: DEFAULT_FILTERS, egress_ips: EGRESS, delivery: DELIVERY },
     });
   });
 });

@@ -1,3 +1,4 @@
+import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
 import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
 import { readWebhookHealth, type WebhookHealth } from "../../delivery/webhook-health.ts";
 import { readWebhook } from "../../watch/update-webhook.ts";
@@ -12,10 +13,13 @@ const KINDS = [
   ["block", "New blocks"],
 ] as const;
 
+/** A form's whole number as a number; anything else as typed, for the API's check to name. */
+const wholeNumber = (typed: string) => (/^\d{1,9}$/.test(typed.trim()) ? Number(typed.trim()) : typed);
+
 /**
  * The PUT /v1/address-watch/webhook body a submitted settings form stands for: every filter key
- * given (an unchecked kind is off; no network ticked = all networks). `min_confirmations` is sent
- * when the form had the field (a form without it keeps the stored value).
+ * given (an unchecked kind is off; no network ticked = all networks). `min_confirmations` and
+ * `max_rps` are sent when the form had the field, non-blank (else the stored value stays).
  */
 export function webhookBodyFromForm(form: URLSearchParams): Record<string, unknown> {
   const url = (form.get("url") ?? "").trim();
@@ -25,8 +29,11 @@ export function webhookBodyFromForm(form: URLSearchParams): Record<string, unkno
     events[`${kind}_networks`] = form.getAll(`${kind}_networks`);
   }
   const minConf = form.get("min_confirmations");
-  if (minConf !== null) events.min_confirmations = /^\d{1,9}$/.test(minConf.trim()) ? Number(minConf.trim()) : minConf;
-  return { url: url === "" ? null : url, enabled: form.has("enabled"), events };
+  if (minConf !== null) events.min_confirmations = wholeNumber(minConf);
+  const body: Record<string, unknown> = { url: url === "" ? null : url, enabled: form.has("enabled"), events };
+  const maxRps = form.get("max_rps");
+  if (maxRps !== null && maxRps.trim() !== "") body.delivery = { max_rps: wholeNumber(maxRps) };
+  return body;
 }
 
 const checked = (on: boolean) => raw(on ? " checked" : "");
@@ -65,6 +72,9 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
   });
   const minConf = html`<label for="wh-minconf">Minimum confirmations before wallet and block events are sent (0 = at once)</label>
 <input type="number" id="wh-minconf" name="min_confirmations" min="0" max="1000" value="${String(events.min_confirmations ?? 0)}">`;
+  const shownRps = (shown.delivery as { max_rps?: unknown } | undefined)?.max_rps ?? current.delivery.max_rps;
+  const maxRps = html`<label for="wh-maxrps">Most deliveries a second to this URL (0 = no limit); a backlog after an outage then arrives at this pace</label>
+<input type="number" id="wh-maxrps" name="max_rps" min="0" max="${String(MAX_DELIVERY_RPS)}" value="${String(shownRps)}">`;
   const testForm = flash.form?.has("event") ? flash.form : undefined;
   return cabinetPage(
     ctx,
@@ -74,7 +84,7 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
 <form method="post" action="/cabinet/webhook">${csrfField(viewer)}
 <label for="wh-url">Webhook URL</label><input type="text" inputmode="url" id="wh-url" name="url" autocomplete="off" spellcheck="false" placeholder="https://example.com/hooks/chainwatch" value="${(shown.url as string | null) ?? ""}">
 <label class="inline"><input type="checkbox" name="enabled" value="true"${checked(shown.enabled === true)}> Enabled</label>
-${kinds}${minConf}
+${kinds}${minConf}${maxRps}
 <button type="submit">Save webhook</button></form></section>
 <section aria-labelledby="test-h"><h2 id="test-h">Test</h2>
 <p class="muted">Queues a signed sample with <code>X-Webhook-Test: true</code>; never billed. Sent to the URL above even while disabled.</p>

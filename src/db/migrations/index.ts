@@ -19,6 +19,7 @@ import * as m0017 from "./0017_watched_outputs.ts";
 import * as m0018 from "./0018_mempool_transfers.ts";
 import * as m0019 from "./0019_endpoint_health.ts";
 import * as m0020 from "./0020_delivery_replay.ts";
+import * as m0021 from "./0021_delivery_throttle.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "0018_mempool_transfers": m0018,
   "0019_endpoint_health": m0019,
   "0020_delivery_replay": m0020,
+  "0021_delivery_throttle": m0021,
 };

@@ -9,6 +9,7 @@ import { PaymentSettingsSchema } from "../../payments/settings.ts";
 import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
 import { AddWatchSchema } from "../../watch/watch-address.ts";
 import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
+import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
 
 // Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
 // tests check real responses against, so the document cannot drift from what the API sends.
@@ -70,6 +71,13 @@ export const WebhookSettings = T.Object({
   enabled: T.Boolean(),
   events: EventFilters,
   egress_ips: T.Array(T.String(), { description: "Read-only: the public source IPs of outbound POSTs" }),
+  delivery: T.Object({
+    max_rps: T.Integer({
+      minimum: 0,
+      maximum: MAX_DELIVERY_RPS,
+      description: "Most deliveries a second to the webhook (the account's own limit, else the operator's default); 0: no limit",
+    }),
+  }),
 });
 
 export const TestQueued = T.Object({ queued: T.Literal(true), delivery_id: T.String({ pattern: "^dlv_" }) });

@@ -25,15 +25,24 @@ const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_lease
 
 // The due rows stay locked until the claim commits their lease; rows another daemon is claiming
 // are passed over instead of claimed twice or waited on.
-const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
-from deliveries as d inner join accounts as a on a.id = d.account_id
-where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
-  and (d.payment_id is null or not exists (
+const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
+  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc
+from deliveries as d inner join accounts as a on a.id = d.account_id`;
+const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
-    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
+    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
+const SELECT_DUE = `${DUE_COLUMNS}
+where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
+  and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at
 limit $2
+for update of d skip locked`;
+// The same rows read from the other end of the due index: the most recently due first.
+const SELECT_NEWEST_DUE = `${DUE_COLUMNS}
+where d.status = 'pending' and d.next_attempt_at > $1 and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until < $2)
+  and ${PAYMENT_IN_TURN}
+order by d.next_attempt_at desc
+limit $3
 for update of d skip locked`;
 
 const LEASE = textPerCount((n) => `update deliveries set lease_until = $1 where id in (${numbered(2, n)})`);
@@ -115,6 +124,7 @@ function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknow
 
 export const postgresStatements: Statements = {
   selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, limit]),
+  selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
   releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),

@@ -15,14 +15,22 @@ const rowsOf = (rows: number, width: number) => `(${marks(width)}),`.repeat(rows
 const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
 
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
-const SELECT_DUE = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.payments_webhook_url, a.webhook_secret_enc
-from deliveries as d inner join accounts as a on a.id = d.account_id
-where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
-  and (d.payment_id is null or not exists (
+const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
+  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc
+from deliveries as d inner join accounts as a on a.id = d.account_id`;
+const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
-    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))
+    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
+const SELECT_DUE = `${DUE_COLUMNS}
+where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+  and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at
+limit ?`;
+// The same rows read from the other end of the due index: the most recently due first.
+const SELECT_NEWEST_DUE = `${DUE_COLUMNS}
+where d.status = 'pending' and d.next_attempt_at > ? and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+  and ${PAYMENT_IN_TURN}
+order by d.next_attempt_at desc
 limit ?`;
 
 const LEASE = textPerCount((n) => `update deliveries set lease_until = ? where id in (${marks(n)})`);
@@ -107,6 +115,7 @@ function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknow
 
 export const sqliteStatements: Statements = {
   selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, nowMs, limit]),
+  selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
   releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),

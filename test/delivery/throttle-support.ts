@@ -1,0 +1,46 @@
+import type { Db } from "../../src/db/database.ts";
+import { type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.ts";
+import type { Received } from "../support/webhook-sink.ts";
+
+// Shared by the delivery rate limit tests: a backlog of failed deliveries to recover, and the
+// receiver's view of how many arrived in each clock second.
+
+/**
+ * Writes `count` address-watch deliveries of the account, queued at `createdAtMs` and failed (every
+ * attempt used up), bodies `{"n": i}` in queue order: what a recovery puts back, oldest first.
+ */
+export async function failedBacklog(db: Db, accountId: string, count: number, createdAtMs: number): Promise<string[]> {
+  const inputs: EnqueueInput[] = Array.from({ length: count }, (_, n) => ({
+    accountId,
+    kind: "event",
+    eventType: "payment",
+    network: "eth",
+    body: JSON.stringify({ n }),
+    nowMs: createdAtMs,
+  }));
+  const ids = await db.transaction().execute((trx) => enqueueDeliveries(trx, inputs));
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable("deliveries")
+      .set({ status: "failed", attempts: 11, last_status_code: 503, completed_at: createdAtMs })
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+  }
+  return ids;
+}
+
+/** The `n` of each backlog body received, in arrival order. */
+export const sequenceOf = (received: readonly Received[]) => received.map((r) => (JSON.parse(r.body) as { n: number }).n);
+
+/** How many requests arrived in each of `seconds` clock seconds from `fromMs` (a whole second). */
+export function perSecond(received: readonly Received[], fromMs: number, seconds: number): number[] {
+  const counts = Array(seconds).fill(0);
+  for (const r of received) {
+    const i = Math.floor((r.at - fromMs) / 1000);
+    if (i >= 0 && i < seconds) counts[i]++;
+  }
+  return counts;
+}
+
+/** The first whole clock second after `ms`. */
+export const nextWholeSecond = (ms: number) => (Math.floor(ms / 1000) + 1) * 1000;

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { block, ingest, watchAndHook } from "./recovery-support.ts";
+import { failedBacklog, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
+
+// docs/reference.md §5, the delivery rate limit: a recovered backlog of a webhook limited to 20 a
+// second arrives at 20 a second, oldest first, while another account's new webhooks go out as
+// they come. A real daemon, real receivers and the real clock; counts per clock second at the
+// receiver, never the timing of one request.
+
+const RATE = 20;
+const SECONDS = 10;
+const BACKLOG = 400;
+const W = "0x3333333333333333333333333333333333333333";
+
+describe("a backlog recovered for a webhook limited to 20 deliveries a second", () => {
+  let td: TestDaemon;
+  let limited: WebhookSink;
+  let other: WebhookSink;
+  let a: TestClient;
+  let b: TestClient;
+  let start = 0;
+  const blocksAt: number[] = [];
+
+  beforeAll(async () => {
+    td = await startTestDaemon({ config: { rate_limit: { per_key_rps: 1000 } } });
+    limited = startWebhookSink();
+    other = startWebhookSink();
+    a = await td.client({ credits: 1_000_000_000 });
+    b = await td.client({ credits: 1_000_000_000 });
+    const put = await a.request("PUT", "/v1/address-watch/webhook", { url: limited.url, enabled: true, delivery: { max_rps: RATE } });
+    expect(put.status).toBe(200);
+    await watchAndHook(b, W, other.url, { block: false });
+    const queuedAt = Date.now() - 3_600_000;
+    await failedBacklog(td.ctx.db, a.accountId, BACKLOG, queuedAt);
+    const recovered = await a.request("POST", "/v1/address-watch/webhook/recover", { since: Math.floor(queuedAt / 1000) });
+    expect(await recovered.json()).toEqual({ requeued: BACKLOG, more: false });
+    const [first] = await limited.waitFor(1);
+    start = nextWholeSecond(first.at);
+    // The other account's payments come while the backlog drains, a few seconds apart.
+    for (let height = 1; height <= 3; height++) {
+      await Bun.sleep(Math.max(0, start + (height * 3 - 2) * 1000 - Date.now()));
+      blocksAt.push(Date.now());
+      await ingest(td, block(height, [W]));
+    }
+    await Bun.sleep(Math.max(0, start + SECONDS * 1000 + 200 - Date.now()));
+  }, 25_000);
+
+  afterAll(async () => {
+    await td.stop();
+    await limited.stop();
+    await other.stop();
+  });
+
+  test(`arrives at ${RATE} a second within 10 %, counted in each of ${SECONDS} clock seconds`, () => {
+    const counts = perSecond(limited.received, start, SECONDS);
+    const total = counts.reduce((x, y) => x + y, 0);
+    // The counts ride along, so a failure shows them.
+    expect({ counts, within: Math.abs(total - RATE * SECONDS) <= RATE * SECONDS * 0.1 }).toEqual({ counts, within: true });
+    // Second by second too, give or take what a busy machine delays into the next one: never a
+    // burst, never a stall.
+    expect({ counts, off: counts.filter((c) => c > RATE * 1.5 || c < RATE * 0.5) }).toEqual({ counts, off: [] });
+  });
+
+  test("arrives oldest first, each once", () => {
+    const seen = sequenceOf(limited.received);
+    expect(seen).toEqual(seen.map((_, i) => i));
+  });
+
+  test("the other account's payments are delivered while the backlog is still draining", async () => {
+    const got = await other.waitFor(blocksAt.length);
+    expect(got).toHaveLength(blocksAt.length);
+    for (const r of got) {
+      const sentBefore = limited.received.filter((x) => x.at <= r.at).length;
+      // Queued after every row of the backlog, yet received with much of it still to come.
+      expect(sentBefore).toBeLessThan(BACKLOG * 0.6);
+      expect(limited.received.some((x) => x.at > r.at)).toBe(true);
+    }
+  });
+
+  test("the backlog's deliveries not yet sent wait pending, each for its own slot", async () => {
+    const rows = await td.ctx.db
+      .selectFrom("deliveries")
+      .select(["status", "next_attempt_at", "lease_until"])
+      .where("account_id", "=", a.accountId)
+      .where("status", "=", "pending")
+      .orderBy("next_attempt_at")
+      .execute();
+    expect(rows.length).toBeGreaterThan(BACKLOG / 3);
+    const waiting = rows.filter((r) => Number(r.next_attempt_at) > Date.now() + 1000);
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const r of waiting) expect(Number(r.lease_until)).toBe(Number(r.next_attempt_at));
+    // Slots of 50 ms: 20 in each second.
+    const gaps = waiting.slice(1).map((r, i) => Number(r.next_attempt_at) - Number(waiting[i].next_attempt_at));
+    expect(new Set(gaps)).toEqual(new Set([50]));
+  });
+
+  test("a new limit places the waiting deliveries again at the new rate", async () => {
+    const left = BACKLOG - limited.received.length;
+    const put = await a.request("PUT", "/v1/address-watch/webhook", { url: limited.url, enabled: true, delivery: { max_rps: 200 } });
+    const changedAt = Date.now();
+    expect(((await put.json()) as { delivery: unknown }).delivery).toEqual({ max_rps: 200 });
+    await limited.waitFor(BACKLOG, 10_000);
+    // What was left would have taken left / 20 seconds at the old limit.
+    expect(limited.received[BACKLOG - 1].at - changedAt).toBeLessThan(((left / RATE) * 1000) / 2);
+    expect(sequenceOf(limited.received).sort((x, y) => x - y)).toEqual(Array.from({ length: BACKLOG }, (_, i) => i));
+  });
+});
