@@ -3,7 +3,7 @@ import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { type DueDelivery, statementsOf } from "../db/statements.ts";
-import { chooseTarget, waitsForWebhook } from "./send.ts";
+import { type AccountRoute, chooseTarget, waitsForWebhook } from "./route.ts";
 import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
 import type { DeliveryThrottle } from "./throttle.ts";
 
@@ -11,13 +11,6 @@ import type { DeliveryThrottle } from "./throttle.ts";
 // statements are each dialect's hand-written ones (db/statements.ts): the loop runs them thousands
 // of times a second.
 
-/** The account columns that decide where and how a delivery is sent, read when it is claimed. */
-export type AccountRoute = {
-  webhook_url: string | null;
-  webhook_enabled: number;
-  payments_webhook_url: string | null;
-  webhook_secret_enc: string;
-};
 
 /** A claimed row with its account's current route; it stays leased until its outcome is recorded. */
 export type ClaimedDelivery = Delivery & { route: AccountRoute; price: number };

@@ -4,7 +4,7 @@ import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
 import { enqueueDelivery } from "../delivery/outbox.ts";
-import { chooseTarget } from "../delivery/send.ts";
+import { chooseTarget } from "../delivery/route.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { checkBody } from "../lib/value-errors.ts";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { attemptDelivery, chooseTarget, type SendDeps, waitsForWebhook } from "../../src/delivery/send.ts";
+import { chooseTarget, waitsForWebhook } from "../../src/delivery/route.ts";
+import { attemptDelivery, type SendDeps } from "../../src/delivery/send.ts";
 import { webhookKey } from "../../src/delivery/signer.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
