@@ -89,8 +89,10 @@ async function requeueFailed(db: Db, accountId: string, range: Range, nowMs: num
       .updateTable("deliveries")
       .set({ status: "pending", attempts: 0, next_attempt_at: dueAt, lease_until: null, completed_at: null, updated_at: nowMs })
       .where("id", "in", chunk)
-      // Another recovery committed first (several daemons): its rows are pending now, not counted twice.
-      .where(sql<boolean>`status = 'failed'`)
+      // Another recovery committed first (several daemons): its rows are pending now, not counted
+      // twice. Spelt so no status index can serve it: the planner keeps to the primary key even
+      // when its statistics predate the outage's failed rows (it walked them all per UPDATE).
+      .where(sql<boolean>`coalesce(status, '') = 'failed'`)
       .executeTakeFirst();
     requeued += Number(result.numUpdatedRows);
   }
