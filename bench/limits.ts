@@ -1,6 +1,6 @@
 // Cluster rate limit benchmark (not a test): `bun run bench:limits`.
 //
-// What admitting one request costs when the limit is shared by daemons on PostgreSQL (docs/reference.md §10),
+// What admitting one request costs when the limit is shared by daemons on PostgreSQL (docs/operations.md),
 // against the in-memory sliding window SQLite uses (the bare baseline), in one run:
 //   - "count every admission": the bare upsert on the shared row, one round trip per call;
 //   - "lease 1, merged": the cluster limiter leasing one token per call, but requests waiting at

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { type ConfigSource, findConfig, loadConfig } from "../src/config/load.ts";
 import { dialectOfUrl, sqlitePath } from "../src/db/database.ts";
 import type { Config } from "../src/config/schema.ts";
-import { type Context, openContext } from "../src/daemon.ts";
+import { type Context, openContext } from "../src/context.ts";
 import { CommandError, type Globals } from "./globals.ts";
 
 /** A validated config and a phrase saying where it came from (`config /etc/cw.toml from --config`). */

@@ -1,50 +1,18 @@
 #!/usr/bin/env bun
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { VERSION } from "../src/version.ts";
-import { accountsCommand } from "./commands/accounts.ts";
-import { cabinetCommand } from "./commands/cabinet.ts";
-import { backupCommand, restoreCommand, versionCommand } from "./commands/backup.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { keysCommand } from "./commands/keys.ts";
-import { deliveriesCommand } from "./commands/deliveries.ts";
-import { followCommand } from "./commands/follow.ts";
-import { webhookCommand } from "./commands/webhook.ts";
-import { migrateCommand } from "./commands/migrate.ts";
-import { plansCommand } from "./commands/plans.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { type Globals, liftGlobals, UsageError } from "./globals.ts";
-import { checkInvocation } from "./invocation.ts";
-
-function rootCommand(g: Globals): CommandDef {
-  return {
-    meta: { name: "chainwatch", version: VERSION, description: "Watch blockchain addresses; deliver signed webhooks" },
-    // No `run` on the root: it would run after every subcommand.
-    subCommands: {
-      serve: serveCommand(g),
-      migrate: migrateCommand(g),
-      plans: plansCommand(g),
-      accounts: accountsCommand(g),
-      keys: keysCommand(g),
-      ingest: ingestCommand(g),
-      webhook: webhookCommand(g),
-      deliveries: deliveriesCommand(g),
-      cabinet: cabinetCommand(g),
-      follow: followCommand(g),
-      backup: backupCommand(g),
-      restore: restoreCommand(g),
-      version: versionCommand(g),
-    },
-  };
-}
+import { liftGlobals, UsageError } from "./globals.ts";
+import { checkInvocation, type Resolvable, resolveCommand } from "./invocation.ts";
+import { rootCommand } from "./root.ts";
 
 /** The command a word path names (`keys create` → that command) and its full name, for --help. */
 async function commandAt(root: CommandDef, words: string[]): Promise<{ cmd: CommandDef; path: string[] }> {
   let cmd = root;
   const path = ["chainwatch"];
   for (const w of words) {
-    const subs = (await cmd.subCommands) as Record<string, CommandDef> | undefined;
+    const subs = (await cmd.subCommands) as Record<string, Resolvable<CommandDef>> | undefined;
     if (!subs || !(w in subs)) break;
-    cmd = subs[w];
+    cmd = await resolveCommand(subs[w]);
     path.push(w);
   }
   return { cmd, path };

@@ -1,10 +1,22 @@
 import type { ArgDef, CommandDef } from "citty";
+import { closest } from "../src/lib/nearest-name.ts";
 import { UsageError } from "./globals.ts";
+
+// The typo check is shared with the config loader; tests and callers import it from here too.
+export { closest, editDistance } from "../src/lib/nearest-name.ts";
 
 /** The command an argv names, with its full word path (`["chainwatch", "keys", "create"]`). */
 export type Invocation = { cmd: CommandDef; path: string[]; rest: string[] };
 
-type Subcommands = Record<string, CommandDef>;
+/** A command as citty takes it: the definition, a promise of it, or a function making either. */
+export type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>);
+
+type Subcommands = Record<string, Resolvable<CommandDef>>;
+
+/** The definition behind a lazily loaded subcommand. */
+export async function resolveCommand(cmd: Resolvable<CommandDef>): Promise<CommandDef> {
+  return typeof cmd === "function" ? await cmd() : await cmd;
+}
 
 async function subcommandsOf(cmd: CommandDef): Promise<Subcommands | undefined> {
   const subs = (await cmd.subCommands) as Subcommands | undefined;
@@ -25,13 +37,13 @@ export async function checkInvocation(root: CommandDef, argv: string[]): Promise
     const word = argv[i];
     if (word === undefined) throw new UsageError(`${path.slice(1).join(" ")} needs a command: ${Object.keys(subs).join(", ")}`);
     if (word.startsWith("-")) throw unknownFlag(word, path, []);
-    const next = subs[word];
-    if (!next) {
+    const entry = subs[word];
+    if (!entry) {
       const hint = closest(word, Object.keys(subs));
       const where = path.length > 1 ? ` of ${path.join(" ")}` : "";
       throw new UsageError(`unknown command ${word}${where}${hint ? `; did you mean ${hint}?` : ""}`);
     }
-    cmd = next;
+    cmd = await resolveCommand(entry);
     path.push(word);
     i++;
   }
@@ -88,32 +100,4 @@ function unknownFlag(word: string, path: string[], known: string[]): UsageError 
 
 function commandName(cmd: CommandDef): string {
   return (cmd.meta as { name?: string } | undefined)?.name ?? "chainwatch";
-}
-
-/**
- * The candidate nearest to `word` when it is plausibly a typo of it: within a third of the
- * candidate's length in edit distance (at least 1, at most 3), or a prefix of it.
- */
-export function closest(word: string, candidates: string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of candidates) {
-    const distance = name.startsWith(word) && word.length >= 2 ? 0.5 : editDistance(word.toLowerCase(), name.toLowerCase());
-    const allowed = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
-    if (distance <= allowed && (!best || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name;
-}
-
-/** Levenshtein distance with adjacent transpositions counted as one edit. */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }

@@ -5,8 +5,6 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";
 import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import type { Config } from "./config/schema.ts";
-import { type Db, openDatabase } from "./db/database.ts";
-import { migrateChecked } from "./db/version-guard.ts";
 import { sharedRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
@@ -16,58 +14,25 @@ import { serverOptions } from "./http/server-options.ts";
 import type { AppDeps } from "./http/deps.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { createIngestPipeline } from "./ingest/pipeline.ts";
-import { type Clock, systemClock } from "./lib/clock.ts";
-import { type Logger, silentLogger } from "./lib/log.ts";
+import type { Logger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
 import { createCreditReservations } from "./delivery/reservations.ts";
 import { newId } from "./lib/ids.ts";
 import { followersFor } from "./follow/followers.ts";
-import { checkMasterKey } from "./secrets/key-check.ts";
-import { loadMasterKey } from "./secrets/master-key.ts";
 import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
-import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { createServer } from "./server.ts";
+import { type Context, StartupError } from "./context.ts";
 import { retentionWorker } from "./watch/retention.ts";
 import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
 
-/** What every command needs: the migrated database, the secret box and the clock. */
-export type Context = { config: Config; db: Db; box: SecretBox; clock: Clock; log: Logger };
 
-/** `create: false` refuses to create a missing database or master key (CLI commands other than migrate/serve). */
-export type ContextOptions = { clock?: Clock; log?: Logger; env?: Record<string, string | undefined>; create?: boolean };
-
-/**
- * Opens the database, applies pending migrations and loads (creating on first use) the master
- * key. Every CLI command and `serve` start here, so a fresh machine needs no separate setup step.
- */
-export async function openContext(config: Config, opts: ContextOptions = {}): Promise<Context> {
-  const env = opts.env ?? process.env;
-  const create = opts.create ?? true;
-  const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create });
-  if (!key.ok) throw new StartupError(key.error);
-  const db = openDatabase(config.database.url);
-  const migrated = await migrateChecked(db, VERSION);
-  if (!migrated.ok) {
-    await db.destroy();
-    throw new StartupError(migrated.error);
-  }
-  const box = createSecretBox(key.key);
-  const keyCheck = await checkMasterKey(db, box);
-  if (!keyCheck.ok) {
-    await db.destroy();
-    throw new StartupError(keyCheck.error);
-  }
-  return { config, db, box, clock: opts.clock ?? systemClock, log: opts.log ?? silentLogger };
-}
-
-/** A failure that stops start-up with a one-line reason. */
-export class StartupError extends Error {}
+export { type Context, type ContextOptions, openContext, StartupError } from "./context.ts";
 
 export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
 

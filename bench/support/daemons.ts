@@ -1,5 +1,5 @@
 // `chainwatch serve` subprocesses for benchmarks: N daemons on one config (so one database and
-// one master key), each on its own ephemeral port (`[server] port = 0`), as docs/reference.md §10 runs them.
+// one master key), each on its own ephemeral port (`[server] port = 0`), as docs/operations.md runs them.
 import type { Subprocess } from "bun";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
 //   --database postgres [--daemons N] one daemon on SQLite, one on PostgreSQL and N on PostgreSQL,
 //                                     side by side in one run (N defaults to 1)
 //
-// SQLite is one daemon by design (docs/reference.md §10), so `--daemons` above 1 needs PostgreSQL.
+// SQLite is one daemon by design (docs/operations.md), so `--daemons` above 1 needs PostgreSQL.
 
 export type DatabaseKind = "sqlite" | "postgres";
 export type Scenario = { database: DatabaseKind; daemons: number };

@@ -7,7 +7,7 @@ import {
   setAccountPlan,
 } from "../../src/accounts/accounts.ts";
 import { getPlan } from "../../src/accounts/plans.ts";
-import type { Context } from "../../src/daemon.ts";
+import type { Context } from "../../src/context.ts";
 import type { Account } from "../../src/db/schema.ts";
 import { slotsUsed } from "../../src/watch/watches.ts";
 import { withContext } from "../context.ts";
@@ -22,6 +22,24 @@ async function view(ctx: Context, a: Account, withSecret = false) {
     slotsLimit: plan?.address_slots ?? 0,
     webhookSecret: withSecret ? ctx.box.open(a.webhook_secret_enc) : undefined,
   });
+}
+
+/**
+ * What an account created without --plan cannot do yet, and how to fix it; null when nothing is
+ * missing. Said on stderr, so the JSON on stdout stays one document.
+ */
+export function defaultPlanWarning(a: { name: string; plan: string; slots: number; credits: number; billing: boolean }): string | null {
+  const unpaid = a.billing && a.credits === 0;
+  if (a.slots > 0 && !unpaid) return null;
+  const lacks = [
+    ...(a.slots === 0 ? ["0 address slots (it cannot watch any address)"] : []),
+    ...(unpaid ? ["0 credits (its webhooks wait as paused)"] : []),
+  ];
+  const fixes = [
+    ...(a.slots === 0 ? [`\`chainwatch accounts set-plan ${a.name} PLAN\` (make a plan with \`chainwatch plans set PLAN --slots N\`)`] : []),
+    ...(unpaid ? [`\`chainwatch accounts credit ${a.name} --add N\``] : []),
+  ];
+  return `warning: no --plan given, so account ${a.name} is on plan ${a.plan}: ${lacks.join(", ")}; to fix: ${fixes.join(", ")}; or pass --plan and --credits to accounts create`;
 }
 
 function human(v: Awaited<ReturnType<typeof view>>): string {
@@ -51,6 +69,11 @@ export function accountsCommand(g: Globals) {
             const a = result.account;
             const doc = { account_id: a.id, name: a.name, plan: a.plan, credits: a.credits, webhook_secret: result.webhookSecret };
             emit(g, doc, () => fields(Object.entries(doc)));
+            if (args.plan === undefined) {
+              const slots = (await getPlan(ctx.db, a.plan))?.address_slots ?? 0;
+              const warning = defaultPlanWarning({ name: a.name, plan: a.plan, slots, credits: a.credits, billing: ctx.config.billing.enabled });
+              if (warning) process.stderr.write(`chainwatch: ${warning}\n`);
+            }
           }),
       }),
       list: defineCommand({

@@ -5,6 +5,7 @@ import {
   DELIVERY_STATUSES,
   deliveryView,
   listDeliveries,
+  loggedAttemptCounts,
   retryDelivery,
 } from "../../src/delivery/admin.ts";
 import { recoverFailedDeliveries } from "../../src/delivery/recover.ts";
@@ -40,16 +41,20 @@ export function deliveriesCommand(g: Globals) {
             const rows = await listDeliveries(ctx.db, { accountId, status: args.status, limit });
             if (g.json) {
               const attempts = await attemptsOf(ctx.db, rows.map((d) => d.id));
-              const deliveries = rows.map((d) => deliveryView(d, attempts.filter((a) => a.delivery_id === d.id)));
+              const deliveries = rows.map((d) => {
+                const log = attempts.filter((a) => a.delivery_id === d.id);
+                return deliveryView(d, log.length, log);
+              });
               emit(g, { deliveries }, () => "");
               return;
             }
             const names = new Map((await listAccounts(ctx.db)).map((a) => [a.id, a.name]));
+            const counts = await loggedAttemptCounts(ctx.db, rows.map((d) => d.id));
             emit(g, null, () =>
               table(
                 ["ID", "ACCOUNT", "KIND", "EVENT", "STATUS", "ATTEMPTS", "LAST_CODE", "LAST_ERROR", "NEXT_ATTEMPT", "CREATED"],
                 rows.map((d) => {
-                  const v = deliveryView(d);
+                  const v = deliveryView(d, counts.get(d.id) ?? 0);
                   return [
                     v.id,
                     names.get(v.account_id) ?? v.account_id,
@@ -70,14 +75,15 @@ export function deliveriesCommand(g: Globals) {
       retry: defineCommand({
         meta: {
           name: "retry",
-          description: "Re-queue a delivery that has not succeeded: pending now, attempt count back to 0",
+          description: "Re-queue a delivery that has not succeeded: pending now, with a fresh retry schedule (its logged attempts stay)",
         },
         args: { ...globalArgs, id: { type: "positional", description: "Delivery id (dlv_…)", required: true } },
         run: ({ args }) =>
           withContext(g, async (ctx) => {
             const result = await retryDelivery(ctx.db, String(args.id), ctx.clock.now());
             if (!result.ok) throw new CommandError(result.error);
-            const v = deliveryView(result.delivery);
+            const counts = await loggedAttemptCounts(ctx.db, [result.delivery.id]);
+            const v = deliveryView(result.delivery, counts.get(result.delivery.id) ?? 0);
             emit(g, v, () => fields(Object.entries(v)));
           }),
       }),

@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
-import type { Context } from "../../src/daemon.ts";
+import type { Context } from "../../src/context.ts";
 import { parseBatch } from "../../src/ingest/batch-schema.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { heightJumpError } from "../../src/ingest/height-jump.ts";

@@ -13,27 +13,57 @@ export function serveCommand(g: Globals) {
     async run() {
       const { config, origin } = configFor(g);
       const log = jsonLogger((line) => process.stdout.write(line), Date.now, config.log.level);
-      // Before the database is opened (or migrated): a second serve on a SQLite file stops here.
-      const claimed = lockDatabaseForServe(config.database.url, process.pid);
-      if (!claimed.ok) throw new CommandError(claimed.error);
-      const ctx = await openContext(config, { log });
-      const daemon = await startDaemon(ctx, { soleDaemon: claimed.sole });
-      // Said once at start, after `listening`: which database this daemon uses, and which config chose it.
-      log.info("database", { database: databaseFile(config), config: origin });
-      // runMain would exit as soon as run() returns: wait here for the signal and a clean stop.
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          log.info("shutting down", { signal });
-          daemon.stop().then(resolve, (e) => {
-            log.error("shutdown failed", { error: String(e) });
-            resolve();
-          });
-        };
-        process.once("SIGTERM", () => shutdown("SIGTERM"));
-        process.once("SIGINT", () => shutdown("SIGINT"));
-      });
-      claimed.lock.release();
+      // Caught from the first moment: a signal while starting (migrations run then) lets start-up
+      // finish and stops at once, rather than killing the process half-way with no "stopped".
+      const signal = nextStopSignal();
+      try {
+        // Before the database is opened (or migrated): a second serve on a SQLite file stops here.
+        const claimed = lockDatabaseForServe(config.database.url, process.pid);
+        if (!claimed.ok) throw new CommandError(claimed.error);
+        const ctx = await openContext(config, { log });
+        const daemon = await startDaemon(ctx, { soleDaemon: claimed.sole });
+        // Said once at start, after `listening`: which database this daemon uses, and which config chose it.
+        log.info("database", { database: databaseFile(config), config: origin });
+        // runMain would exit as soon as run() returns: wait here for the signal and a clean stop.
+        log.info("shutting down", { signal: await signal.received });
+        await daemon.stop().catch((e) => log.error("shutdown failed", { error: String(e) }));
+        claimed.lock.release();
+      } finally {
+        signal.dispose();
+      }
+      // Everything this process opened is closed now: the server, the workers, the database.
       log.info("stopped");
-    },
-  });
+      exitPromptly();
+    },  });
 }
+
+/** The first SIGTERM or SIGINT, as a promise; dispose() stops listening (a second signal then kills as usual). */
+function nextStopSignal(): { received: Promise<string>; dispose(): void } {
+  let onTerm = () => {};
+  let onInt = () => {};
+  const received = new Promise<string>((resolve) => {
+    onTerm = () => resolve("SIGTERM");
+    onInt = () => resolve("SIGINT");
+  });
+  process.once("SIGTERM", onTerm);
+  process.once("SIGINT", onInt);
+  return {
+    received,
+    dispose() {
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+    },
+  };
+}
+
+/**
+ * After "stopped" nothing of chainwatch's is left open, and the process ends by itself within
+ * milliseconds. Should a library still hold a handle (a socket closing, a timer), the process
+ * exits anyway a moment later: the timer is unref'd, so it never delays an exit that comes sooner.
+ */
+function exitPromptly(): void {
+  setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
+}
+
+/** Long enough for stdout to drain the last log lines, short enough that nobody waits on it. */
+const EXIT_GRACE_MS = 250;

@@ -5,6 +5,8 @@ import { failureMessage } from "../../src/lib/failures.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { updateWebhook } from "../../src/watch/update-webhook.ts";
 import { readWebhookSettings } from "../../src/watch/webhook-settings.ts";
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, rotatedView, rotateWebhookSecret } from "../../src/watch/webhook-secret.ts";
+import { parseDuration } from "../../src/lib/time.ts";
 import { queueTestDelivery } from "../../src/webhook-test/queue-test.ts";
 import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
 import { withContext } from "../context.ts";
@@ -18,6 +20,24 @@ function parseMaxRps(raw: unknown): number | undefined {
   const text = String(raw).trim();
   if (!/^\d{1,9}$/.test(text) || Number(text) > MAX_DELIVERY_RPS) throw new UsageError(`--max-rps must be a whole number from 0 to ${MAX_DELIVERY_RPS}`);
   return Number(text);
+}
+
+/** `--grace D`: a duration up to a week (`0` or `0s` ends the old secret at once) in seconds; a day when left out. */
+export function parseGrace(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_GRACE_SECONDS;
+  const text = String(raw).trim();
+  const ms = text === "0" ? 0 : parseDuration(text);
+  if (ms === null || ms > MAX_GRACE_SECONDS * 1000) throw new UsageError("--grace must be a duration such as 0, 30m, 24h or 7d, at most 7d");
+  return ms / 1000;
+}
+
+/** The next step after a test that has nowhere to go: the command (and the API route) that sets the URL. */
+export function webhookHint(code: string, account: string): string {
+  if (code === "NO_WEBHOOK_URL")
+    return ` Set one with \`chainwatch webhook set --account ${account} --url URL --enabled\` (or PUT /v1/address-watch/webhook).`;
+  if (code === "WEBHOOK_DISABLED")
+    return ` Switch it on with \`chainwatch webhook set --account ${account} --url URL --enabled\` (or PUT /v1/address-watch/webhook), or set the payments URL (PUT /v1/payments/settings).`;
+  return "";
 }
 
 export function webhookCommand(g: Globals) {
@@ -56,6 +76,26 @@ export function webhookCommand(g: Globals) {
             emit(g, doc, () => fields(Object.entries(doc)));
           }),
       }),
+      "rotate-secret": defineCommand({
+        meta: {
+          name: "rotate-secret",
+          description: "Give an account a new webhook secret (printed this once); the old one keeps signing beside it for --grace",
+        },
+        args: {
+          ...globalArgs,
+          account: { type: "string", description: "Account name or id", required: true },
+          grace: { type: "string", description: "How long the old secret keeps signing too: 0 (ends at once), 30m, 24h, 7d (default 24h, at most 7d)" },
+        },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const graceSeconds = parseGrace(args.grace);
+            const account = await requireAccount(ctx.db, String(args.account));
+            const rotated = await rotateWebhookSecret(ctx, account.id, { grace_seconds: graceSeconds });
+            if (!rotated.ok) throw new CommandError(failureMessage(rotated));
+            const doc = rotatedView(rotated);
+            emit(g, doc, () => fields(Object.entries(doc)));
+          }),
+      }),
       test: defineCommand({
         meta: {
           name: "test",
@@ -79,7 +119,7 @@ export function webhookCommand(g: Globals) {
               event,
               network,
             });
-            if (!queued.ok) throw new CommandError(failureMessage(queued));
+            if (!queued.ok) throw new CommandError(`${failureMessage(queued)}${webhookHint(queued.code, account.name)}`);
             const doc = { queued: true, delivery_id: queued.deliveryId };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),

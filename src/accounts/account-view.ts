@@ -17,7 +17,7 @@ export function loadAccount(db: Db, accountId: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** GET /v1/account: the plan, the credits and the address slots (docs/reference.md §3). */
+/** GET /v1/account: the plan, the credits and the address slots (docs/api.md). */
 export type AccountOverview = {
   account_id: string;
   name: string;

@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import type { Db, Executor } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
 import { statementsOf } from "../db/statements.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
+import { newWebhookSecret } from "../delivery/signer.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Explained, invalidInput, type Result } from "../lib/error-codes.ts";
 import { newId } from "../lib/ids.ts";
@@ -15,10 +15,8 @@ export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPU
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString("base64")}`;
-}
+// Made where deliveries are signed; rotation (watch/webhook-secret.ts) makes them too.
+export { newWebhookSecret };
 
 /** Creates an account on a plan with a starting credit balance and a fresh webhook secret. */
 export async function createAccount(
@@ -38,6 +36,8 @@ export async function createAccount(
     plan: planName,
     credits: input.credits ?? 0,
     webhook_secret_enc: deps.box.seal(webhookSecret),
+    webhook_previous_secret_enc: null,
+    webhook_previous_secret_expires_at: null,
     webhook_url: null,
     webhook_enabled: 0,
     webhook_filters: JSON.stringify(DEFAULT_FILTERS),

@@ -8,7 +8,7 @@ export type PlanResult = Result<{ plan: Plan }, InvalidInput>;
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
-/** Creates or updates a plan. `free` always exists and always has 0 address slots (docs/reference.md §3). */
+/** Creates or updates a plan. `free` always exists and always has 0 address slots (docs/api.md). */
 export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<PlanResult> {
   if (!NAME.test(input.name)) return invalidInput("plan name must be 1-32 of a-z, 0-9, _ and -");
   if (input.name === "free" && input.slots !== 0) return invalidInput("plan free always has 0 address slots");
@@ -17,7 +17,7 @@ export async function setPlan(db: Db, clock: Clock, input: PlanInput): Promise<P
   const plan: Plan = {
     name: input.name,
     address_slots: input.slots,
-    // docs/reference.md §9: 25 JSON-RPC calls a second unless set.
+    // docs/rpc.md: 25 JSON-RPC calls a second unless set.
     rpc_rps: input.rpcRps ?? existing?.rpc_rps ?? 25,
     monthly_credits: input.monthlyCredits ?? existing?.monthly_credits ?? 0,
     created_at: existing?.created_at ?? now,

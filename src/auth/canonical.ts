@@ -5,7 +5,7 @@ export function sha256Hex(body: Uint8Array | string): string {
   return new Bun.CryptoHasher("sha256").update(body).digest("hex");
 }
 
-/** The four signed lines, joined by "\n" with no trailing newline (docs/reference.md §3). */
+/** The four signed lines, joined by "\n" with no trailing newline (docs/api.md). */
 export function canonicalString(timestamp: string, method: string, path: string, bodySha256Hex: string): string {
   return `${timestamp}\n${method.toUpperCase()}\n${path}\n${bodySha256Hex}`;
 }

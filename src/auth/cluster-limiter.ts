@@ -30,7 +30,7 @@ export type ClusterLimiterDeps = {
 const MAX_ROUNDS = 8;
 
 /**
- * The rate limits across daemons sharing one PostgreSQL database (docs/reference.md §10). Two checks, both
+ * The rate limits across daemons sharing one PostgreSQL database (docs/operations.md). Two checks, both
  * must pass: this daemon's own sliding window (exactly as on SQLite, so one daemon alone behaves
  * exactly as before) and the key's shared budget for the current clock second, which no two
  * daemons can overspend. The budget is leased in slices (`chunk`): a request uses what this

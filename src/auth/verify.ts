@@ -31,7 +31,7 @@ export type VerifyDeps = {
 
 const TIMESTAMP = /^\d{1,12}$/;
 
-/** Runs the checks of docs/reference.md §3 in order; only a request that passes the signature counts toward the rate limit. */
+/** Runs the checks of docs/api.md in order; only a request that passes the signature counts toward the rate limit. */
 export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps): Promise<AuthOutcome> {
   if (!req.apiKey) return fail("MISSING_API_KEY");
   const key = await deps.findKey(req.apiKey);

@@ -2,7 +2,7 @@ import type { Db, Executor } from "../db/database.ts";
 import { lockAccount } from "../db/primitives.ts";
 import { statementsOf } from "../db/statements.ts";
 
-// Credits set aside for /rpc (docs/reference.md §9, §10). A daemon does not charge each call as it
+// Credits set aside for /rpc (docs/rpc.md, docs/operations.md). A daemon does not charge each call as it
 // is answered: it sets a slice of an account's balance aside under a lease (a row of
 // `credit_leases`), spends the slice in memory, and at each flush charges what it spent and
 // rewrites the row with what is left. Everything that spends credits (a take, a delivery claim)

@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.ts";
 
 /**
- * Credits one successful delivery costs (docs/reference.md §5): wallet hits the environment's
+ * Credits one successful delivery costs (docs/webhooks.md): wallet hits the environment's
  * `address_activity` rate, payment orders its `payments` rate, blocks the network's
  * `get_block_cost`. Tests, and everything when billing is off, are free.
  */

@@ -46,6 +46,19 @@ ol.timeline li::before{content:"";position:absolute;left:-.5rem;top:.55rem;width
 svg.chart{width:100%;height:auto;max-height:14rem}
 .pager{display:flex;gap:1rem;margin-top:.75rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.badge{display:inline-block;padding:0 .5rem;border:1px solid #9aa4ae;border-radius:999px;background:#eef1f4;font-size:.8rem;font-weight:600;white-space:nowrap}
+.badge.succeeded{background:#e8f5e9;border-color:#7cb982;color:#1d5e25}.badge.failed{background:#fdecea;border-color:#e0a0a0;color:#8a1c1c}
+.badge.pending{background:#e7f0fb;border-color:#8fb4e0;color:#0b4a8a}.badge.paused{background:#fff4d6;border-color:#e3c267;color:#6b4e00}
+.badge.retraction{background:#f3e8fd;border-color:#b892e0;color:#5b2a86}
+form.filters{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}form.filters>div{flex:1 1 14rem;min-width:0}form.filters>div.short{flex-basis:8rem}form.filters>div.actions{flex:0 0 auto}
+pre{white-space:pre-wrap;word-break:break-all;margin:.3rem 0;padding:.5rem;background:#f6f7f9;border:1px solid #e5e8ec;border-radius:4px;font:.82rem/1.4 ui-monospace,monospace;max-height:30rem;overflow:auto}
+summary{cursor:pointer;color:#0b5cad}
+dl.headers dt{font-weight:600;font-size:.9rem;margin-top:.4rem}dl.headers dd{margin:0}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack,table.stack tbody,table.stack td{display:block}
+table.stack tr{display:flex;flex-wrap:wrap;gap:.1rem .8rem;padding:.5rem 0;border-bottom:1px solid #e5e8ec}
+table.stack td{border:0;padding:0;min-width:0}table.stack td.wide{flex-basis:100%}table.stack td.empty{display:none}
+table.stack td[data-label]::before{content:attr(data-label) " ";color:#5a6470;font-size:.85rem}}
 `;
 
 /**
@@ -53,11 +66,24 @@ svg.chart{width:100%;height:auto;max-height:14rem}
  * target; forms marked data-inline post in the background and show the answer in their <output>
  * (the webhook Test); data-confirm asks first; a page rendered by a POST swaps its URL for the GET
  * one (body[data-url]) so a reload neither re-posts nor shows a once-only secret again. Nothing
- * here submits a form by itself: the sign-in page waits for its button (docs/reference.md §11).
+ * here submits a form by itself: the sign-in page waits for its button (docs/cabinet.md).
  */
 export const JS = `document.addEventListener("click",e=>{const b=e.target.closest("[data-copy]");if(!b)return;const t=document.getElementById(b.dataset.copy);const sel=()=>{const r=document.createRange();r.selectNodeContents(t);getSelection().removeAllRanges();getSelection().addRange(r)};(navigator.clipboard?navigator.clipboard.writeText(t.textContent):Promise.reject()).then(()=>{b.textContent="Copied"},sel)});
 document.addEventListener("submit",async e=>{const f=e.target;if(f.dataset.confirm&&!confirm(f.dataset.confirm)){e.preventDefault();return}if(!f.hasAttribute("data-inline"))return;e.preventDefault();const o=f.querySelector("output");o.className="";o.textContent="Sending…";try{const r=await fetch(f.action,{method:"POST",body:new URLSearchParams(new FormData(f)),headers:{accept:"application/json"}});const j=await r.json();o.textContent=j.message||j.error;o.className=r.ok?"ok":"err"}catch(x){o.textContent=String(x);o.className="err"}});
 if(document.body.dataset.url)history.replaceState(null,"",document.body.dataset.url);`;
+
+/**
+ * The cabinet's icon (an eye: chainwatch watches addresses), served at /cabinet/favicon.svg from
+ * this constant, so a browser tab shows it and never asks a CDN or gets a 404.
+ */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#14324f"/><path d="M4 16s4.5-7 12-7 12 7 12 7-4.5 7-12 7S4 16 4 16z" fill="none" stroke="#fff" stroke-width="2.5"/><circle cx="16" cy="16" r="3.5" fill="#f0a000"/></svg>`;
+
+/** The icon's headers: it changes only with the binary, so a day of caching saves a request per page. */
+export const FAVICON_HEADERS: Record<string, string> = {
+  "content-type": "image/svg+xml",
+  "cache-control": "public, max-age=86400",
+  "x-content-type-options": "nosniff",
+};
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 

@@ -10,18 +10,22 @@ import { readLimitedText } from "../net/read-body.ts";
 import { requestQuery } from "../net/request-target.ts";
 import { unwatchAddress } from "../watch/unwatch-address.ts";
 import { updateWebhook } from "../watch/update-webhook.ts";
+import { readWebhookSecret, rotateWebhookSecret } from "../watch/webhook-secret.ts";
 import { watchAddress } from "../watch/watch-address.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
+import { FAVICON_HEADERS, FAVICON_SVG } from "./assets.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
 import { deliveriesPage, recoverPeriod, UNKNOWN_RECOVER_PERIOD } from "./pages/deliveries.ts";
+import { deliveryPage } from "./pages/delivery.ts";
+import { eventPage } from "./pages/event.ts";
 import { eventsPage } from "./pages/events.ts";
 import { keysPage, parseAllowIps } from "./pages/keys.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { paymentPage, paymentsPage } from "./pages/payments.ts";
 import { notFoundPage, signedOutPage } from "./pages/session.ts";
-import { webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
+import { REVEAL_UNCONFIRMED, revealConfirmed, rotateBodyFromForm, type ShownSecret, webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession } from "./sessions.ts";
 import { createSignIn } from "./sign-in.ts";
 import { SIGN_IN_FAILURE_LIMIT } from "./sign-in-throttle.ts";
@@ -72,7 +76,7 @@ const detail = (summary: string, responses: Record<number, { description: string
 });
 
 /**
- * The account holders' cabinet (docs/reference.md §11): server-rendered pages over the same use cases as the
+ * The account holders' cabinet (docs/cabinet.md): server-rendered pages over the same use cases as the
  * signed API, a cookie session opened by a one-time link, and a CSRF token on every form post.
  * Every account-owned id in a URL is looked up within the session's account, so another
  * account's id is simply not found (404).
@@ -105,11 +109,12 @@ export function cabinetRoutes(deps: CabinetDeps) {
       return outcome instanceof Response ? outcome : refusedPage(viewer, outcome);
     };
 
-  const ctxFor = (viewer: Viewer, request: Request, flash: Flash = {}): PageContext => ({
+  const ctxFor = (viewer: Viewer, request: Request, flash: Flash = {}, params: Record<string, string> = {}): PageContext => ({
     deps,
     viewer,
     query: requestQuery(request),
     flash,
+    params,
   });
 
   /** A GET page. */
@@ -118,13 +123,15 @@ export function cabinetRoutes(deps: CabinetDeps) {
   /**
    * A form post: runs the action through the use case the signed API uses too, then renders
    * `render`'s page with the notice, or with the API's message and status (the form keeps what
-   * was typed). The browser is shown the page's GET address, so a reload never posts again.
+   * was typed). The browser is shown the page's GET address, so a reload never posts again; a
+   * record's page (one delivery) names it from the path's parameters.
    */
-  const mutation = (render: PageRenderer, canonicalUrl: string, action: Action) =>
+  const mutation = (render: PageRenderer, pageUrl: string | ((params: Record<string, string>) => string), action: Action) =>
     signedIn(async (viewer, c) => {
       const form = formOf(c.body);
       const done = await action(viewer, form, c.params);
-      const shown = { ...ctxFor(viewer, c.request), query: new URLSearchParams() };
+      const shown = { ...ctxFor(viewer, c.request, {}, c.params), query: new URLSearchParams() };
+      const canonicalUrl = typeof pageUrl === "string" ? pageUrl : pageUrl(c.params);
       if (!done.ok) {
         const [status, error] = [failureStatus(done), failureMessage(done)];
         if (wantsJson(c.request)) return json(status, { error });
@@ -170,6 +177,8 @@ export function cabinetRoutes(deps: CabinetDeps) {
         }),
         detail("End the session"),
       )
+      // The tab icon, public like a stylesheet would be: the sign-in page shows it too.
+      .get("/cabinet/favicon.svg", () => new Response(FAVICON_SVG, { headers: FAVICON_HEADERS }), { detail: { hide: true } })
       // The cabinet's root is /cabinet/; /cabinet, typed by hand, is sent there (query kept).
       .get("/cabinet", ({ request }) => redirectKeepingQuery(request, "/cabinet/"), { detail: { hide: true } })
       .get("/cabinet/", view(overviewPage), detail("Overview: plan, credits, spent today, 30-day usage chart"))
@@ -240,10 +249,35 @@ export function cabinetRoutes(deps: CabinetDeps) {
         }),
         detail("Queue a test delivery (event × network); answers at once"),
       )
-      .get("/cabinet/deliveries", view(deliveriesPage), detail("Delivery log with attempts"))
+      .post(
+        "/cabinet/webhook/secret/rotate",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
+          const rotated = await rotateWebhookSecret(deps, viewer.accountId, rotateBodyFromForm(form));
+          if (!rotated.ok) return rotated;
+          const extra: ShownSecret = { secret: rotated.secret, rotated: true };
+          return { ok: true, notice: "Webhook secret rotated.", extra };
+        }),
+        detail("Rotate the webhook secret (the rules of POST /v1/address-watch/webhook/secret/rotate); the page shows the new secret this once"),
+      )
+      .post(
+        "/cabinet/webhook/secret/reveal",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
+          if (!revealConfirmed(form)) return invalidInput(REVEAL_UNCONFIRMED);
+          const current = await readWebhookSecret(deps, viewer.accountId);
+          const extra: ShownSecret = { secret: current.secret, rotated: false };
+          return { ok: true, notice: "Webhook secret shown below.", extra };
+        }),
+        detail("Show the current webhook secret on the page this post renders (the form's confirm box must be ticked); no GET page shows it"),
+      )
+      .get("/cabinet/deliveries", view(deliveriesPage), detail("Delivery log, newest first: paged (before/after a delivery id), filtered by status"))
+      .get(
+        "/cabinet/deliveries/:id",
+        signedIn((viewer, c) => deliveryPage(ctxFor(viewer, c.request), c.params.id)),
+        detail("One delivery: its attempts, the exact body and the headers as sent, Resend"),
+      )
       .post(
         "/cabinet/deliveries/:id/resend",
-        mutation(deliveriesPage, "/cabinet/deliveries", async (viewer, _form, params) => {
+        mutation((ctx) => deliveryPage(ctx, ctx.params.id), (params) => `/cabinet/deliveries/${encodeURIComponent(params.id)}`, async (viewer, _form, params) => {
           const resent = await resendAccountDelivery(deps, viewer.accountId, params.id);
           if (!resent.ok) return resent;
           return { ok: true, notice: `Re-queued ${resent.delivery.id}.` };
@@ -264,7 +298,12 @@ export function cabinetRoutes(deps: CabinetDeps) {
         }),
         detail("Re-queue the failed deliveries of the last hour, day or week (the rules of POST /v1/address-watch/webhook/recover)"),
       )
-      .get("/cabinet/events", view(eventsPage), detail("Events, a page at a time"))
+      .get("/cabinet/events", view(eventsPage), detail("Events, newest first: paged (before/after an event id), filtered by type, network, address, tx_hash"))
+      .get(
+        "/cabinet/events/:id",
+        signedIn((viewer, c) => eventPage(ctxFor(viewer, c.request), c.params.id)),
+        detail("One event: its body as listed and delivered, and its deliveries"),
+      )
       .get("/cabinet/payments", view(paymentsPage), detail("Payment orders"))
       .get(
         "/cabinet/payments/:payment_id",

@@ -3,7 +3,7 @@ import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Failure, Result } from "../lib/error-codes.ts";
 
-/** How long a cabinet session lasts from sign-in (docs/reference.md §11: 7 days). */
+/** How long a cabinet session lasts from sign-in (docs/cabinet.md: 7 days). */
 export const SESSION_TTL_MS = 7 * 86_400_000;
 /** A sign-in link's lifetime unless the admin says otherwise, and the longest one allowed. */
 export const DEFAULT_LINK_TTL_MS = 15 * 60_000;

@@ -1,7 +1,7 @@
 import type { Clock } from "../lib/clock.ts";
 import { parseIp } from "../net/ip.ts";
 
-/** Failed sign-ins a client may make within the window before it must wait (docs/reference.md §11). */
+/** Failed sign-ins a client may make within the window before it must wait (docs/cabinet.md). */
 export const SIGN_IN_FAILURE_LIMIT = 10;
 export const SIGN_IN_WINDOW_MS = 60_000;
 /** Clients remembered at most; past that the one remembered longest is forgotten first. */

@@ -20,7 +20,7 @@ export type SignInDeps = {
 type Server = Parameters<ClientIpResolver>[1];
 
 /**
- * Opening and redeeming a one-time sign-in link (docs/reference.md §11). The link's page only
+ * Opening and redeeming a one-time sign-in link (docs/cabinet.md). The link's page only
  * shows a button; the post that redeems it must come from that page (not another site), from a
  * client that has not failed too many links lately, and, when the browser is signed in to
  * another account, must carry that session's CSRF token: the switch is shown and confirmed,

@@ -1,4 +1,5 @@
 import type { Failure } from "../lib/error-codes.ts";
+import type { RawQuery } from "../lib/query-params.ts";
 import { type Html, html, raw } from "../lib/html.ts";
 import type { CabinetDeps } from "./deps.ts";
 import { type PageName, page, type Viewer } from "./layout.ts";
@@ -17,7 +18,14 @@ export type Flash = {
 };
 
 /** Everything a page renderer gets. */
-export type PageContext = { deps: CabinetDeps; viewer: Viewer; query: URLSearchParams; flash: Flash };
+export type PageContext = {
+  deps: CabinetDeps;
+  viewer: Viewer;
+  query: URLSearchParams;
+  flash: Flash;
+  /** The path's parameters (a record's id); empty on a page without any. */
+  params: Record<string, string>;
+};
 
 /** A page, or the failure to show instead (a bad filter, another account's record). */
 export type PageRenderer = (ctx: PageContext) => Promise<Response | Failure>;
@@ -54,4 +62,42 @@ export function when(rfc: string | null | undefined): Html {
 /** Network slugs this daemon serves, in config order. */
 export function networkSlugs(deps: Pick<CabinetDeps, "config">): string[] {
   return Object.keys(deps.config.networks);
+}
+
+/** A page's query as the use cases read it: repeated keys kept as lists (src/lib/query-params.ts). */
+export function queryRecord(query: URLSearchParams): RawQuery {
+  const out: RawQuery = {};
+  for (const [key, value] of query) {
+    const seen = out[key];
+    out[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return out;
+}
+
+/**
+ * The links around one page of a newest-first log: Newer (`after` the first row shown), Older
+ * (`before` the last), and Newest once away from the top; each keeps the filters.
+ */
+export function pager(path: string, filters: readonly (readonly [string, string])[], cursors: { newer: string | null; older: string | null; paged: boolean }): Html {
+  const href = (cursor?: readonly [string, string]) => {
+    const q = new URLSearchParams([...filters, ...(cursor ? [cursor] : [])].map(([k, v]): [string, string] => [k, v]));
+    return q.size > 0 ? `${path}?${q}` : path;
+  };
+  return html`<nav class="pager" aria-label="Pages">${cursors.paged ? html`<a href="${href()}">Newest</a>` : ""}${
+    cursors.newer ? html`<a href="${href(["after", cursors.newer])}" rel="prev">← Newer</a>` : ""
+  }${cursors.older ? html`<a href="${href(["before", cursors.older])}" rel="next">Older →</a>` : ""}</nav>`;
+}
+
+/** A delivery status as a coloured badge (the colour is a class; the word is the status). */
+export function statusBadge(status: string): Html {
+  return html`<span class="badge ${status}">${status}</span>`;
+}
+
+/** A JSON text indented for reading (escaped when rendered); text that is not JSON as it is. */
+export function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }

@@ -3,6 +3,7 @@ import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
+import { closest } from "../lib/nearest-name.ts";
 import { privateByName } from "../net/target-guard.ts";
 import { normalizeAddress } from "../watch/address.ts";
 import { btcAddressParams } from "../watch/btc-address.ts";
@@ -147,10 +148,16 @@ function describeConfigError(pointer: string, type: ValueErrorType, message: str
     return `config key \`${key}\`: must be one of ${literals.join(", ")}`;
   if (type === ValueErrorType.ObjectAdditionalProperties && /^networks\.[^.]+$/.test(key))
     return `config key \`${key}\`: a network name must be 1-32 of a-z, 0-9, _ and -, starting with a letter or digit`;
-  if (type === ValueErrorType.ObjectAdditionalProperties) return `unknown config key \`${key}\``;
+  if (type === ValueErrorType.ObjectAdditionalProperties) {
+    // The keys the table does take, to name the one a typo was meant to be.
+    const known = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+    const hint = closest(key.split(".").pop() as string, known);
+    const meant = hint ? key.split(".").slice(0, -1).concat(hint).join(".") : null;
+    return `unknown config key \`${key}\`${meant ? `; did you mean \`${meant}\`?` : ""}`;
+  }
   if (type === ValueErrorType.ObjectRequiredProperty) return `config key \`${key}\` is required`;
-  // A pattern means little to a reader; a schema that has one describes it in words.
-  if (type === ValueErrorType.StringPattern && typeof schema.description === "string") return `config key \`${key}\`: must be ${schema.description}`;
+  // A pattern means little to a reader; a schema that has one says in words what it must be.
+  if (type === ValueErrorType.StringPattern && typeof schema.mustBe === "string") return `config key \`${key}\`: must be ${schema.mustBe}`;
   return `config key \`${key}\`: ${message.toLowerCase()}`;
 }
 

@@ -13,7 +13,7 @@ export function daemonLockPath(dbPath: string): string {
 export type DaemonLock = Result<{ lock: FileLock; sole: boolean }, StartupFailure>;
 
 /**
- * Makes this process the only `serve` on a SQLite database (docs/reference.md §7): an exclusive
+ * Makes this process the only `serve` on a SQLite database (docs/operations.md): an exclusive
  * flock on `<db>.lock`, holding this process's pid, taken before the database is opened. Only
  * `serve` takes it; CLI commands open the database beside a running daemon as before. The lock
  * ends with the process however it ends, so a killed daemon never blocks the next start. A

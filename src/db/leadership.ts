@@ -3,7 +3,7 @@ import { isPostgres } from "./dialect/detect.ts";
 import { type AdvisoryKey, sessionLocksPostgres } from "./dialect/postgres/advisory-locks.ts";
 
 /**
- * Who leads a network's follower when several daemons share one database (docs/reference.md §10): on
+ * Who leads a network's follower when several daemons share one database (docs/operations.md): on
  * PostgreSQL the daemon holding a session advisory lock, on SQLite always this daemon (one daemon
  * per file).
  */

@@ -19,6 +19,10 @@ export interface AccountsTable {
   credits: number;
   /** AES-256-GCM sealed `whsec_…` string. */
   webhook_secret_enc: string;
+  /** The secret a rotation replaced, sealed like the current one; it signs beside it until the expiry below. */
+  webhook_previous_secret_enc: string | null;
+  /** When the previous secret stops signing (ms); null with no previous secret. */
+  webhook_previous_secret_expires_at: number | null;
   webhook_url: string | null;
   webhook_enabled: number;
   /** JSON of the flat event filter object. */

@@ -21,6 +21,8 @@ export type DueDelivery = Delivery & {
   webhook_max_rps: number | null;
   payments_webhook_url: string | null;
   webhook_secret_enc: string;
+  webhook_previous_secret_enc: string | null;
+  webhook_previous_secret_expires_at: number | string | null;
 };
 
 /** A failed attempt's outcome: the row's next state. */

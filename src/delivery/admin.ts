@@ -5,31 +5,75 @@ import { rfc3339 } from "../lib/time.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
-/** Statuses of a delivery row (docs/reference.md §5), plus `held` for min_confirmations (docs/reference.md §8). */
+/** Statuses of a delivery row (docs/webhooks.md), plus `held` for min_confirmations (docs/chains.md). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "held"] as const;
 
-export type ListFilter = { accountId?: string; status?: string; limit: number };
+/** A delivery's place in the listing order (newest first: created_at, then id). */
+export type ListPosition = Pick<Delivery, "created_at" | "id">;
 
-/** Newest first. */
+export type ListFilter = {
+  accountId?: string;
+  status?: string;
+  limit: number;
+  /** Only deliveries listed after this one (older). */
+  before?: ListPosition;
+  /** Only deliveries listed before this one (newer); they come oldest first, the nearest first. */
+  after?: ListPosition;
+};
+
+/** Newest first (oldest first with `after`): keyset ranges on (created_at, id), never an offset. */
 export function listDeliveries(db: Db, f: ListFilter): Promise<Delivery[]> {
   let q = db.selectFrom("deliveries").selectAll();
   if (f.accountId) q = q.where("account_id", "=", f.accountId);
   if (f.status) q = q.where("status", "=", f.status);
-  return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(f.limit).execute();
+  for (const [at, op, orEqual] of [
+    [f.before, "<", "<="],
+    [f.after, ">", ">="],
+  ] as const) {
+    // The bare bound on created_at lets the (account_id, created_at) index seek to the cursor
+    // instead of walking every newer row; the pair decides ties within one millisecond.
+    if (at)
+      q = q.where("created_at", orEqual, at.created_at).where((eb) => eb.or([eb("created_at", op, at.created_at), eb("id", op, at.id)]));
+  }
+  const order = f.after ? "asc" : "desc";
+  return q.orderBy("created_at", order).orderBy("id", order).limit(f.limit).execute();
 }
 
 export type AttemptRow = Awaited<ReturnType<typeof attemptsOf>>[number];
 
-/** The attempt log of some deliveries, oldest attempt first. */
+/** The attempt log of some deliveries, oldest attempt first (in the order they were logged). */
 export async function attemptsOf(db: Db, deliveryIds: string[]) {
   if (deliveryIds.length === 0) return [];
-  return db
-    .selectFrom("delivery_attempts")
-    .selectAll()
-    .where("delivery_id", "in", deliveryIds)
-    .orderBy("delivery_id")
-    .orderBy("attempt")
-    .execute();
+  return (
+    db
+      .selectFrom("delivery_attempts")
+      .selectAll()
+      .where("delivery_id", "in", deliveryIds)
+      .orderBy("delivery_id")
+      // Not by `attempt`: that number restarts at 1 after a re-queue (see deliveryView).
+      .orderBy("id")
+      .execute()
+  );
+}
+
+/**
+ * How many attempts each delivery has logged: the attempt count every view shows (the CLI, the
+ * cabinet, notices). The `attempts` column is not that count: it is where the delivery stands in
+ * its current retry schedule, which a retry or recovery starts again from 0, and it drives the backoff.
+ */
+export async function loggedAttemptCounts(db: Executor, deliveryIds: readonly string[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  // 500 ids per IN (…) list, far below SQLite's bound-parameter cap.
+  for (let i = 0; i < deliveryIds.length; i += 500) {
+    const rows = await db
+      .selectFrom("delivery_attempts")
+      .select((eb) => ["delivery_id", eb.fn.countAll<number>().as("n")])
+      .where("delivery_id", "in", deliveryIds.slice(i, i + 500))
+      .groupBy("delivery_id")
+      .execute();
+    for (const r of rows) counts.set(r.delivery_id, Number(r.n));
+  }
+  return counts;
 }
 
 export function getDelivery(db: Executor, id: string): Promise<Delivery | undefined> {
@@ -58,8 +102,13 @@ export async function retryDelivery(db: Db, id: string, nowMs: number): Promise<
   });
 }
 
-/** The admin view of a delivery (CLI); timestamps RFC 3339, the body left out (it is the event). */
-export function deliveryView(d: Delivery, attempts?: AttemptRow[]) {
+/**
+ * The admin view of a delivery (CLI, cabinet); timestamps RFC 3339, the body left out (it is the
+ * event). `attempts` is the number of logged attempts (loggedAttemptCounts), and the log, when
+ * given, numbers them 1 to n oldest first; `requeued` marks an attempt that began a fresh retry
+ * schedule after a retry, Resend or recovery (its schedule position restarted at 1).
+ */
+export function deliveryView(d: Delivery, attemptCount: number, log?: AttemptRow[]) {
   return {
     id: d.id,
     account_id: d.account_id,
@@ -71,17 +120,18 @@ export function deliveryView(d: Delivery, attempts?: AttemptRow[]) {
     payment_id: d.payment_id,
     sequence: d.sequence,
     status: d.status,
-    attempts: d.attempts,
+    attempts: attemptCount,
     last_status_code: d.last_status_code,
     last_error: d.last_error,
     credits_charged: Number(d.credits_charged),
     next_attempt_at: d.status === "pending" ? rfc3339(d.next_attempt_at) : null,
     created_at: rfc3339(d.created_at),
     completed_at: d.completed_at === null ? null : rfc3339(d.completed_at),
-    ...(attempts
+    ...(log
       ? {
-          attempt_log: attempts.map((a) => ({
-            attempt: a.attempt,
+          attempt_log: log.map((a, i) => ({
+            attempt: i + 1,
+            requeued: i > 0 && a.attempt <= log[i - 1].attempt,
             url: a.url,
             started_at: rfc3339(a.started_at),
             duration_ms: a.duration_ms,

@@ -117,8 +117,17 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       }
       let route = routes.get(r.account_id);
       if (!route) {
-        const { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc } = r;
-        routes.set(r.account_id, (route = { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc }));
+        const { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc, webhook_previous_secret_enc } = r;
+        const expiresAt = r.webhook_previous_secret_expires_at;
+        route = {
+          webhook_url,
+          webhook_enabled,
+          payments_webhook_url,
+          webhook_secret_enc,
+          webhook_previous_secret_enc,
+          webhook_previous_secret_expires_at: expiresAt === null ? null : Number(expiresAt),
+        };
+        routes.set(r.account_id, route);
       }
       // The row itself becomes the claimed delivery (the account columns stay on it, unused):
       // copying every column of every row showed up in profiles.

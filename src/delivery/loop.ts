@@ -18,7 +18,7 @@ import { type DisableWebhook, disableFailingEndpoints } from "./endpoint-disable
 import { type EndpointAttempt, type FailingEndpoint, recordEndpointAttempts } from "./endpoint-state.ts";
 import { urlLabel } from "../net/url-label.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { webhookKey } from "./signer.ts";
+import { previousSecretSigns, webhookKey } from "./signer.ts";
 import { createDeliveryThrottle, type DeliveryThrottle } from "./throttle.ts";
 import type { SharedRateBudget } from "../db/primitives.ts";
 
@@ -131,14 +131,28 @@ function createWakeTimer(fire: () => void) {
   };
 }
 
+/** Opened webhook secrets the send step keeps; past this many (rotations leave old ones behind) it starts afresh. */
+const MAX_OPENED_SECRETS = 10_000;
+
 /**
  * The send step for one pass: opens each account's webhook secret once, reuses target checks
- * (see SendDeps.checkedUrls), and says what each attempt came to.
+ * (see SendDeps.checkedUrls), and says what each attempt came to. While a rotation's grace period
+ * lasts (by the loop's clock), the previous secret signs too.
  */
 function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: ClaimedDelivery) => Promise<Finished> {
   const cfg = deps.config.delivery;
   const policy = { maxAttempts: cfg.max_attempts, backoffSeconds: cfg.backoff_seconds };
+  // Keyed by the sealed string: a rotated secret is a new string, so it is opened afresh.
   const keys = new Map<string, Uint8Array>();
+  const keyOf = (sealed: string) => {
+    let key = keys.get(sealed);
+    if (!key) {
+      if (keys.size >= MAX_OPENED_SECRETS) keys.clear();
+      key = webhookKey(deps.box.open(sealed));
+      keys.set(sealed, key);
+    }
+    return key;
+  };
   const sendDeps: SendDeps = {
     fetch: deps.fetch,
     resolveHost: deps.resolveHost,
@@ -149,12 +163,12 @@ function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: Claimed
     checkedUrls: new Map(),
   };
   return async (d) => {
-    let key = keys.get(d.route.webhook_secret_enc);
-    if (!key) {
-      key = webhookKey(deps.box.open(d.route.webhook_secret_enc));
-      keys.set(d.route.webhook_secret_enc, key);
-    }
-    const attempt = await attemptDelivery(sendDeps, d, chooseTarget(d, d.route), key);
+    const { route } = d;
+    const key = keyOf(route.webhook_secret_enc);
+    const previous = route.webhook_previous_secret_enc;
+    // Most accounts have no rotated-out secret: they pay nothing for the check.
+    const previousKey = previous !== null && previousSecretSigns(previous, route.webhook_previous_secret_expires_at, deps.clock.now()) ? keyOf(previous) : null;
+    const attempt = await attemptDelivery(sendDeps, d, chooseTarget(d, route), key, previousKey);
     health.record(d.account_id, d.id, attempt);
     return { delivery: d, attempt, outcome: outcomeOf(attempt, d, policy, deps.clock.now()) };
   };

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 
-// The outbox (docs/reference.md §5): what the rest of chainwatch may do to `deliveries`. Each
+// The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries`. Each
 // function runs in the caller's transaction, so a webhook row commits or rolls back with the event
 // or state change it announces: that is what makes delivery at-least-once across a crash. A row is
 // enqueued `pending` (or `held` until its block has enough confirmations), then the loop claims it
@@ -29,7 +29,7 @@ export type EnqueueInput = {
   id?: string;
   /** Writes the row `held` until the network's tip reaches this height (min_confirmations, watch/confirmations.ts). */
   holdUntilHeight?: number | null;
-  /** A replay of a stored event (docs/reference.md §5): every attempt carries `X-Webhook-Replay: true`. */
+  /** A replay of a stored event (docs/webhooks.md): every attempt carries `X-Webhook-Replay: true`. */
   replay?: boolean;
   /** When the first attempt is due; `nowMs` unless given (a batch staggers it to be sent in order). */
   dueAt?: number;
@@ -95,7 +95,7 @@ function outboxRow(input: EnqueueInput) {
 }
 
 /**
- * Makes the held deliveries the new tips reached `pending`, due now (docs/reference.md §8): one
+ * Makes the held deliveries the new tips reached `pending`, due now (docs/chains.md): one
  * range read per network on the held-rows index, never a scan of the pending outbox. Returns how many.
  */
 export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<string, number>, nowMs: number): Promise<number> {
@@ -118,7 +118,7 @@ export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<stri
 export type RetractedEvent = { id: string; type: string; network: string; body: string };
 
 /**
- * The outbox side of retracting an event (docs/reference.md §8): every account whose delivery of
+ * The outbox side of retracting an event (docs/chains.md): every account whose delivery of
  * it was let out (pending, sent, failed or paused) gets a NEW delivery with the removed body;
  * deliveries still held for min_confirmations are deleted, since the event never went out and its
  * removal does not go out either. Returns the removals queued and the held rows dropped.

@@ -2,7 +2,7 @@ import { sql, type Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 
-// The rows waiting for a slot of their webhook's rate limit (docs/reference.md §5). When the
+// The rows waiting for a slot of their webhook's rate limit (docs/webhooks.md). When the
 // throttle (throttle.ts) places a send in a later slot, the claim pushes the row back to it and
 // leases it until then: `next_attempt_at` = `lease_until` = the slot. The lease ends as the row
 // comes due, so no other mark is needed, and a claim then takes the row at once: its send was

@@ -7,7 +7,7 @@ import { unixSecondsSchema } from "../lib/time.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { yieldToEventLoop } from "../lib/yield.ts";
 
-// Recovery after a long outage (docs/reference.md §5): the deliveries that used up their attempts
+// Recovery after a long outage (docs/webhooks.md): the deliveries that used up their attempts
 // while the receiver was down go out again, as they were, once the receiver is back.
 
 /** The most deliveries one recovery re-queues; `more` says when the range holds others. */

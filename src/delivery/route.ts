@@ -10,12 +10,15 @@ export type AccountRoute = {
   webhook_enabled: number;
   payments_webhook_url: string | null;
   webhook_secret_enc: string;
+  /** The secret a rotation replaced and when it stops signing beside the current one (null: none). */
+  webhook_previous_secret_enc: string | null;
+  webhook_previous_secret_expires_at: number | null;
 };
 
 export type TargetChoice = { ok: true; url: string } | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED">;
 
 /**
- * Where a delivery goes, decided from the account as it is now (docs/reference.md §5). Address-watch events
+ * Where a delivery goes, decided from the account as it is now (docs/webhooks.md). Address-watch events
  * need the webhook enabled; payment orders prefer the payments URL, else the enabled webhook;
  * tests follow the route of the kind they imitate, except that an address-watch test also goes to
  * a disabled webhook, so a client can check a receiver before switching it on.

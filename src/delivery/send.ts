@@ -10,7 +10,7 @@ import { webhookHeaders } from "./signer.ts";
 /** How much of a receiver's answer is kept in the attempt log. */
 export const SNIPPET_BYTES = 1024;
 
-/** One attempt as it is logged (docs/reference.md §5: status, duration, error, first 1 KiB of the response). */
+/** One attempt as it is logged (docs/webhooks.md: status, duration, error, first 1 KiB of the response). */
 export type AttemptLog = {
   url: string | null;
   startedAt: number;
@@ -40,6 +40,7 @@ export type AttemptResult = AttemptLog & { ok: boolean };
  * Makes one attempt: re-checks the target (DNS can have moved since the URL was saved) and POSTs
  * the stored body, signed for this attempt's timestamp, to the address that passed the check
  * (guardedFetch); never follows a redirect, and gives up `timeoutMs` after the attempt began.
+ * `previousKey` is given while a rotated-out secret still signs beside `key` (signer.ts).
  * Every failure comes back as a value with a short error class.
  */
 export async function attemptDelivery(
@@ -47,6 +48,7 @@ export async function attemptDelivery(
   d: Pick<Delivery, "id" | "kind" | "body"> & { replay?: number },
   target: TargetChoice,
   key: Uint8Array,
+  previousKey: Uint8Array | null = null,
 ): Promise<AttemptResult> {
   const startedAt = deps.clock.now();
   const t0 = performance.now();
@@ -66,6 +68,7 @@ export async function attemptDelivery(
     body: d.body,
     timestampSec: Math.floor(startedAt / 1000),
     key,
+    previousKey,
     userAgent: deps.userAgent,
     test: d.kind === "test",
     replay: d.replay === 1,

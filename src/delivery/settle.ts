@@ -2,6 +2,7 @@ import { recordUsage } from "../billing/usage.ts";
 import type { Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
 import { type NewAttempt, statementsOf } from "../db/statements.ts";
+import { loggedAttemptCounts } from "./admin.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
 import { type ClaimedDelivery, inTransaction } from "./claim.ts";
 import { addNotices, deliveryFailedNotice, type NewNotice } from "./notices.ts";
@@ -39,7 +40,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
     // Successes with the same answer and price share one UPDATE: on a busy loop most of a group does.
     const groups = new Map<string, { statusCode: number | null; price: number; ids: string[] }>();
     // A delivery that used up its attempts tells its account holder (never its failing endpoint).
-    const exhausted: NewNotice[] = [];
+    const exhausted: { delivery: Delivery; error: string | null }[] = [];
     for (const { delivery, attempt, outcome } of items) {
       if (!outcome.ok) {
         const failed = {
@@ -53,7 +54,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
         const res = await trx.executeQuery(statements.markFailed(failed, nowMs));
         if (Number(res.numAffectedRows ?? 0) === 0) continue;
         settled.add(delivery.id);
-        if (failed.status === "failed" && delivery.kind !== "test") exhausted.push(deliveryFailedNotice(delivery, failed.attempts, failed.error, nowMs));
+        if (failed.status === "failed" && delivery.kind !== "test") exhausted.push({ delivery, error: failed.error });
         continue;
       }
       const key = `${attempt.statusCode}:${outcome.price}`;
@@ -80,7 +81,13 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
       }));
       await trx.executeQuery(statements.insertAttempts(rows));
     }
-    if (exhausted.length > 0) await addNotices(trx, exhausted);
+    if (exhausted.length > 0) {
+      // The notice counts every logged attempt, this one included, as every view of a delivery does
+      // (a Resend starts the schedule, not the log, again). Rare: only deliveries that used up their attempts.
+      const counts = await loggedAttemptCounts(trx, exhausted.map((e) => e.delivery.id));
+      const notices: NewNotice[] = exhausted.map((e) => deliveryFailedNotice(e.delivery, counts.get(e.delivery.id) ?? 0, e.error, nowMs));
+      await addNotices(trx, notices);
+    }
     // Billing and the usage series, summed per account.
     const bill = new Map<string, { credits: number; deliveries: number }>();
     for (const { delivery, outcome } of done) {

@@ -1,4 +1,19 @@
+import { randomBytes } from "node:crypto";
+
 const SECRET_PREFIX = "whsec_";
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(24).toString("base64")}`;
+}
+
+/**
+ * Whether a rotation's previous secret still signs at `nowMs`: it does until its expiry, then the
+ * current secret signs alone (the columns may stay behind until the next rotation).
+ */
+export function previousSecretSigns(sealed: string | null, expiresAt: number | null, nowMs: number): sealed is string {
+  return sealed !== null && expiresAt !== null && nowMs < expiresAt;
+}
 
 /** The HMAC key of an account's `whsec_<base64>` webhook secret: the bytes after the prefix, base64-decoded. */
 export function webhookKey(secret: string): Buffer {
@@ -15,6 +30,11 @@ export type SignInput = {
   timestampSec: number;
   /** HMAC key from `webhookKey`. */
   key: Uint8Array;
+  /**
+   * The key of the secret a rotation replaced, while its grace period lasts: `webhook-signature`
+   * then carries its signature too, first, so a receiver still on the old secret verifies.
+   */
+  previousKey?: Uint8Array | null;
   userAgent: string;
   test?: boolean;
   /** A replay of a stored event: adds `X-Webhook-Replay: true`. */
@@ -22,17 +42,21 @@ export type SignInput = {
 };
 
 /**
- * Every header of one webhook POST (docs/reference.md §5): the chainwatch signature over `<ts>.<body>` in
+ * Every header of one webhook POST (docs/webhooks.md): the chainwatch signature over `<ts>.<body>` in
  * lower-case hex, and the Standard Webhooks headers over `<id>.<ts>.<body>` in base64, both keyed
- * with the same secret so either verifier works.
+ * with the same secret so either verifier works. During a rotation's grace period
+ * `webhook-signature` lists the previous secret's signature and then the current one's,
+ * space-separated as Standard Webhooks allows; `X-Signature` has room for one and uses the current.
  */
 export function webhookHeaders(input: SignInput): Record<string, string> {
   const ts = String(input.timestampSec);
-  // Bun's native HMAC, fed piece by piece (no copies of the body): two run on every attempt, and
-  // this is about half the cost of node:crypto's createHmac over concatenated strings.
-  const hmac = () => new Bun.CryptoHasher("sha256", input.key);
-  const hex = hmac().update(ts).update(".").update(input.body).digest("hex");
-  const b64 = hmac().update(input.id).update(".").update(ts).update(".").update(input.body).digest("base64");
+  // Bun's native HMAC, fed piece by piece (no copies of the body): two run on every attempt (three
+  // in a grace period), and this is about half the cost of node:crypto's createHmac over
+  // concatenated strings.
+  const hmac = (key: Uint8Array) => new Bun.CryptoHasher("sha256", key);
+  const hex = hmac(input.key).update(ts).update(".").update(input.body).digest("hex");
+  const standard = (key: Uint8Array) => `v1,${hmac(key).update(input.id).update(".").update(ts).update(".").update(input.body).digest("base64")}`;
+  const signature = input.previousKey ? `${standard(input.previousKey)} ${standard(input.key)}` : standard(input.key);
   return {
     "Content-Type": "application/json",
     "User-Agent": input.userAgent,
@@ -41,7 +65,7 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
     "X-Webhook-Id": input.id,
     "webhook-id": input.id,
     "webhook-timestamp": ts,
-    "webhook-signature": `v1,${b64}`,
+    "webhook-signature": signature,
     ...(input.test ? { "X-Webhook-Test": "true" } : {}),
     ...(input.replay ? { "X-Webhook-Replay": "true" } : {}),
   };

@@ -1,6 +1,6 @@
 import type { SharedRateBudget } from "../db/primitives.ts";
 
-// The delivery rate limit of an account's webhook (docs/reference.md §5): at most `max_rps`
+// The delivery rate limit of an account's webhook (docs/webhooks.md): at most `max_rps`
 // deliveries to its endpoint in any clock second, in the order the claim meets them. The claim
 // asks the throttle where each of an account's next sends goes: into the current second when it
 // still has room, else into a later one. A send placed in a later second is not held in memory: its

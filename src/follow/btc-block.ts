@@ -2,7 +2,7 @@ import type { BlockInput, TransactionInput } from "../ingest/batch-schema.ts";
 import type { BtcBlock, BtcTx } from "./btc-shape.ts";
 import type { ReadBlock } from "./chain-reader.ts";
 
-// Pure: a checked Bitcoin-family block → the docs/reference.md §4 block an indexer would post. No I/O.
+// Pure: a checked Bitcoin-family block → the docs/chains.md block an indexer would post. No I/O.
 
 /** One height as read from the node: the checked block, and the bytes of the answers it came in. */
 export type BtcFetched = ReadBlock & { timestamp: number; genesis: boolean; transactions: BtcTx[] };

@@ -20,7 +20,7 @@ export type MempoolWatchDeps = {
 };
 
 /**
- * The btc family's look at the node's mempool for payment orders (docs/reference.md §8), made by
+ * The btc family's look at the node's mempool for payment orders (docs/chains.md), made by
  * the follower after each poll that found the head stored, and only while some order of the
  * network waits for its first payment. `getrawmempool` lists the transactions; those not read
  * before are read with `getrawtransaction <txid> true` (at most `maxPerLook` a look) and handed to

@@ -21,7 +21,7 @@ export type ChainReader<B extends ReadBlock = ReadBlock> = {
   hashAt(height: number): Promise<string | null>;
   /** The block at a height, ready to ingest, or null when the node has no block there yet. */
   read(height: number): Promise<B | null>;
-  /** The block in the ingest shape (docs/reference.md §4). Pure. */
+  /** The block in the ingest shape (docs/chains.md). Pure. */
   toInput(block: B): BlockInput;
   /** Called before a reorg is believed: another chain behind the same upstream looks like one. */
   recheckChain?(): void;

@@ -3,7 +3,7 @@ import type { BlockInput, TransactionInput } from "../ingest/batch-schema.ts";
 
 type TransferInput = NonNullable<TransactionInput["transfers"]>[number];
 
-// Pure: an EVM node's block and receipts → the docs/reference.md §4 block an indexer would post. No I/O.
+// Pure: an EVM node's block and receipts → the docs/chains.md block an indexer would post. No I/O.
 
 /** A block with full transaction objects, as eth_getBlockByNumber(h, true) answers. */
 export type RpcFullBlock = RpcBlock<"latest", true, RpcTransaction>;

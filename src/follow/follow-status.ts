@@ -5,7 +5,7 @@ import { upstreamLabel } from "../upstream/pool.ts";
 import { storedTip } from "./chain-store.ts";
 import { type FollowerState, followerStates } from "./follower-state.ts";
 
-/** One line of `chainwatch follow status` (docs/reference.md §8). */
+/** One line of `chainwatch follow status` (docs/chains.md). */
 export type FollowStatus = {
   network: string;
   upstream: string | null;

@@ -35,7 +35,7 @@ export type FollowersDeps = {
 
 /**
  * One follower per network with `follow = true` in each daemon; only the one leading the network
- * (docs/reference.md §10) reads and ingests, the others stand by. Each reads through the network's
+ * (docs/operations.md) reads and ingests, the others stand by. Each reads through the network's
  * shared upstream pool (the one /rpc uses), with the reader of its family, and writes through the
  * one ingest service.
  */

@@ -10,7 +10,7 @@ export class FollowerPaused extends Error {
 
 const MINUTE_MS = 60_000;
 
-/** Bounds the reorgs a follower applies on one network (docs/reference.md §8). */
+/** Bounds the reorgs a follower applies on one network (docs/chains.md). */
 export type ReorgBrake = {
   /** Throws FollowerPaused while the brake holds the network; releases it once its minute is over. */
   assertRunning(nowMs: number): void;

@@ -4,7 +4,7 @@ import type { TronAddressBook } from "./tron-address.ts";
 import type { TokenDecimals } from "./token-decimals.ts";
 import type { TronHeader, TronLog, TronTx, TronTxInfo } from "./tron-shape.ts";
 
-// Pure: a Tron block and its transactions' execution results → the docs/reference.md §4 block an
+// Pure: a Tron block and its transactions' execution results → the docs/chains.md block an
 // indexer would post. No I/O.
 
 /** keccak256("Transfer(address,address,uint256)"), as TVM logs carry it: hex without 0x. */

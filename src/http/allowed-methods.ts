@@ -19,7 +19,7 @@ function withHead(methods: Set<string>): string[] {
 }
 
 /**
- * The method table of a route list, for the 405 answer and its Allow header (docs/reference.md §3):
+ * The method table of a route list, for the 405 answer and its Allow header (docs/api.md):
  * a path a route knows, asked with a method none of its routes answers. Paths are exact, like the
  * router's (a trailing slash is another path); a `:name` segment matches any one non-empty
  * segment. Catch-alls (`/x/*`) only answer "not found" pages, so they make no path known.

@@ -1,4 +1,3 @@
-import { openapi } from "@elysiajs/openapi";
 import { type AnyElysia, Elysia } from "elysia";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
@@ -20,6 +19,7 @@ import { webhookRecoverRoutes } from "./routes/webhook-recover.ts";
 import { eventReplayRoutes } from "./routes/events-replay.ts";
 import { VERSION } from "../version.ts";
 import { openapiDocumentation } from "./openapi/document.ts";
+import { openapiDocumentRoute } from "./openapi/document-route.ts";
 import { referencePage } from "./openapi/page-route.ts";
 
 
@@ -81,7 +81,7 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       counter.inc();
     })
     // The JSON document at /openapi/json; the page at /openapi is ours (below), not a CDN viewer.
-    .use(openapi({ path: "/openapi", provider: null, documentation: openapiDocumentation(VERSION) }))
+    .use(openapiDocumentRoute(openapiDocumentation(VERSION, deps.config)))
     .use(healthRoutes(deps))
     .use(ingestRoutes(deps))
     .use(eventRoutes(deps))

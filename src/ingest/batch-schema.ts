@@ -48,7 +48,7 @@ export const TransactionSchema = T.Object({
   outputs: T.Optional(T.Array(OutputSchema)),
 });
 
-/** One block as an indexer sends it to POST /ingest/blocks (docs/reference.md §4). Unknown fields are ignored. */
+/** One block as an indexer sends it to POST /ingest/blocks (docs/chains.md). Unknown fields are ignored. */
 export const BlockSchema = T.Object({
   network: T.String({ minLength: 1, maxLength: 64 }),
   height: T.Integer({ minimum: 0, maximum: MAX_SAFE }),

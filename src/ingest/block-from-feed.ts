@@ -8,7 +8,7 @@ import { type BlockInput, parseBatch, type TransactionInput } from "./batch-sche
 import { blockKey } from "./blocks.ts";
 import type { PlacedBlock } from "./height-jump.ts";
 
-// The first stage of the pipeline, no I/O: a feed batch (docs/reference.md §4 shape) is validated
+// The first stage of the pipeline, no I/O: a feed batch (docs/chains.md shape) is validated
 // and its blocks become the block model.
 
 /** A valid batch: its blocks in matching form, and where each sat for the height-jump rule. */

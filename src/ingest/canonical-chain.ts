@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
 
-// Reads and admin moves over the stored chain of a network (docs/reference.md §8). A block is `canonical`,
+// Reads and admin moves over the stored chain of a network (docs/chains.md). A block is `canonical`,
 // `orphaned` (a reorg replaced it; kept, its events marked removed) or `rewound` (set aside by
 // `follow rewind`: neither canonical nor retracted until the chain is read again).
 

@@ -18,7 +18,7 @@ import { retractOrphaned } from "./retraction.ts";
 import { applyOutputs, undoOrphanedOutputs } from "./spent-outputs.ts";
 import { type NetworkViews, readNetworkViews, storeEvents } from "./store-events.ts";
 
-// The ingest pipeline (docs/reference.md §4, §8): one code path for POST /ingest/blocks, the chain
+// The ingest pipeline (docs/chains.md): one code path for POST /ingest/blocks, the chain
 // followers and `chainwatch ingest`. A batch goes through five stages; 2 to 5 write in one
 // transaction, so a batch is stored whole or not at all, and its webhooks with it:
 //   1. block in         the batch validated, its blocks in matching form          block-from-feed.ts

@@ -5,7 +5,7 @@ import { canonicalTip, isCanonical, isRewound, type StoredBlock } from "./canoni
 import type { IngestedBlock } from "../chain/block.ts";
 import type { BlockRef } from "../chain/chain-change.ts";
 
-// How a batch changes the stored chain (docs/reference.md §8), for POST /ingest/blocks and the follower
+// How a batch changes the stored chain (docs/chains.md), for POST /ingest/blocks and the follower
 // alike. Blocks are taken in batch order, each against the chain as the earlier ones left it:
 //  - a stored canonical block is a duplicate and adds nothing;
 //  - a block whose parent_hash is not the canonical block at height − 1 is refused: the common

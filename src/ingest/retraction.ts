@@ -7,7 +7,7 @@ import { markEventsRemoved } from "../watch/events.ts";
 export type Retraction = { events: number; deliveries: number; dropped: number };
 
 /**
- * Retracts the events of orphaned blocks (docs/reference.md §8), inside the ingest transaction:
+ * Retracts the events of orphaned blocks (docs/chains.md), inside the ingest transaction:
  *  - each event is marked removed where it is listed (markEventsRemoved, watch/events.ts);
  *  - every account that had a delivery of it that was let out (pending, sent, failed or paused)
  *    gets a NEW delivery whose body is the event with `"removed": true`, and deliveries still held

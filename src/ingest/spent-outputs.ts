@@ -5,7 +5,7 @@ import type { DB } from "../db/schema.ts";
 import { watchesByAddress } from "../watch/watchers.ts";
 import type { NetworkViews } from "./store-events.ts";
 
-// The spent-output index of UTXO chains (docs/reference.md §8), a stage of the ingest pipeline
+// The spent-output index of UTXO chains (docs/chains.md), a stage of the ingest pipeline
 // between the canonical chain and the events. An input names only the outpoint it spends, not the
 // address or value (a node without -txindex cannot look them up), so the ingest keeps the outputs
 // that paid a watched address; a later input spending one is a payout of that address. Rows are

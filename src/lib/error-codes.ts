@@ -1,4 +1,4 @@
-/** Every way a signed request can be refused, in the order the checks run (docs/reference.md §3). */
+/** Every way a signed request can be refused, in the order the checks run (docs/api.md). */
 export type AuthFailure =
   | "MISSING_API_KEY"
   | "INVALID_API_KEY"

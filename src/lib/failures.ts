@@ -6,7 +6,7 @@ export type FailureShape = { status: number; message: string; headers?: Record<s
 /**
  * The one code → status + message table, read by every edge: the HTTP API answers
  * `status` + `{"error": message}`, the cabinet shows the message on the page with the same status,
- * the CLI prints it. The signed-API checks come first, in the order they run (docs/reference.md §3).
+ * the CLI prints it. The signed-API checks come first, in the order they run (docs/api.md).
  * A failure's own sentence (`error`) replaces the message.
  */
 export const FAILURES: Record<ErrorCode, FailureShape> = {

@@ -13,7 +13,7 @@ import { checkBody } from "../lib/value-errors.ts";
 import { invalidAddress, normalizeNetworkAddress } from "../watch/address.ts";
 import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
 
-// Creating a payment order (POST /v1/payments, docs/reference.md §6): the body's schema, the
+// Creating a payment order (POST /v1/payments, docs/payments.md): the body's schema, the
 // checks against the configured networks, and the one transaction that stores it.
 
 /** How long an order waits for its payment when the client does not say. */

@@ -1,4 +1,4 @@
-// The payment-order state machine (docs/reference.md §6) as pure functions over data. The orders service
+// The payment-order state machine (docs/payments.md) as pure functions over data. The orders service
 // persists the last state returned and queues a webhook for each returned state `statesToAnnounce`
 // keeps, in order.
 

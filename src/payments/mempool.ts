@@ -5,7 +5,7 @@ import type { DB, Payment } from "../db/schema.ts";
 import { nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { applyTransitions } from "./transitions.ts";
 
-// Payment orders on UTXO chains announce `seen` from the node's mempool (docs/reference.md §6, §8),
+// Payment orders on UTXO chains announce `seen` from the node's mempool (docs/payments.md, docs/chains.md),
 // the way a BTCPay user expects: the customer's wallet broadcast the payment, it is not yet in a
 // block. Only the state moves: `amount_received` counts mined payments alone, so a payment is never
 // counted twice, and confirmations start with its block as for any order.

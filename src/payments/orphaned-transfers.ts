@@ -8,7 +8,7 @@ import { applyTransitions } from "./transitions.ts";
 const WAITING: ReadonlySet<PaymentStatus> = new Set<PaymentStatus>(["pending", "seen", "underpaid"]);
 
 /**
- * Payment orders count canonical blocks only (docs/reference.md §4, §6). A transfer recorded from a
+ * Payment orders count canonical blocks only (docs/chains.md, docs/payments.md). A transfer recorded from a
  * block a reorg orphaned is deleted, so it stops counting; the same transaction mined in the new
  * chain is recorded afresh. Each order that lost a transfer then follows the canonical chain:
  * `received_raw` and `confirmed_raw` are what its remaining transfers add up to, a waiting order's

@@ -1,4 +1,5 @@
 import type { Executor } from "../db/database.ts";
+import { loggedAttemptCounts } from "../delivery/admin.ts";
 import { paymentWebhooks } from "../delivery/outbox.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
@@ -20,13 +21,14 @@ export type TimelineStep = {
  */
 export async function orderTimeline(db: Executor, accountId: string, paymentId: string): Promise<TimelineStep[]> {
   const rows = await paymentWebhooks(db, accountId, paymentId);
+  const attempts = await loggedAttemptCounts(db, rows.map((r) => r.id));
   return rows.map((r) => {
     const body = parseJson<{ event?: PaymentStatus; tx_hash?: string | null }>(r.body, {});
     return {
       state: body.event ?? "pending",
       at: rfc3339(r.created_at),
       tx_hash: body.tx_hash ?? null,
-      delivery: { id: r.id, status: r.status, attempts: r.attempts },
+      delivery: { id: r.id, status: r.status, attempts: attempts.get(r.id) ?? 0 },
     };
   });
 }

@@ -31,7 +31,7 @@ export function orderFacts(p: Payment): OrderFacts {
   };
 }
 
-/** The flat payment-order webhook body (docs/reference.md §6). */
+/** The flat payment-order webhook body (docs/payments.md). */
 export type PaymentWebhookBody = { product: "payments"; type: "payment_order"; event: PaymentStatus } & OrderFacts & {
   status: PaymentStatus;
   lifecycle: PaymentStatus;

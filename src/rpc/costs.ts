@@ -3,7 +3,7 @@ import type { Config } from "../config/schema.ts";
 const BLOCK_READS = new Set(["eth_getBlockByNumber", "eth_getBlockByHash"]);
 
 /**
- * Credits one successful call of `method` on `network` costs (docs/reference.md §9): `[rpc.costs]` of the
+ * Credits one successful call of `method` on `network` costs (docs/rpc.md): `[rpc.costs]` of the
  * method when listed, else the network's `get_block_cost` for block reads, 10 for `eth_getLogs`,
  * else `[rpc.costs] default` (1 when absent). Free when billing is off.
  */
@@ -18,7 +18,7 @@ export function rpcCallCost(config: Config, network: string, method: string): nu
 }
 
 /**
- * Credits a node's answer adds by its size (docs/reference.md §9): one per whole
+ * Credits a node's answer adds by its size (docs/rpc.md): one per whole
  * `[rpc] response_bytes_per_credit` bytes (1 MiB by default; 0 turns it off), charged once per
  * forwarded request on top of its calls' prices. Answers under that size add nothing; the largest,
  * at `max_response_bytes`, add 32 with the defaults. Free when billing is off.

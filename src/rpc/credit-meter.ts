@@ -38,7 +38,7 @@ export type AccountMeter = {
 };
 
 /**
- * The credit side of /rpc (docs/reference.md §9). A call reserves its price from the credits this
+ * The credit side of /rpc (docs/rpc.md). A call reserves its price from the credits this
  * daemon has set aside for the account; when those run short it first sets another slice aside, in
  * one short transaction that checks the balance less what every daemon holds (billing/credit-leases.ts).
  * When a call settles, a success is charged in memory and its reservation released. Each flush

@@ -19,7 +19,7 @@ export type ParsedRpcBody =
   | { kind: "batch"; entries: RpcEntry[] };
 
 /**
- * The error codes of docs/reference.md §9, plus the standard ones of the JSON-RPC 2.0 specification.
+ * The error codes of docs/rpc.md, plus the standard ones of the JSON-RPC 2.0 specification.
  * chainwatch's own stay out of EIP-1474's -32000…-32006, which wallet libraries read as the node's
  * (viem calls -32004 "Method is not supported"); -32005 means "limit exceeded" there too.
  */

@@ -8,7 +8,7 @@ export type MethodVerdict = Result<object, Explained<"METHOD_NOT_ALLOWED">>;
 export type MethodPolicy = (method: string) => MethodVerdict;
 
 /**
- * The methods /rpc forwards on an EVM network (docs/reference.md §9): reads of the chain and of the
+ * The methods /rpc forwards on an EVM network (docs/rpc.md): reads of the chain and of the
  * node's view of it, and `eth_sendRawTransaction[Sync]`, which carry a transaction the client signed.
  * Nothing that asks the node to sign (`eth_sendTransaction`, `eth_sign*`, `personal_*`,
  * `wallet_*`) or to change its own state (`anvil_*`, `evm_*`, `miner_*`, `admin_*`, filters) is

@@ -53,7 +53,7 @@ const CHAIN_CONSTANTS = new Set(["eth_chainId", "net_version"]);
 const MAX_METHOD_LABELS = 256;
 
 /**
- * The JSON-RPC endpoint's core (docs/reference.md §9): authenticates the key, applies the network's method
+ * The JSON-RPC endpoint's core (docs/rpc.md): authenticates the key, applies the network's method
  * policy, the plan's calls-per-second window and the credit check per call, forwards what passes
  * to the network's upstream pool in one request, and bills what the node answered with a result.
  */
@@ -187,7 +187,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
           // A notification the node took is carried out as far as anyone can tell: billed like a call.
           for (const s of forward) if (s.silent) s.outcome = "ok";
           if (answered.length > 0) matchAnswers(answered, reply.json, single);
-          // A large answer costs more (docs/reference.md §9); one the credits cannot pay is withheld.
+          // A large answer costs more (docs/rpc.md); one the credits cannot pay is withheld.
           const extra = rpcAnswerCost(deps.config, reply.bytes);
           if (extra > 0 && forward.some((s) => s.outcome === "ok")) {
             if (deps.meter.reserve(account, extra)) {

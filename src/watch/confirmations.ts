@@ -1,4 +1,4 @@
-// min_confirmations of the address-watch webhook (docs/reference.md §8): with N > 0, a wallet or block event
+// min_confirmations of the address-watch webhook (docs/chains.md): with N > 0, a wallet or block event
 // goes out only once its block has N confirmations on the canonical chain (tip − height + 1 >= N).
 // Until then its delivery row is `held` with the height the tip must reach; each ingest releases
 // the rows the new tips reached (releaseHeldDeliveries, delivery/outbox.ts). A held row whose

@@ -1,7 +1,7 @@
 import { formatAmount } from "../lib/amount.ts";
 import type { WalletHit } from "./matcher.ts";
 
-// The webhook bodies of address-watch events, also stored as the events-listing items (docs/reference.md §4).
+// The webhook bodies of address-watch events, also stored as the events-listing items (docs/chains.md).
 // The only place they are spelled: ingest and the test deliveries both build them here.
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
 import type { NewEvent } from "../db/schema.ts";
 import { statementsOf } from "../db/statements.ts";
@@ -73,6 +74,13 @@ export type EventRowQuery = {
   createdFrom?: number;
   /** Only events stored before this instant (ms). */
   createdBefore?: number;
+  /** Only events before this seq. */
+  beforeSeq?: number;
+  /** `desc`: the newest `limit` events of the range, newest first (default `asc`: the oldest, oldest first). */
+  order?: "asc" | "desc";
+  /** Only wallet events of this address, or of this transaction (their body's field, ASCII case aside). */
+  address?: string;
+  txHash?: string;
 };
 
 /**
@@ -106,18 +114,23 @@ export async function listEvents(db: Db, q: EventQuery): Promise<EventPage> {
 export async function listEventRows(db: Executor, q: EventRowQuery): Promise<{ rows: ListedEvent[]; more: boolean }> {
   if (q.types?.length === 0 || q.networks?.length === 0) return { rows: [], more: false };
   const want = q.limit + 1;
+  const order = q.order ?? "asc";
   const columns = ["seq", "id", "type", "network", "body", "block_height"] as const;
   let own = db.selectFrom("events").select(columns).where("account_id", "=", q.accountId).where("seq", ">", q.afterSeq);
+  if (q.beforeSeq !== undefined) own = own.where("seq", "<", q.beforeSeq);
+  if (q.address !== undefined) own = own.where(bodyHas("address", q.address));
+  if (q.txHash !== undefined) own = own.where(bodyHas("tx_hash", q.txHash));
   // One value is spelt `=`, so the listing's plan stays the one its index was built for.
   if (q.types !== undefined) own = q.types.length === 1 ? own.where("type", "=", q.types[0]) : own.where("type", "in", [...q.types]);
   if (q.networks !== undefined) own = q.networks.length === 1 ? own.where("network", "=", q.networks[0]) : own.where("network", "in", [...q.networks]);
   if (q.watchId !== undefined) own = own.where("watch_id", "=", q.watchId);
   if (q.createdFrom !== undefined) own = own.where("created_at", ">=", q.createdFrom);
   if (q.createdBefore !== undefined) own = own.where("created_at", "<", q.createdBefore);
-  const rows: ListedEvent[] = await own.orderBy("seq").limit(want).execute();
+  const rows: ListedEvent[] = await own.orderBy("seq", order).limit(want).execute();
 
-  // Block events carry no watch and have type `block`.
-  const blocksWanted = q.watchId === undefined && (q.types === undefined || q.types.includes("block"));
+  // Block events carry no watch, address or transaction of their own, and have type `block`.
+  const blocksWanted =
+    q.watchId === undefined && q.address === undefined && q.txHash === undefined && (q.types === undefined || q.types.includes("block"));
   if (blocksWanted) {
     const network = q.networks?.length === 1 ? q.networks[0] : undefined;
     const subscriptions = await subscriptionsOf(db, q.accountId, { network, afterSeq: q.afterSeq });
@@ -129,13 +142,25 @@ export async function listEventRows(db: Executor, q: EventRowQuery): Promise<{ r
         .where("network", "=", s.network)
         .where("seq", ">", Math.max(q.afterSeq, s.fromSeq - 1));
       if (s.untilSeq !== null) shared = shared.where("seq", "<", s.untilSeq);
+      if (q.beforeSeq !== undefined) shared = shared.where("seq", "<", q.beforeSeq);
       if (q.createdFrom !== undefined) shared = shared.where("created_at", ">=", q.createdFrom);
       if (q.createdBefore !== undefined) shared = shared.where("created_at", "<", q.createdBefore);
-      rows.push(...(await shared.orderBy("seq").limit(want).execute()));
+      rows.push(...(await shared.orderBy("seq", order).limit(want).execute()));
     }
-    rows.sort((a, b) => a.seq - b.seq);
+    rows.sort(order === "asc" ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq);
   }
   return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+}
+
+/**
+ * Whether an event body carries `"key":"value"`, ASCII case aside (an EVM address typed with its
+ * checksum finds the stored lower-case one). Bodies are compact JSON (event-bodies.ts), so the
+ * pair is a substring; `lower()` on both sides makes SQLite's LIKE and PostgreSQL's agree.
+ */
+function bodyHas(key: string, value: string) {
+  const pair = `"${key}":${JSON.stringify(value)}`.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const pattern = `%${pair.replace(/[!%_]/g, "!$&")}%`;
+  return sql<boolean>`lower(body) like ${pattern} escape '!'`;
 }
 
 /** The seq of an event the account received (its own, or a shared block event it subscribed to), else null. */
@@ -172,7 +197,7 @@ export async function countEvents(db: Db, accountId: string): Promise<number> {
 export type RemovedEvent = { id: string; type: string; network: string; body: string };
 
 /**
- * Marks the events of orphaned blocks removed (docs/reference.md §8), in the caller's transaction:
+ * Marks the events of orphaned blocks removed (docs/chains.md), in the caller's transaction:
  * the body gets `"removed": true`, so the listing shows it removed where it was, and the dedupe key
  * is set aside (suffixed with the event id), so the same transaction mined in the new chain makes a
  * new event and a re-sent orphaned block can make its events again. Events already removed are

@@ -1,4 +1,4 @@
-/** The flat event filter object of the address-watch webhook (docs/reference.md §3). */
+/** The flat event filter object of the address-watch webhook (docs/api.md). */
 export type EventFilters = {
   payment: boolean;
   payment_networks: string[];

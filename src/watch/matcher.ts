@@ -1,6 +1,6 @@
 import type { IngestedTx, Movement } from "../chain/block.ts";
 
-// Pure matching of chain activity against watched addresses (docs/reference.md §4): no I/O, no clock.
+// Pure matching of chain activity against watched addresses (docs/chains.md): no I/O, no clock.
 
 /** The watch a hit belongs to. */
 export type WatchRef = { id: string; accountId: string; address: string };

@@ -39,7 +39,7 @@ export async function pruneEvents(db: Db, nowMs: number, days: number): Promise<
   return { events, subscriptions: await pruneSubscriptions(db) };
 }
 
-/** The hourly retention cron (docs/reference.md §7) as a daemon worker. */
+/** The hourly retention cron (docs/operations.md) as a daemon worker. */
 export function retentionWorker(deps: { db: Db; clock: Clock; log: Logger; retentionDays: number; pattern?: string }): Worker {
   return createWorker({
     name: "retention",

@@ -32,7 +32,7 @@ export type WatchAddressDeps = {
 export type WatchAddressResult = Result<{ created: boolean; watch: WatchView }, InvalidInput | Failure<"SLOT_LIMIT">>;
 
 /**
- * Watches an address for an account (docs/reference.md §3): the network must be configured, the
+ * Watches an address for an account (docs/api.md): the network must be configured, the
  * address valid on it (stored normalized), and a new watch needs a free slot.
  */
 export async function watchAddress(deps: WatchAddressDeps, accountId: string, body: unknown): Promise<WatchAddressResult> {

@@ -6,7 +6,7 @@ import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { Failure } from "../lib/error-codes.ts";
 
-/** The public shape of a watched address (docs/reference.md §3). */
+/** The public shape of a watched address (docs/api.md). */
 export type WatchView = { watch_id: string; network_slug: string; address: string; created_at: string };
 
 /** Turns a stored watch into its API shape. */

@@ -14,7 +14,7 @@ import { passesFilters } from "../watch/filters.ts";
 import { EVENT_TYPES } from "../watch/list-events.ts";
 import { readWebhookSettings, type WebhookSettings } from "../watch/webhook-settings.ts";
 
-// The events replay (docs/reference.md §5): stored events sent again as new deliveries, for a
+// The events replay (docs/webhooks.md): stored events sent again as new deliveries, for a
 // receiver that lost data or moved to a new URL. Its own folder, like the Test button's: it reads
 // watch/'s events and filters and ingest/'s chain tips, and queues through delivery/outbox.ts.
 

@@ -12,7 +12,7 @@ import { hitsOf, type WatchRef } from "../watch/matcher.ts";
 // event bodies, payments' order body) from sample data, so a test shows a receiver exactly what
 // the real webhook will look like. Queued by queue-test.ts.
 
-/** The subscriptions a test can imitate (docs/reference.md §1, §3). */
+/** The subscriptions a test can imitate (docs/cli.md, docs/api.md). */
 export const TEST_EVENTS = ["payment", "payout", "other", "block", "payment_order"] as const;
 export type TestEvent = (typeof TEST_EVENTS)[number];
 
@@ -88,8 +88,8 @@ function sampleBlock(network: string, family: Family, decimals: number): Ingeste
 
 /**
  * A realistic body of one kind on one network, built by the same builders as the real thing from
- * a sample block (sampleBlock) and a sample watch: the flat address-watch event of docs/reference.md §4, or a
- * `paid` payment-order body with a sample AML object (docs/reference.md §6).
+ * a sample block (sampleBlock) and a sample watch: the flat address-watch event of docs/chains.md, or a
+ * `paid` payment-order body with a sample AML object (docs/payments.md).
  */
 export function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): string {
   const createdAt = rfc3339(nowMs);

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { canonicalString, constantTimeEqual, hmacSha256Hex, sha256Hex } from "../../src/auth/canonical.ts";
 import { signedHeaders } from "../support/harness.ts";
 
-describe("canonical string and signature (docs/reference.md §3)", () => {
+describe("canonical string and signature (docs/api.md)", () => {
   test("the SHA-256 of an empty body is the hash of the empty string", () => {
     expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });

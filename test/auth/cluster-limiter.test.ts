@@ -11,8 +11,9 @@ import { sharedRateBudget } from "../../src/db/primitives.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 import { until } from "../support/poll.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// The cluster limiter (docs/reference.md §10) over a real PostgreSQL database: three limiters, each with a
+// The cluster limiter (docs/operations.md) over a real PostgreSQL database: three limiters, each with a
 // pool of its own as three daemons would have, drawing on one budget. "Now" is passed in, so a
 // burst falls in one second however slow the machine is.
 
@@ -20,7 +21,7 @@ const T0 = Date.UTC(2026, 10, 21, 12, 0, 0) + 300;
 const lines: string[] = [];
 const log = jsonLogger((line) => void lines.push(line));
 
-describe.skipIf(!onPostgres)("cluster limiter on PostgreSQL", () => {
+describe.skipIf(!onPostgres)(postgresOnly("cluster limiter on PostgreSQL"), () => {
   let dir: string;
   const dbs: Db[] = [];
   const limiter = (db: Db, chunk?: (limit: number) => number): RateLimiter => {

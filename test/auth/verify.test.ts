@@ -54,7 +54,7 @@ async function codeOf(req: SignedRequest, v = verifier()): Promise<string> {
   return outcome.ok ? "OK" : outcome.code;
 }
 
-describe("verifySignedRequest: each row of the docs/reference.md §3 table", () => {
+describe("verifySignedRequest: each row of the docs/api.md table", () => {
   test("accepts a correctly signed request and names its key", async () => {
     const outcome = await verifier().verify(request());
     expect(outcome).toEqual({ ok: true, key: { apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [] } });

@@ -55,6 +55,15 @@ async function checkPage(p: Page) {
   expect(await p.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
 }
 
+/** The whole page fits the 360 px viewport, and so does `selector` itself: nothing in it scrolls sideways. */
+async function fitsWithoutScrolling(p: Page, selector: string) {
+  expect(await p.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(360);
+  const box = (await p.evaluate(`(() => { const t = document.querySelector(${JSON.stringify(selector)}); const r = t.getBoundingClientRect();
+    return { scroll: t.scrollWidth, client: t.clientWidth, right: r.right }; })()`)) as { scroll: number; client: number; right: number };
+  expect(box.scroll).toBeLessThanOrEqual(box.client);
+  expect(box.right).toBeLessThanOrEqual(360);
+}
+
 /** A sign-in link printed by the real CLI, as an admin would run it. */
 async function linkFor(account: string): Promise<string> {
   const out = await runCli(["cabinet", "link", "--account", account, "--ttl", "5m", "--json", "--config", configPath]);
@@ -213,7 +222,9 @@ describe("the cabinet in a browser", () => {
     await screenshot(a, "webhook");
   }, SLOW);
 
-  test("a failing receiver's delivery shows its attempts, and Resend queues it again", async () => {
+  test("the deliveries log lists a failing delivery; its page shows every attempt at 360 px, and Resend from the keyboard adds one", async () => {
+    // A long answer without spaces: the response preview must wrap, not widen the page.
+    failing.respond(() => new Response(`receiver unavailable: ${"0123456789abcdef".repeat(40)}`, { status: 500 }));
     await a.goto(`${td.url}/cabinet/webhook`);
     await a.fill("#wh-url", failing.url);
     await a.click("text=Save webhook");
@@ -226,21 +237,42 @@ describe("the cabinet in a browser", () => {
     await until(row, (d) => d.status === "failed");
 
     await a.goto(`${td.url}/cabinet/deliveries`);
-    const card = a.locator(`section#${id}`);
-    expect(await card.locator(".status").textContent()).toBe("failed");
-    expect(await card.locator("tbody tr").count()).toBe(1);
-    expect(await card.locator("td.result").textContent()).toBe("HTTP 500");
-    expect(await card.locator("tbody").textContent()).toMatch(/\d+ ms/);
-    expect(await card.locator("tbody").textContent()).toContain("receiver unavailable");
+    const listed = a.locator(`tr#${id}`);
+    expect(await listed.locator(".badge").textContent()).toBe("failed");
+    expect(await listed.locator("td[data-label=Attempts]").textContent()).toBe("1");
+    expect(await listed.locator("td[data-label='Last code']").textContent()).toBe("500");
+    await checkPage(a);
     await screenshot(a, "deliveries");
 
-    await card.locator("button", { hasText: "Resend" }).click();
-    expect(await a.textContent("[role=status]")).toBe(`Re-queued ${id}.`);
-    await failing.waitFor(2);
-    await until(row, (d) => d.status === "failed" && d.attempts === 1 && d.completed_at !== null);
-    await a.goto(`${td.url}/cabinet/deliveries`);
-    expect(await a.locator(`section#${id} tbody tr`).count()).toBe(2);
+    // From the keyboard: the row's link opens the delivery.
+    await listed.locator("a").focus();
+    await a.keyboard.press("Enter");
+    await a.waitForURL(`${td.url}/cabinet/deliveries/${id}`);
+    const attempts = a.locator("table.attempts tbody tr");
+    expect(await attempts.count()).toBe(1);
+    expect(await attempts.locator("td.result").textContent()).toBe("HTTP 500");
+    expect(await attempts.locator("td[data-label=Duration]").textContent()).toMatch(/^\d+ ms$/);
+    expect(await attempts.locator("pre").textContent()).toStartWith("receiver unavailable: 0123456789abcdef");
+    expect(await a.textContent("#attempt-count")).toMatch(/^1 attempt · /);
+    await fitsWithoutScrolling(a, "table.attempts");
     await checkPage(a);
+
+    await a.getByRole("button", { name: `Resend ${id}` }).focus();
+    await a.keyboard.press("Enter");
+    await a.waitForSelector("[role=status]");
+    expect(await a.textContent("[role=status]")).toBe(`Re-queued ${id}.`);
+    expect(a.url()).toBe(`${td.url}/cabinet/deliveries/${id}`);
+    await failing.waitFor(2);
+    const logged = () => td.ctx.db.selectFrom("delivery_attempts").select("id").where("delivery_id", "=", id).execute();
+    await until(async () => ({ d: await row(), n: (await logged()).length }), ({ d, n }) => d.status === "failed" && n === 2);
+    await a.reload();
+    // The count is the log's length, and the second attempt says it followed a re-queue.
+    expect(await a.textContent("#attempt-count")).toMatch(/^2 attempts · /);
+    expect(await attempts.locator("td[data-label='#']").allTextContents()).toEqual(["1", "2 (re-queued)"]);
+    await fitsWithoutScrolling(a, "table.attempts");
+    await checkPage(a);
+    await screenshot(a, "delivery");
+    failing.respond(() => new Response("receiver unavailable", { status: 500 }));
   }, SLOW);
 
   test("events are listed a page at a time; an order's lifecycle reads as a timeline", async () => {
@@ -265,12 +297,25 @@ describe("the cabinet in a browser", () => {
     expect(await a.locator("tbody tr").count()).toBe(25);
     await checkPage(a);
     await screenshot(a, "events");
-    await a.click("text=Next page");
-    // 30 payments and 2 block events: 7 on the second page, and no further page.
+    await a.getByRole("link", { name: "Older →" }).click();
+    // 30 payments and 2 block events, newest first: 7 on the second page, and nothing older.
     expect(await a.locator("tbody tr").count()).toBe(7);
-    expect(await a.locator("text=Next page").count()).toBe(0);
-    await a.click("text=First page");
+    expect(await a.getByRole("link", { name: "Older →" }).count()).toBe(0);
+    await a.getByRole("link", { name: "← Newer" }).click();
     expect(await a.locator("tbody tr").count()).toBe(25);
+    await checkPage(a);
+
+    // Filter by a transaction from the keyboard, then open its event.
+    await a.focus("#f-tx");
+    await a.keyboard.type(txs[3].hash);
+    await a.keyboard.press("Enter");
+    await a.waitForURL(/tx_hash=/);
+    expect(await a.locator("tbody tr").count()).toBe(1);
+    await a.locator("tbody tr a").focus();
+    await a.keyboard.press("Enter");
+    await a.waitForURL(/\/cabinet\/events\/evt_/);
+    expect(JSON.parse((await a.textContent("#event-json")) as string)).toMatchObject({ type: "payment", tx_hash: txs[3].hash, amount: "0.004" });
+    await checkPage(a);
 
     await a.goto(`${td.url}/cabinet/payments`);
     expect(await a.textContent("tbody")).toContain("order-1001");

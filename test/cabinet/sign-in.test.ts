@@ -5,7 +5,7 @@ import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { alertOf, signIn, signInLink } from "./support.ts";
 
 // Signing in with a one-time link, against what another site or a guesser could do with it:
-// login CSRF (docs/reference.md §11) and throttled failures, on a real daemon.
+// login CSRF (docs/cabinet.md) and throttled failures, on a real daemon.
 let td: TestDaemon;
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { alertOf, type CabinetUser, noticeOf, signIn } from "./support.ts";
 
-// The cabinet's webhook form carries the delivery rate limit (docs/reference.md §11), with the
+// The cabinet's webhook form carries the delivery rate limit (docs/cabinet.md), with the
 // rules of PUT /v1/address-watch/webhook's "delivery": {"max_rps": N}.
 
 let td: TestDaemon;

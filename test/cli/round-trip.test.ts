@@ -46,7 +46,7 @@ function tomlFor(dbDir: string, listenPort: number): string {
     'host = "127.0.0.1"',
     `port = ${listenPort}`,
     "[database]",
-    `url = "${testDatabaseUrl(dbDir)}"`,
+    `url = "${testDatabaseUrl(dbDir, { empty: true })}"`, // migrate is tested from nothing
     "[secrets]",
     `master_key_file = "${dbDir}/master.key"`,
     // The webhook receiver of these tests listens on 127.0.0.1.
@@ -132,7 +132,7 @@ describe("chainwatch CLI round trip", () => {
     const r = await cli(["migrate", "--json", "--config", config]);
     expect({ code: r.code, stdout: JSON.parse(r.stdout), stderr: r.stderr }).toEqual({
       code: 0,
-      stdout: { ok: true, database: testDatabaseUrl(dir) },
+      stdout: { ok: true, database: testDatabaseUrl(dir), applied: expect.arrayContaining(["0001_core"]), schema: expect.stringMatching(/^\d{4}_/) },
       stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n`,
     });
     expect(existsSync(join(dir, "master.key"))).toBe(true);
@@ -210,7 +210,7 @@ describe("chainwatch CLI round trip", () => {
 
   test("the daemon sees credits added by the CLI while it runs", async () => {
     expect((await json(["accounts", "credit", "alice", "--add", "50"])).credits).toBe(1150);
-    // Account snapshots are served from memory for up to a second (docs/reference.md §1: "within a second").
+    // Account snapshots are served from memory for up to a second (docs/cli.md: "within a second").
     const res = await eventually(() => getAccount(key), (r) => r.body.credits?.balance === 1150);
     expect(res.body.credits.balance).toBe(1150);
   });
@@ -340,7 +340,7 @@ describe("chainwatch CLI round trip", () => {
     const bad = join(dir, "bad.toml");
     writeFileSync(bad, "[server]\nprot = 1\n");
     const r = await cli(["plans", "list", "--config", bad]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: `chainwatch: ${bad}: unknown config key \`server.prot\`\n` });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: `chainwatch: ${bad}: unknown config key \`server.prot\`; did you mean \`server.port\`?\n` });
   });
 
   test("SIGTERM stops serve with exit code 0", async () => {

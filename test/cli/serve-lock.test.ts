@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, cleanEnv } from "../support/cli.ts";
 
-// docs/reference.md §7: one `serve` per SQLite file. Real CLI processes (test/support/cli.ts) in one
+// docs/operations.md: one `serve` per SQLite file. Real CLI processes (test/support/cli.ts) in one
 // folder, with the database given relative to it (`./data/chainwatch.db`), as an operator writes it.
 // The database is a SQLite file whatever the suite runs on: the lock is SQLite's business.
 const DB = "./data/chainwatch.db";
@@ -78,7 +78,7 @@ describe("one serve per SQLite file", () => {
   test("once the first is killed with SIGKILL, a new serve starts on the file and gives back what the first set aside", async () => {
     first.kill("SIGKILL");
     await first.exited;
-    // Credits the killed daemon had set aside for /rpc calls (docs/reference.md §9), its lease still running.
+    // Credits the killed daemon had set aside for /rpc calls (docs/rpc.md), its lease still running.
     const shop = JSON.parse((await run(["accounts", "show", "shop", "--json"])).stdout);
     const db = new Database(join(dir, DB));
     db.run("insert into credit_leases (holder, account_id, credits, lease_until) values (?, ?, ?, ?)", [`pid ${first.pid}`, shop.account_id, 5, Date.now() + 600_000]);

@@ -6,7 +6,7 @@ import { CLI, cleanEnv } from "../support/cli.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 
 // `chainwatch webhook set --max-rps N`: the webhook's delivery rate limit, with the same rules as
-// PUT /v1/address-watch/webhook's "delivery": {"max_rps": N} (docs/reference.md §1, §5).
+// PUT /v1/address-watch/webhook's "delivery": {"max_rps": N} (docs/cli.md, docs/webhooks.md).
 let dir: string;
 let config: string;
 

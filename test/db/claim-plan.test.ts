@@ -8,6 +8,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { orderedClaimPlan } from "../../src/db/primitives.ts";
 import { statementsOf } from "../../src/db/statements.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
 // Found by `bun run bench:deliver --database postgres` (BENCH_PG_NO_ANALYZE=1): statistics taken
 // while the outbox was empty make PostgreSQL sort every pending row for each claim once a burst
@@ -18,7 +19,7 @@ const ROWS = 20_000;
 let dir: string;
 let ctx: Context;
 
-describe.skipIf(!onPostgres)("the claim's plan on PostgreSQL with statistics of an empty outbox", () => {
+describe.skipIf(!onPostgres)(postgresOnly("the claim's plan on PostgreSQL with statistics of an empty outbox"), () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-claim-plan-"));
     ctx = await openContext(testConfig(dir), { env: {} });

@@ -7,8 +7,9 @@ import { type Db, openDatabase } from "../../src/db/database.ts";
 import { createLeadership, FOLLOWER_LOCK_NAMESPACE, followerLockKey, type Leadership } from "../../src/db/leadership.ts";
 import { until } from "../delivery/fixtures.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// The leadership primitive (docs/reference.md §10): on PostgreSQL a session advisory lock per network on a
+// The leadership primitive (docs/operations.md): on PostgreSQL a session advisory lock per network on a
 // connection of its own, lost with that connection; on SQLite this daemon always leads.
 
 let dir: string;
@@ -49,7 +50,7 @@ describe.skipIf(onPostgres)("on SQLite", () => {
   });
 });
 
-describe.skipIf(!onPostgres)("on PostgreSQL", () => {
+describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
   test("one of two daemons leads a network; the other takes over once the first one's connection ends", async () => {
     const a = leadership("a");
     const b = leadership("b");

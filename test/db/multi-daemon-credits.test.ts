@@ -13,8 +13,9 @@ import { spawnListening, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { onPostgres } from "../support/harness.ts";
 import { call, postRpc } from "../rpc/support.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// docs/reference.md §9, §10: three `serve` processes on one PostgreSQL database hammer /rpc for one
+// docs/rpc.md, docs/operations.md: three `serve` processes on one PostgreSQL database hammer /rpc for one
 // account with a small balance. Each sets credits aside in slices of SLICE under a lease in the
 // database, so together they never serve more than the balance, and a daemon killed with its
 // slice gives it back once its lease runs out (10 flush intervals of 1 s).
@@ -25,7 +26,7 @@ const CALLERS_PER_DAEMON = 4;
 
 type Daemon = { proc: Subprocess; url: string };
 
-describe.skipIf(!onPostgres)("/rpc credits across three daemons on one PostgreSQL database", () => {
+describe.skipIf(!onPostgres)(postgresOnly("/rpc credits across three daemons on one PostgreSQL database"), () => {
   let dir: string;
   let config: string;
   let ctx: Context;

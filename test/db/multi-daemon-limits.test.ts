@@ -11,8 +11,9 @@ import { cleanEnv, runCli, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { type Credentials, onPostgres, signedHeaders } from "../support/harness.ts";
 import { call, postRpc } from "../rpc/support.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// docs/reference.md §10: the per-key API limit and the per-plan RPC limit hold across three `serve`
+// docs/operations.md: the per-key API limit and the per-plan RPC limit hold across three `serve`
 // processes on one PostgreSQL database (within 10 %), and what the CLI writes reaches every
 // daemon within a second. Real subprocesses with real clocks: the load runs for whole clock
 // seconds and the admitted count is compared with the limit times those seconds.
@@ -74,7 +75,7 @@ async function loadForWholeSeconds(daemons: Daemon[], send: (d: Daemon) => Promi
   return { admitted, sent, perSecond };
 }
 
-describe.skipIf(!onPostgres)("rate limits and CLI writes across three daemons on one PostgreSQL database", () => {
+describe.skipIf(!onPostgres)(postgresOnly("rate limits and CLI writes across three daemons on one PostgreSQL database"), () => {
   let dir: string;
   let config: string;
   let ctx: Context;

@@ -10,14 +10,15 @@ import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { runCli, spawnServe, writeToml } from "../delivery/fixtures.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// docs/reference.md §10: several `serve` processes on one PostgreSQL database. Real subprocesses, a real
+// docs/operations.md: several `serve` processes on one PostgreSQL database. Real subprocesses, a real
 // receiver, SIGKILL for the crash. PostgreSQL only: SQLite is one daemon by design.
 
 const DAEMONS = 3;
 const CONCURRENCY = 16;
 
-describe.skipIf(!onPostgres)("three daemons on one PostgreSQL database", () => {
+describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL database"), () => {
   let dir: string;
   let config: string;
   let ctx: Context;

@@ -4,7 +4,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { block, ingest, watchAndHook } from "./recovery-support.ts";
 import { failedBacklog, sequenceOf } from "./throttle-support.ts";
 
-// docs/reference.md §5: a backlog with no rate limit (a recovery after an outage) goes out as fast
+// docs/webhooks.md: a backlog with no rate limit (a recovery after an outage) goes out as fast
 // as the loop and the receiver allow, yet another account's new webhooks do not wait behind it.
 // An ordering check: the new webhook arrives while most of the older backlog is still to come.
 

@@ -3,7 +3,7 @@ import { afterFailure, retryDelaySeconds } from "../../src/delivery/backoff.ts";
 
 const backoff = [5, 30, 120];
 
-describe("retry backoff (docs/reference.md §5)", () => {
+describe("retry backoff (docs/webhooks.md)", () => {
   test.each([
     [1, 5],
     [2, 30],

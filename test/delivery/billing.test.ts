@@ -28,7 +28,7 @@ const credits = async (e: Engine, id: string) =>
 const usage = (e: Engine, id: string) =>
   e.ctx.db.selectFrom("usage_daily").select(["credits", "deliveries", "events"]).where("account_id", "=", id).execute();
 
-describe("billing of deliveries (docs/reference.md §5)", () => {
+describe("billing of deliveries (docs/webhooks.md)", () => {
   test("charges each kind its price on success, in the usage series too, and never charges a test", async () => {
     engine = await openEngine({ config: priced });
     const acct = await engine.account({ url: sink.url, credits: 1000 });

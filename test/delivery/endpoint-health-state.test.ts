@@ -30,7 +30,7 @@ const defaults = (() => {
 
 type Json = Record<string, any>;
 
-describe("the default retry schedule (docs/reference.md §5)", () => {
+describe("the default retry schedule (docs/webhooks.md)", () => {
   test("spans 79.6 hours (3.3 days): ten waits, each used once by eleven attempts, then the delivery fails", () => {
     expect(defaults.max_attempts).toBe(11);
     expect(defaults.backoff_seconds).toEqual([5, 60, 300, 1800, 7200, 18000, 36000, 50400, 86400, 86400]);
@@ -103,7 +103,7 @@ describe("the stored run of failures, folded in batch by batch", () => {
   });
 });
 
-describe("an endpoint answering 500 for six days (docs/reference.md §5)", () => {
+describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
   const clock = manualClock();
   const t0 = clock.now();
   const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];

@@ -43,7 +43,7 @@ function holdAnswers() {
 
 const fast = { delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 300 }, billing: { enabled: false } };
 
-describe("the delivery loop against a real receiver (docs/reference.md §5)", () => {
+describe("the delivery loop against a real receiver (docs/webhooks.md)", () => {
   test("POSTs the stored body with both signatures valid for the account's secret", async () => {
     engine = await openEngine({ config: fast });
     const acct = await engine.account({ url: sink.url });

@@ -11,7 +11,7 @@ import { type Engine, openEngine } from "./fixtures.ts";
 
 type Json = Record<string, any>;
 
-describe("GET /v1/account/notices (docs/reference.md §3)", () => {
+describe("GET /v1/account/notices (docs/api.md)", () => {
   const clock = manualClock();
   let d: TestDaemon;
   let a: TestClient;

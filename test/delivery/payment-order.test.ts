@@ -28,7 +28,7 @@ async function queueLifecycle(e: Engine, accountId: string, paymentId: string, s
   return ids;
 }
 
-describe("payment-order webhooks (docs/reference.md §5, §6)", () => {
+describe("payment-order webhooks (docs/webhooks.md, docs/payments.md)", () => {
   test("go out strictly in lifecycle order even when the first fails twice", async () => {
     engine = await openEngine({ config });
     const acct = await engine.account({ paymentsUrl: payments.url });

@@ -14,7 +14,7 @@ const priced = config({
   networks: { eth: { family: "evm", get_block_cost: 20 }, btc: { family: "btc", get_block_cost: 50 } },
 });
 
-describe("the price of a delivery (docs/reference.md §5)", () => {
+describe("the price of a delivery (docs/webhooks.md)", () => {
   test.each([
     ["event", "payment", "eth", 5],
     ["event", "payout", "eth", 5],

@@ -16,7 +16,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { runCli, until, writeToml } from "./fixtures.ts";
 import { allSucceeded, block, deliveriesOf, exhaustAttempts, ingest, watchAndHook } from "./recovery-support.ts";
 
-// POST /v1/address-watch/webhook/recover and `chainwatch deliveries recover` (docs/reference.md §5).
+// POST /v1/address-watch/webhook/recover and `chainwatch deliveries recover` (docs/webhooks.md).
 
 const W = "0x1111111111111111111111111111111111111111";
 const V = "0x2222222222222222222222222222222222222222";
@@ -220,7 +220,7 @@ describe("a recovery is bounded per call", () => {
   }, 60_000);
 });
 
-describe("chainwatch deliveries recover (docs/reference.md §1)", () => {
+describe("chainwatch deliveries recover (docs/cli.md)", () => {
   let td: TestDaemon;
   let sink: WebhookSink;
   let a: TestClient;
@@ -274,7 +274,7 @@ describe("chainwatch deliveries recover (docs/reference.md §1)", () => {
   });
 });
 
-describe("the cabinet's Recover button (docs/reference.md §11)", () => {
+describe("the cabinet's Recover button (docs/cabinet.md)", () => {
   let td: TestDaemon;
   let sink: WebhookSink;
 

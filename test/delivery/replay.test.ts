@@ -11,7 +11,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { expectedXSignature, until } from "./fixtures.ts";
 import { allSucceeded, block, deliveriesOf, ingest, watchAndHook } from "./recovery-support.ts";
 
-// POST /v1/address-watch/events/replay (docs/reference.md §5): stored events sent again as new
+// POST /v1/address-watch/events/replay (docs/webhooks.md): stored events sent again as new
 // deliveries, for a receiver that lost data or moved to a new URL.
 
 const W = "0x1111111111111111111111111111111111111111";
@@ -119,7 +119,7 @@ describe("replaying to a receiver that moved to a new URL", () => {
     expect(oldSink.received.length).toBe(8);
     expect(otherSink.received.length).toBe(otherBefore);
     const page = await (await (await signIn(td, a.accountId)).get("/cabinet/deliveries")).text();
-    expect(page).toContain("<strong class=\"status\">succeeded</strong> · replayed payment on eth");
+    expect(page).toMatch(/<span class="badge succeeded">succeeded<\/span> <span class="muted">replay<\/span><\/td>\n<td data-label="Event"><a href="\/cabinet\/deliveries\/dlv_[0-9a-f]+">payment<\/a><\/td><td data-label="Network">eth<\/td>/);
     expect((await deliveriesOf(td, other.accountId)).every((d) => d.replay === 0)).toBe(true);
   });
 

@@ -5,7 +5,7 @@ import { type CreditMeter, createCreditMeter } from "../../src/rpc/credit-meter.
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
-// Webhook deliveries and /rpc calls spend one credit pool (docs/reference.md §5, §9): neither may
+// Webhook deliveries and /rpc calls spend one credit pool (docs/webhooks.md, docs/rpc.md): neither may
 // spend what the other has set aside or promised. The delivery loop and /rpc's meter share the
 // promises of deliveries in flight, as the daemon wires them.
 let sink: WebhookSink;

@@ -8,7 +8,7 @@ const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const body = '{"type":"payment","amount":"1.5"}';
 const ts = 1_763_750_000;
 
-describe("webhook signing (docs/reference.md §5)", () => {
+describe("webhook signing (docs/webhooks.md)", () => {
   test("the key is the base64-decoded part of the secret after whsec_", () => {
     expect(webhookKey(secret)).toEqual(Buffer.from("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "base64"));
   });

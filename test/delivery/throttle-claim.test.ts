@@ -4,7 +4,7 @@ import { createDeliveryThrottle, type DeliveryThrottle } from "../../src/deliver
 import { manualClock } from "../support/clock.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
-// The claim under a webhook's delivery rate limit (docs/reference.md §5), on a clock the test
+// The claim under a webhook's delivery rate limit (docs/webhooks.md), on a clock the test
 // moves: what goes now, what waits for which slot, and what a stall does to the schedule.
 
 const start = Date.UTC(2026, 10, 21, 12, 0, 0);

@@ -12,8 +12,9 @@ import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnListening, writeToml } from "./fixtures.ts";
 import { failedBacklog, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// docs/reference.md §5 and §10: a webhook's delivery rate limit holds across the daemons sharing
+// docs/webhooks.md, docs/operations.md: a webhook's delivery rate limit holds across the daemons sharing
 // one PostgreSQL database. Two `serve` processes drain one recovered backlog limited to 20 a
 // second while new events keep coming; the receiver counts what arrives in each clock second.
 
@@ -23,7 +24,7 @@ const BACKLOG = 400;
 
 type Daemon = Awaited<ReturnType<typeof spawnListening>>;
 
-describe.skipIf(!onPostgres)("a webhook limited to 20 a second, drained by two daemons on one PostgreSQL database", () => {
+describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, drained by two daemons on one PostgreSQL database"), () => {
   let dir: string;
   let ctx: Context;
   let sink: WebhookSink;

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { SharedRateBudget } from "../../src/db/primitives.ts";
 import { createDeliveryThrottle } from "../../src/delivery/throttle.ts";
 
-// Where the throttle puts an account's next sends (docs/reference.md §5): evenly spaced slots of
+// Where the throttle puts an account's next sends (docs/webhooks.md): evenly spaced slots of
 // the clock seconds, at most max_rps in each, after whatever it placed before. Pure: no database.
 
 const S = 1_800_000_000; // a clock second, in seconds

@@ -4,13 +4,13 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { block, ingest, watchAndHook } from "./recovery-support.ts";
 import { failedBacklog, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
 
-// docs/reference.md §5, the delivery rate limit: a recovered backlog of a webhook limited to 20 a
+// docs/webhooks.md, the delivery rate limit: a recovered backlog of a webhook limited to 20 a
 // second arrives at 20 a second, oldest first, while another account's new webhooks go out as
 // they come. A real daemon, real receivers and the real clock; counts per clock second at the
 // receiver, never the timing of one request.
 
 const RATE = 20;
-const SECONDS = 10;
+const SECONDS = 5;
 const BACKLOG = 400;
 const W = "0x3333333333333333333333333333333333333333";
 
@@ -38,9 +38,9 @@ describe("a backlog recovered for a webhook limited to 20 deliveries a second", 
     expect(await recovered.json()).toEqual({ requeued: BACKLOG, more: false });
     const [first] = await limited.waitFor(1);
     start = nextWholeSecond(first.at);
-    // The other account's payments come while the backlog drains, a few seconds apart.
+    // The other account's payments come while the backlog drains, 1.5 seconds apart.
     for (let height = 1; height <= 3; height++) {
-      await Bun.sleep(Math.max(0, start + (height * 3 - 2) * 1000 - Date.now()));
+      await Bun.sleep(Math.max(0, start + (height * 1500 - 1000) - Date.now()));
       blocksAt.push(Date.now());
       await ingest(td, block(height, [W]));
     }

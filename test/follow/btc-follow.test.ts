@@ -6,7 +6,7 @@ import { type Litecoind, startLitecoind } from "../support/litecoind.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
 // A real daemon following a real Litecoin Core node (`litecoind -regtest`, Bitcoin Core's JSON-RPC)
-// and delivering to real receivers (docs/reference.md §8): payments to bech32, p2sh and legacy
+// and delivering to real receivers (docs/chains.md): payments to bech32, p2sh and legacy
 // addresses, a payout found through the spent-output index, 100 payments in one block, a reorg
 // with invalidateblock and a longer branch, min_confirmations, and a payment order seen from the
 // mempool before its block.

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { chainIdOf, checkBlock, checkHeadNumber, checkReceipts } from "../../src/follow/evm-shape.ts";
 import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";
 
-// What the follower accepts from a node, field by field (docs/reference.md §8).
+// What the follower accepts from a node, field by field (docs/chains.md).
 
 const H = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
 const A = `0x${"ab".repeat(20)}`;

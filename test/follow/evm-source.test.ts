@@ -81,7 +81,7 @@ async function mixedBlock(): Promise<{ height: number; eth: Hash; erc20: Hash; f
 }
 
 describe("EVM source and block conversion", () => {
-  test("a block becomes the docs/reference.md §4 shape: ETH value, ERC-20 transfer with decimals, reverted tx moving nothing", async () => {
+  test("a block becomes the docs/chains.md shape: ETH value, ERC-20 transfer with decimals, reverted tx moving nothing", async () => {
     const { height, eth, erc20, failed } = await mixedBlock();
     const rpc = rpcFor(anvil.url);
     const source = createEvmSource(rpc);

@@ -10,8 +10,9 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { followedNetworkToml, openWithWatcher, type ServeProcess, spawnLoggedServe } from "./support.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
 
-// docs/reference.md §10: three `serve` processes on one PostgreSQL database follow one anvil node. One leads
+// docs/operations.md: three `serve` processes on one PostgreSQL database follow one anvil node. One leads
 // (a session advisory lock), the others stand by; SIGKILL of the leader ends its session, and a
 // standby takes the lock at its next try (every poll_interval_ms) and ingests the blocks mined
 // after the kill. PostgreSQL only: on SQLite one daemon owns the file and always leads.
@@ -20,7 +21,7 @@ const DAEMONS = 3;
 const POLL_MS = 100;
 const W = "0x00000000000000000000000000000000000fa11e" as Address;
 
-describe.skipIf(!onPostgres)("follower leadership across three daemons", () => {
+describe.skipIf(!onPostgres)(postgresOnly("follower leadership across three daemons"), () => {
   let anvil: Anvil;
   let dir: string;
   let config: string;

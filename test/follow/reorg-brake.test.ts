@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createReorgBrake, FollowerPaused } from "../../src/follow/reorg-brake.ts";
 
-// The follower's reorg brake (docs/reference.md §8) over a hand-moved time.
+// The follower's reorg brake (docs/chains.md) over a hand-moved time.
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 

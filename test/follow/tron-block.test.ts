@@ -8,7 +8,7 @@ import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";
 import { tronChainProbe } from "../../src/follow/tron-reader.ts";
 import { hexAddress, tronAddress } from "../support/tron-node.ts";
 
-// The Tron follower's pure parts (docs/reference.md §8), on the recorded bodies of
+// The Tron follower's pure parts (docs/chains.md), on the recorded bodies of
 // test/fixtures/tron/ and on variations of them: what a java-tron answer must look like, and what
 // a block of transactions and their execution results becomes in the ingest shape.
 

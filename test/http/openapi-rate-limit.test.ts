@@ -4,7 +4,7 @@ import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 
 // The OpenAPI document describes the webhook's delivery rate limit as GET and PUT
-// /v1/address-watch/webhook carry it (docs/reference.md §3).
+// /v1/address-watch/webhook carry it (docs/api.md).
 
 type Json = Record<string, any>;
 let td: TestDaemon;

@@ -4,6 +4,7 @@ import { Value } from "@sinclair/typebox/value";
 import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
 import { createServer } from "../../src/server.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
+import { openapiDocumentation } from "../../src/http/openapi/document.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
@@ -12,10 +13,10 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 const NOT_OPERATIONS: Record<string, string> = {
   "GET /openapi": "the reference page rendered from the document",
   "GET /openapi/json": "the document itself",
-  "GET /cabinet": "a redirect to the overview, /cabinet/",
-  "GET /cabinet/*": "the cabinet's not-found page for unknown paths",
-  "POST /cabinet/*": "the cabinet's not-found page for unknown form targets",
+  "GET /favicon.ico": "a browser's icon request, answered 204",
 };
+/** The cabinet's HTML pages and forms are for a browser, not API operations: none is in the document. */
+const isCabinet = (route: string) => / \/cabinet(\/|$)/.test(route);
 
 type Json = Record<string, any>;
 let td: TestDaemon;
@@ -50,13 +51,12 @@ describe("the OpenAPI document covers the whole API", () => {
     expect(routes.length).toBeGreaterThan(15);
     const missing: string[] = [];
     for (const route of routes) {
-      if (route in NOT_OPERATIONS) continue;
+      if (route in NOT_OPERATIONS || isCabinet(route)) continue;
       const [method, path] = route.split(" ");
       const op = doc.paths[openapiPath(path)]?.[method.toLowerCase()];
       if (!op) missing.push(`${route}: not in the document`);
       else if (!op.summary) missing.push(`${route}: no summary`);
-      // A success is a 2xx, or the 303 a form post (the cabinet's sign-in) answers with.
-      else if (!op.responses || !Object.keys(op.responses).some((s) => /^2|^303$/.test(s))) missing.push(`${route}: no success response`);
+      else if (!op.responses || !Object.keys(op.responses).some((s) => /^2/.test(s))) missing.push(`${route}: no success response`);
       // Outside /v1 the default (signed) security rarely holds: such routes must say what they take.
       else if (!path.startsWith("/v1/") && op.security === undefined) missing.push(`${route}: no security stated`);
       else if (path.startsWith("/v1/") && op.security === undefined && !op.responses["401"]) missing.push(`${route}: signed but no 401`);
@@ -82,6 +82,65 @@ describe("the OpenAPI document covers the whole API", () => {
     expect(doc.openapi).toStartWith("3.1");
     expect(Object.keys(doc.webhooks).sort()).toEqual(["address-watch-event", "payment-order"]);
     expect(doc.webhooks["payment-order"].post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PaymentOrderWebhook" });
+  });
+});
+
+/** Every operation of the document as [`METHOD /path`, operation]. */
+const operations = (): [string, Json][] =>
+  Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op as Json] as [string, Json]));
+
+describe("the OpenAPI document reads well in a client generator", () => {
+  test("names one server: this daemon, relative to where the document was read", () => {
+    expect(doc.servers).toEqual([{ url: "/", description: "This daemon: the address this document was fetched from" }]);
+  });
+
+  test("with cabinet.public_url set, names that public address first", () => {
+    expect(openapiDocumentation("1.0.0", { cabinet: { public_url: "https://cw.example/" } }).servers).toEqual([
+      { url: "https://cw.example", description: "The public address (cabinet.public_url)" },
+      { url: "/", description: "This daemon: the address this document was fetched from" },
+    ]);
+  });
+
+  test("leaves the cabinet's HTML pages and forms out", () => {
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/cabinet"))).toEqual([]);
+    expect(doc.tags.map((t: Json) => t.name)).not.toContain("cabinet");
+  });
+
+  test("every operation has a unique camelCase operationId, the API's verbs by name", () => {
+    const ids = operations().map(([, op]) => op.operationId);
+    expect(ids.filter((id) => typeof id !== "string" || !/^[a-z][a-zA-Z0-9]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    const byRoute = Object.fromEntries(operations().map(([route, op]) => [route, op.operationId]));
+    expect(byRoute).toMatchObject({
+      "GET /v1/account": "getAccount",
+      "GET /v1/address-watch/events": "listEvents",
+      "POST /v1/address-watch/addresses": "addWatch",
+      "DELETE /v1/address-watch/addresses": "deleteWatch",
+      "PUT /v1/address-watch/webhook": "updateWebhook",
+      "POST /v1/payments": "createPayment",
+      "GET /v1/payments/{payment_id}": "getPayment",
+      "POST /ingest/blocks": "ingestBlocks",
+    });
+  });
+
+  test("every request body and every 2xx body carries an example, and each example fits its schema", () => {
+    const problems: string[] = [];
+    for (const [route, op] of operations()) {
+      const bodies: [string, Json][] = [
+        ...Object.entries((op.requestBody?.content ?? {}) as Json).map(([type, media]) => [`${route} request ${type}`, media] as [string, Json]),
+        ...Object.entries((op.responses ?? {}) as Json)
+          .filter(([status]) => /^2/.test(status))
+          .flatMap(([status, r]) => Object.entries((r.content ?? {}) as Json).map(([type, media]) => [`${route} ${status} ${type}`, media] as [string, Json])),
+      ];
+      for (const [where, media] of bodies) {
+        if (media.example === undefined) problems.push(`${where}: no example`);
+        const schema = schemaOf(media.schema?.$ref);
+        if (schema && media.example !== undefined) {
+          for (const e of Value.Errors(schema, media.example)) problems.push(`${where}: example ${e.path} ${e.message}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });
 

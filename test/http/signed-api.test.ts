@@ -25,7 +25,7 @@ function signed(creds: Credentials, path: string, timestamp = nowS()) {
   return signedHeaders(creds, "GET", path.split("?")[0], "", timestamp);
 }
 
-describe("the signed API over a real daemon (docs/reference.md §3)", () => {
+describe("the signed API over a real daemon (docs/api.md)", () => {
   test("answers 200 to a correctly signed request", async () => {
     const c = await td.client();
     const res = await get("/v1/account", signed(c, "/v1/account"));

@@ -5,7 +5,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { createOrder, readOrder, setPaymentWebhook } from "../payments/support.ts";
 import { blk, chain, ingest, pay, type Rig, settled, startRig } from "./reorg-support.ts";
 
-// Payment orders count canonical blocks only (docs/reference.md §8). eth: 3 confirmations, so a payment in
+// Payment orders count canonical blocks only (docs/chains.md). eth: 3 confirmations, so a payment in
 // block n confirms when block n+2 is the tip; max_reorg_depth 3.
 
 const P = "0x3333333333333333333333333333333333333333";

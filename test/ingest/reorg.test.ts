@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { asRemoved, blk, chain, ingest, type Listed, listed, pay, type Rig, settled, sorted, startRig } from "./reorg-support.ts";
 
-// Reorgs through POST /ingest/blocks with hand-built chains (docs/reference.md §8): a real daemon, a real
+// Reorgs through POST /ingest/blocks with hand-built chains (docs/chains.md): a real daemon, a real
 // receiver, exact bodies. eth: 3 confirmations, max_reorg_depth 3.
 
 let rig: Rig;

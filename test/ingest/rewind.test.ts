@@ -3,7 +3,7 @@ import { canonicalBlocks, canonicalHashAt, canonicalHashes, rewindChain } from "
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { asRemoved, blk, chain, ingest, listed, pay, type Rig, settled, sorted, startRig } from "./reorg-support.ts";
 
-// The storage side of the follower's walk-back and `follow rewind` (docs/reference.md §8).
+// The storage side of the follower's walk-back and `follow rewind` (docs/chains.md).
 
 let rig: Rig;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
-// UTXO blocks through POST /ingest/blocks (docs/reference.md §4, §8): outputs paying a watched
+// UTXO blocks through POST /ingest/blocks (docs/chains.md): outputs paying a watched
 // address are payments; inputs spending them are payouts, found through the spent-output index that
 // the ingest keeps and that a reorg undoes.
 

@@ -28,7 +28,7 @@ const TERMINAL: PaymentStatus[] = ["paid", "failed", "expired"];
 
 type Row = [string, PaymentStatus, LifecycleInput, PaymentStatus[]];
 
-describe("nextStates follows the docs/reference.md §6 table", () => {
+describe("nextStates follows the docs/payments.md table", () => {
   const rows: Row[] = [
     ["first incoming movement marks a pending order seen", "pending", seen, ["seen"]],
     ["full payment confirming on a seen order starts screening", "seen", confirmed(AMOUNT), ["aml_check"]],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { hasWaitingOrders, observeMempool } from "../../src/payments/mempool.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
-// Orders on UTXO chains announce `seen` from the mempool (docs/reference.md §6, §8); a mempool
+// Orders on UTXO chains announce `seen` from the mempool (docs/payments.md, docs/chains.md); a mempool
 // payment that leaves unmined takes it back. Driven through the use case the btc follower's mempool
 // poller calls, over a real daemon's database; the payments arrive as the follower would post them.
 

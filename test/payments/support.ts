@@ -62,7 +62,7 @@ export async function setPaymentWebhook(c: TestClient, url: string): Promise<voi
   if (res.status !== 200) throw new Error(`PUT /v1/payments/settings answered ${res.status}: ${await res.text()}`);
 }
 
-/** The exact key order of a payment-order webhook body (docs/reference.md §6). */
+/** The exact key order of a payment-order webhook body (docs/payments.md). */
 export const WEBHOOK_KEYS = [
   "product",
   "type",

@@ -4,7 +4,7 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { call, deadUpstreamUrl, eventually, postRpc, rpcError } from "./support.ts";
 
-// Every row of docs/reference.md §9's error table, with the request's id, against a real anvil node.
+// Every row of docs/rpc.md's error table, with the request's id, against a real anvil node.
 let anvil: Anvil;
 let td: TestDaemon;
 let c: TestClient;

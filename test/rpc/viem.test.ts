@@ -24,7 +24,13 @@ beforeAll(async () => {
   anvil = await startAnvil();
   // The follower is on too: a transaction sent through /rpc comes back as an address-watch event.
   td = await startTestDaemon({
-    config: { networks: { eth: { family: "evm", decimals: 18, get_block_cost: 20, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 50 } } },
+    config: {
+      networks: {
+        eth: { family: "evm", decimals: 18, get_block_cost: 20, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 50 },
+        // A node that is down: nothing listens on port 1.
+        down: { family: "evm", decimals: 18, rpc_urls: ["http://127.0.0.1:1"], rpc_timeout_ms: 1000 },
+      },
+    },
   });
   c = await td.client({ credits: 1_000_000, rpcRps: 10_000 });
   rpcUrl = `${td.url}/rpc/eth/${c.apiKey}`;
@@ -172,6 +178,27 @@ describe("viem reports chainwatch's own errors with chainwatch's words", () => {
     const url = `${td.url}/rpc/eth/${slow.apiKey}`;
     await createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }).getBlockNumber({ cacheTime: 0 });
     expect(await failure(url)).toEqual({ name: "LimitExceededRpcError", shortMessage: "Request exceeds defined limit.", details: "Rate limit exceeded.", code: -32005, status: 429 });
+  });
+
+  // -32700 (a body that is not JSON) cannot come from viem, which always sends JSON; the proxy's own tests cover it.
+  test("a batch over 100 calls (-32600, as JSON-RPC defines an invalid request), refused whole", async () => {
+    const client = createPublicClient({ chain: foundry, transport: http(rpcUrl, { retryCount: 0, batch: { batchSize: 101, wait: 10 } }) });
+    const address = (i: number) => `0x${i.toString(16).padStart(40, "0")}` as Hex;
+    const results = await Promise.allSettled(Array.from({ length: 101 }, (_, i) => client.getBalance({ address: address(i + 1) })));
+    const reasons = results.map((r) => (r.status === "rejected" ? (r.reason as BaseError) : null));
+    expect(reasons.every((e) => e instanceof BaseError)).toBe(true);
+    const first = reasons[0] as BaseError;
+    const request = first.walk((e) => e instanceof RpcRequestError) as RpcRequestError | null;
+    expect({ name: first.name, details: first.details, code: (first as { code?: number }).code, status: request?.status }).toEqual({
+      name: "InvalidRequestRpcError",
+      details: "Invalid request: a batch of 101 calls; at most 100.",
+      code: -32600,
+      status: 400,
+    });
+  });
+
+  test("every upstream down (-32603)", async () => {
+    expect(await failure(`${td.url}/rpc/down/${c.apiKey}`)).toMatchObject({ code: -32603, details: "Upstream unavailable.", status: 502 });
   });
 
   test("a method not on the allow-list (-32601, as JSON-RPC defines it)", async () => {

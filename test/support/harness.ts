@@ -32,16 +32,19 @@ function deepMerge(a: Json, b: Json): Json {
  * The database a test gets: a temp SQLite file in `dir`, or, when CHAINWATCH_TEST_DATABASE_URL
  * names a PostgreSQL server (`.ci/run` starts one), a fresh database of its own on that server,
  * so tests stay isolated and may run in parallel. Created with psql because configs are built
- * synchronously.
+ * synchronously. On PostgreSQL it is a copy of a migrated template (test/support/pg-template.ts)
+ * unless `empty` (tests of migrating itself); a SQLite file always starts empty, as migrating one
+ * costs a few milliseconds.
  */
-export function testDatabaseUrl(dir: string): string {
+export function testDatabaseUrl(dir: string, opts: { empty?: boolean } = {}): string {
   const server = process.env.CHAINWATCH_TEST_DATABASE_URL;
   if (!server) return `sqlite://${dir}/chainwatch.db`;
   // One directory, one database, as one directory holds one SQLite file.
   const known = databaseOfDir.get(dir);
   if (known) return known;
   const name = `cw_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
-  const created = Bun.spawnSync([psqlBinary(), "-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", `create database ${name}`], { stderr: "pipe", stdout: "ignore" });
+  const copy = opts.empty ? "" : ` template ${templateOf(server)} strategy file_copy`;
+  const created = Bun.spawnSync([psqlBinary(), "-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", `create database ${name}${copy}`], { stderr: "pipe", stdout: "ignore" });
   if (created.exitCode !== 0) throw new Error(`cannot create test database ${name}: ${created.stderr.toString()}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
@@ -63,6 +66,16 @@ export const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
 
 let databases = 0;
 const databaseOfDir = new Map<string, string>();
+let template: string | undefined;
+
+/** The migrated template on this server, made by the first test process that needs it. */
+function templateOf(server: string): string {
+  if (template) return template;
+  const made = Bun.spawnSync([process.execPath, join(import.meta.dir, "pg-template.ts"), server], { stderr: "pipe", stdout: "pipe" });
+  if (made.exitCode !== 0) throw new Error(`cannot make the test template database: ${made.stderr.toString()}`);
+  template = made.stdout.toString().trim();
+  return template;
+}
 
 function psqlBinary(): string {
   if (Bun.which("psql")) return "psql";
@@ -72,11 +85,11 @@ function psqlBinary(): string {
 }
 
 /** A config for tests: a temp database (see testDatabaseUrl), port 0, private targets allowed (receivers live on 127.0.0.1). */
-export function testConfig(dir: string, overrides: Json = {}): Config {
+export function testConfig(dir: string, overrides: Json = {}, opts: { emptyDatabase?: boolean } = {}): Config {
   const raw = deepMerge(
     {
       server: { host: "127.0.0.1", port: 0 },
-      database: { url: testDatabaseUrl(dir) },
+      database: { url: testDatabaseUrl(dir, { empty: opts.emptyDatabase }) },
       secrets: { master_key_file: `${dir}/master.key` },
       ingest: { token: INGEST_TOKEN },
       delivery: { allow_private_targets: true, backoff_seconds: [1, 1, 1], timeout_ms: 2000 },

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "bun:test";
 import { holdUntilHeight } from "../../src/watch/confirmations.ts";
 import { blk, chain, ingest, listed, pay, type Rig, settled, startRig } from "../ingest/reorg-support.ts";
 
-// min_confirmations in the webhook filter (docs/reference.md §8): deliveries held until the event's block
+// min_confirmations in the webhook filter (docs/chains.md): deliveries held until the event's block
 // has N confirmations on the canonical chain (tip − height + 1 >= N).
 
 describe("holdUntilHeight", () => {

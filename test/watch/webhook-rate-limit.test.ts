@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { DEFAULT_FILTERS } from "../../src/watch/filters.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
-// docs/reference.md §3 and §5: the webhook's delivery rate limit through GET and PUT
+// docs/api.md, docs/webhooks.md: the webhook's delivery rate limit through GET and PUT
 // /v1/address-watch/webhook — `"delivery": {"max_rps": N}` beside url, enabled, events and
 // egress_ips, the account's own limit, else the config's `delivery.max_rps`.
 

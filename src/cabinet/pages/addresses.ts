@@ -17,6 +17,7 @@ export async function addressesPage(ctx: PageContext): Promise<Response> {
     "addresses",
     "Watched addresses",
     html`<p id="slots" aria-live="polite"><strong>${Number(snapshot.slots_used)}</strong> of <strong>${snapshot.address_slots}</strong> address slots used.</p>
+${snapshot.address_slots === 0 ? html`<p id="no-slots">The ${snapshot.plan} plan has 0 address slots, so this account cannot watch addresses yet: ask the operator of this chainwatch to move it to a plan with slots.</p>` : ""}
 <section aria-labelledby="add-h"><h2 id="add-h">Watch an address</h2>
 <form method="post" action="/cabinet/addresses">${csrfField(viewer)}
 <label for="add-network">Network</label><select id="add-network" name="network_slug">${options(networkSlugs(deps), form?.get("network_slug") ?? "eth")}</select>

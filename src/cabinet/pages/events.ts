@@ -1,14 +1,15 @@
 import { findNetwork } from "../../config/networks.ts";
 import type { Failure } from "../../lib/error-codes.ts";
-import { listEvents } from "../../watch/events.ts";
-import { EVENT_TYPES, parseEventListQuery } from "../../watch/list-events.ts";
 import { html } from "../../lib/html.ts";
-import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
+import { eventLog, parseEventLogQuery } from "../../watch/event-log.ts";
+import { EVENT_TYPES } from "../../watch/list-events.ts";
+import { cabinetPage, networkSlugs, options, type PageContext, pager, queryRecord, when } from "../view.ts";
 
 /** Events per page. */
 export const EVENTS_PER_PAGE = 25;
 
-type EventBody = {
+/** An event body's fields the pages show (the body is the webhook's, docs/webhooks.md). */
+export type EventBody = {
   id: string;
   type: string;
   network: string;
@@ -23,37 +24,43 @@ type EventBody = {
   created_at: string;
 };
 
-/** The events listing (GET /v1/address-watch/events), a page at a time, with its filters. */
+/** The filters a page keeps in its links, from the query as typed. */
+const FILTER_KEYS = ["type", "network", "address", "tx_hash"] as const;
+
+/** The events log: newest first, paged both ways, filtered by type, network, address or transaction; each event opens on its own page. */
 export async function eventsPage(ctx: PageContext): Promise<Response | Failure> {
   const { deps, viewer, query } = ctx;
-  const raw = Object.fromEntries([...query].filter(([k, v]) => ["after", "type", "network"].includes(k) && v !== ""));
-  const parsed = parseEventListQuery({ ...raw, limit: String(EVENTS_PER_PAGE) }, (slug) => findNetwork(deps.config.networks, slug) !== undefined);
+  const parsed = parseEventLogQuery(queryRecord(query), (slug) => findNetwork(deps.config.networks, slug) !== undefined);
   if (!parsed.ok) return parsed;
   const q = parsed.query;
-  const page = await listEvents(deps.db, { accountId: viewer.accountId, ...q });
+  const page = await eventLog(deps.db, viewer.accountId, q, EVENTS_PER_PAGE);
   if (!page.ok) return page;
-  const events = page.bodies.map((b) => JSON.parse(b) as EventBody);
-  const filters = new URLSearchParams(Object.entries(raw).filter(([k]) => k !== "after"));
-  const next = page.nextAfter ? `/cabinet/events?${new URLSearchParams([...filters, ["after", page.nextAfter]])}` : null;
-  const first = `/cabinet/events${filters.size ? `?${filters}` : ""}`;
-  const rows = events.map(
-    (e) => html`<tr><td>${when(e.created_at)}</td><td>${e.type}${e.direction ? ` (${e.direction})` : ""}${e.removed ? " · removed" : ""}</td><td>${e.network}</td>
-<td>${e.type === "block" ? html`block ${e.block_height} · ${e.tx_count} tx` : html`<code>${e.address}</code>`}</td>
-<td>${e.amount ?? ""}${e.asset ? html` <code>${e.asset}</code>` : ""}</td><td>${e.tx_hash ? html`<code>${e.tx_hash}</code>` : ""}</td><td><code>${e.id}</code></td></tr>`,
-  );
+  const shown = { type: q.type, network: q.network, address: q.address, tx_hash: q.txHash };
+  const filters = FILTER_KEYS.flatMap((k) => (shown[k] ? [[k, shown[k] as string] as const] : []));
+  const rows = page.events.map((row) => {
+    const e = JSON.parse(row.body) as EventBody;
+    return html`<tr id="${e.id}"><td data-label="Time"><a href="/cabinet/events/${e.id}">${when(e.created_at)}</a></td>
+<td data-label="Type">${e.type}${e.direction ? ` (${e.direction})` : ""}${e.removed ? html` <span class="badge retraction">removed</span>` : ""}</td><td data-label="Network">${e.network}</td>
+<td data-label="${e.type === "block" ? "Block" : "Address"}" class="wide">${e.type === "block" ? html`${e.block_height} · ${e.tx_count} tx` : html`<code>${e.address}</code>`}</td>
+${e.amount === undefined ? html`<td class="empty">—</td>` : html`<td data-label="Amount">${e.amount}${e.asset ? html` <code>${e.asset}</code>` : ""}</td>`}
+${e.tx_hash === undefined ? html`<td class="empty">—</td>` : html`<td data-label="Tx" class="wide"><code>${e.tx_hash}</code></td>`}</tr>`;
+  });
+  const filtered = filters.length > 0;
   return cabinetPage(
     ctx,
     "events",
     "Events",
-    html`<form method="get" action="/cabinet/events">
-<label for="f-type">Type</label><select id="f-type" name="type">${options([["", "any"], ...EVENT_TYPES.map((t) => [t, t] as const)], raw.type ?? "")}</select>
-<label for="f-network">Network</label><select id="f-network" name="network">${options([["", "any"], ...networkSlugs(deps).map((n) => [n, n] as const)], raw.network ?? "")}</select>
-<button type="submit" class="secondary">Filter</button></form>
+    html`<form method="get" action="/cabinet/events" class="filters">
+<div class="short"><label for="f-type">Type</label><select id="f-type" name="type">${options([["", "any"], ...EVENT_TYPES.map((t) => [t, t] as const)], q.type ?? "")}</select></div>
+<div class="short"><label for="f-network">Network</label><select id="f-network" name="network">${options([["", "any"], ...networkSlugs(deps).map((n) => [n, n] as const)], q.network ?? "")}</select></div>
+<div><label for="f-address">Address</label><input type="text" id="f-address" name="address" value="${q.address ?? ""}" autocomplete="off" spellcheck="false"></div>
+<div><label for="f-tx">Transaction hash</label><input type="text" id="f-tx" name="tx_hash" value="${q.txHash ?? ""}" autocomplete="off" spellcheck="false"></div>
+<div class="actions"><button type="submit" class="secondary">Filter</button>${filtered ? html` <a href="/cabinet/events">Clear</a>` : ""}</div></form>
 ${
-  events.length === 0
-    ? html`<p>No events${q.after ? " after this one" : ""}.</p>`
-    : html`<div class="scroll"><table><thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Network</th><th scope="col">Address</th><th scope="col">Amount</th><th scope="col">Transaction</th><th scope="col">Event id</th></tr></thead><tbody>${rows}</tbody></table></div>`
+  rows.length === 0
+    ? html`<p>No events${filtered ? " match these filters" : ""}${q.before ? " older than this" : ""}.</p>`
+    : html`<table class="stack events"><caption class="visually-hidden">Events, newest first</caption><thead><tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Network</th><th scope="col">Address or block</th><th scope="col">Amount</th><th scope="col">Transaction</th></tr></thead><tbody>${rows}</tbody></table>`
 }
-<nav class="pager" aria-label="Pages">${q.after ? html`<a href="${first}">First page</a>` : ""}${next ? html`<a href="${next}" rel="next">Next page</a>` : ""}</nav>`,
+${pager("/cabinet/events", filters, { newer: page.newer, older: page.older, paged: q.before !== undefined || q.after !== undefined })}`,
   );
 }

@@ -56,7 +56,7 @@ ${o.aml ? html`<p>AML: risk <strong>${o.aml.risk_level}</strong>, score ${o.aml.
 <section aria-labelledby="tl-h"><h2 id="tl-h">Lifecycle</h2><ol class="timeline">
 <li><strong>pending</strong> · created ${when(o.created_at)}</li>
 ${steps.map(
-  (s) => html`<li><strong>${s.state}</strong> · ${when(s.at)}${s.tx_hash ? html` · tx <code>${s.tx_hash}</code>` : ""}<br><span class="muted">webhook <a href="/cabinet/deliveries#${s.delivery.id}">${s.delivery.id}</a>: ${s.delivery.status}, ${s.delivery.attempts} attempt(s)</span></li>`,
+  (s) => html`<li><strong>${s.state}</strong> · ${when(s.at)}${s.tx_hash ? html` · tx <code>${s.tx_hash}</code>` : ""}<br><span class="muted">webhook <a href="/cabinet/deliveries/${s.delivery.id}">${s.delivery.id}</a>: ${s.delivery.status}, ${s.delivery.attempts} attempt(s)</span></li>`,
 )}</ol></section>
 <p><a href="/cabinet/payments">All orders</a></p>`,
   );

@@ -2,6 +2,7 @@ import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
 import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
 import { readWebhookHealth, type WebhookHealth } from "../../delivery/webhook-health.ts";
 import { readWebhook } from "../../watch/update-webhook.ts";
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, previousSecretExpiry } from "../../watch/webhook-secret.ts";
 import { type Html, html, raw } from "../../lib/html.ts";
 import { rfc3339 } from "../../lib/time.ts";
 import { csrfField } from "../layout.ts";
@@ -38,6 +39,55 @@ export function webhookBodyFromForm(form: URLSearchParams): Record<string, unkno
 
 const checked = (on: boolean) => raw(on ? " checked" : "");
 
+/** The grace periods the Rotate form offers: how long the old secret keeps signing too. */
+const GRACE_CHOICES = [
+  ["0", "End the old secret now"],
+  ["3600", "1 hour"],
+  [String(DEFAULT_GRACE_SECONDS), "24 hours"],
+  [String(MAX_GRACE_SECONDS), "7 days"],
+] as const;
+
+/** The POST /v1/address-watch/webhook/secret/rotate body a submitted Rotate form stands for. */
+export function rotateBodyFromForm(form: URLSearchParams): Record<string, unknown> {
+  const grace = form.get("grace_seconds");
+  return grace === null || grace.trim() === "" ? {} : { grace_seconds: wholeNumber(grace) };
+}
+
+/** Said when the Reveal form was posted without its confirmation ticked. */
+export const REVEAL_UNCONFIRMED = "confirm must be ticked to show the secret";
+
+/** Whether a posted Reveal form carries its confirmation. */
+export const revealConfirmed = (form: URLSearchParams) => form.get("confirm") === "yes";
+
+/** A secret a form post produced, shown on the page this once: a new one after Rotate, or the current one after Reveal. */
+export type ShownSecret = { secret: string; rotated: boolean };
+
+/** The secret a Rotate or Reveal post produced, at the top of the page it renders; never on a GET. */
+function shownSecretBox(ctx: PageContext): Html | "" {
+  const shown = ctx.flash.extra as ShownSecret | undefined;
+  if (!shown) return "";
+  return html`<section class="card" aria-labelledby="shown-secret-h"><h2 id="shown-secret-h">${shown.rotated ? "New webhook secret" : "Webhook secret"}</h2>
+<p><strong>${shown.rotated ? "Copy it now: it is not shown again." : "Keep it private: anyone holding it can forge webhooks."}</strong></p>
+<div class="secret"><code id="webhook-secret">${shown.secret}</code><button type="button" data-copy="webhook-secret">Copy secret</button></div></section>`;
+}
+
+/** The signing secret's section: a rotation's grace period still running, and the Rotate and Reveal forms. */
+function secretSection(ctx: PageContext, previousExpiresAt: number | null): Html {
+  const { viewer } = ctx;
+  const grace =
+    previousExpiresAt === null
+      ? ""
+      : html`<p id="secret-grace">The previous secret also signs every webhook until ${when(rfc3339(previousExpiresAt))}: update your receiver before then.</p>`;
+  return html`<section aria-labelledby="secret-h"><h2 id="secret-h">Signing secret</h2>${grace}
+<p class="muted">Webhooks are signed with this account's <code>whsec_</code> secret. Rotating makes a new one; during the grace period every webhook carries a signature by each secret in <code>webhook-signature</code>, while <code>X-Signature</code> uses the new one.</p>
+<form method="post" action="/cabinet/webhook/secret/rotate" data-confirm="Make a new webhook secret? Receivers must switch to it before the grace period ends.">${csrfField(viewer)}
+<label for="secret-grace-select">Old secret keeps signing for</label><select id="secret-grace-select" name="grace_seconds">${options(GRACE_CHOICES, String(DEFAULT_GRACE_SECONDS))}</select>
+<button type="submit">Rotate secret</button></form>
+<form method="post" action="/cabinet/webhook/secret/reveal" data-confirm="Show the webhook secret on this screen?">${csrfField(viewer)}
+<label class="inline"><input type="checkbox" name="confirm" value="yes" required> Show the current secret on this screen</label>
+<button type="submit" class="secondary">Reveal secret</button></form></section>`;
+}
+
 /**
  * The endpoint's trouble, above the settings: failing since when, or switched off after a run of
  * failures, with the last error. Nothing while it is healthy or switched off by the account holder.
@@ -53,11 +103,12 @@ export function healthBanner(h: WebhookHealth): Html | "" {
   return "";
 }
 
-/** The address-watch webhook: URL, enabled, filters, egress IPs, and the Test button. */
+/** The address-watch webhook: URL, enabled, filters, the Test button, the signing secret and egress IPs. */
 export async function webhookPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer, flash } = ctx;
   const current = await readWebhook(deps, viewer.accountId);
   const health = await readWebhookHealth(deps, viewer.accountId);
+  const previousExpiresAt = await previousSecretExpiry(deps, viewer.accountId);
   // A refused form shows what was typed, not what is stored.
   const shown = flash.form && flash.form.has("url") ? { ...current, ...webhookBodyFromForm(flash.form) } : current;
   const events = shown.events as Record<string, unknown>;
@@ -80,7 +131,7 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
     ctx,
     "webhook",
     "Webhook",
-    html`${healthBanner(health)}<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
+    html`${shownSecretBox(ctx)}${healthBanner(health)}<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
 <form method="post" action="/cabinet/webhook">${csrfField(viewer)}
 <label for="wh-url">Webhook URL</label><input type="text" inputmode="url" id="wh-url" name="url" autocomplete="off" spellcheck="false" placeholder="https://example.com/hooks/chainwatch" value="${(shown.url as string | null) ?? ""}">
 <label class="inline"><input type="checkbox" name="enabled" value="true"${checked(shown.enabled === true)}> Enabled</label>
@@ -92,6 +143,7 @@ ${kinds}${minConf}${maxRps}
 <label for="test-event">Event</label><select id="test-event" name="event">${options(TEST_EVENTS, testForm?.get("event") ?? "payment")}</select>
 <label for="test-network">Network</label><select id="test-network" name="network">${options(nets, testForm?.get("network") ?? nets[0])}</select>
 <button type="submit">Test</button><output id="test-result" aria-live="polite"></output></form></section>
+${secretSection(ctx, previousExpiresAt)}
 <section aria-labelledby="egress-h"><h2 id="egress-h">Egress IPs</h2>
 ${current.egress_ips.length === 0 ? html`<p>Not published by this operator.</p>` : html`<p>Webhooks come from: ${current.egress_ips.map((ip, i) => html`${i ? ", " : ""}<code>${ip}</code>`)}</p>`}
 </section>`,

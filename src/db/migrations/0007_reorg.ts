@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { isPostgres } from "../dialect/detect.ts";
 
 /**
- * Reorg-aware storage (docs/reference.md §8). Blocks get a status: `canonical`, `orphaned` (replaced by a
+ * Reorg-aware storage (docs/chains.md). Blocks get a status: `canonical`, `orphaned` (replaced by a
  * reorg, kept for the record) or `rewound` (set aside by `follow rewind` until the chain is read
  * again). At most one canonical block per (network, height); the tip is the highest of them.
  * Events remember their block, so a reorg finds the events to retract by height. Deliveries can be

@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 
 /**
  * JSON-RPC metering: the usage series counts /rpc calls per day beside deliveries and events.
- * The seeded `free` plan gets docs/reference.md §9's default of 25 RPC calls a second, unless an admin has
+ * The seeded `free` plan gets docs/rpc.md's default of 25 RPC calls a second, unless an admin has
  * already edited it (then its updated_at moved past its created_at and it is left alone).
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * Chain followers (docs/reference.md §8). `token_decimals` caches what a token contract's `decimals()`
+ * Chain followers (docs/chains.md). `token_decimals` caches what a token contract's `decimals()`
  * answered, so each contract is asked once per network, not once per transfer. `follower_state`
  * is how `chainwatch follow status` (another process) sees the daemon's followers: the daemon
  * writes one row per followed network on every poll; `follow rewind` sets `resume_requested`,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * Follower leadership (docs/reference.md §10): with several daemons on one PostgreSQL database only the daemon
+ * Follower leadership (docs/operations.md): with several daemons on one PostgreSQL database only the daemon
  * leading a network's follower writes its `follower_state` row, and names itself in `leader`, so
  * `follow status` shows which daemon follows the network. Null in rows written before.
  */

@@ -3,7 +3,7 @@ import { isPostgres } from "../dialect/detect.ts";
 import { postgresRateWindows } from "../dialect/postgres/rate-windows.ts";
 
 /**
- * The per-second budgets that make the rate limits hold across daemons (docs/reference.md §10). PostgreSQL
+ * The per-second budgets that make the rate limits hold across daemons (docs/operations.md). PostgreSQL
  * only: on SQLite one daemon counts in memory.
  */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 
 /**
  * Credits a daemon has set aside from an account's balance for /rpc calls and not yet charged
- * (docs/reference.md §9, §10): one row per daemon and account. A daemon rewrites its own rows at
+ * (docs/rpc.md, docs/operations.md): one row per daemon and account. A daemon rewrites its own rows at
  * each flush, which also renews `lease_until`; a row whose lease ran out belongs to a daemon that
  * died, and any daemon deletes it, which gives its credits back.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 
 /**
  * Payments to payment-order addresses seen in a UTXO node's mempool, before any block holds them
- * (docs/reference.md §6, §8): they announce an order `seen`. A row is deleted once its transaction
+ * (docs/payments.md, docs/chains.md): they announce an order `seen`. A row is deleted once its transaction
  * is mined (the block's payment transfer counts from then on) or gone from the mempool; an order
  * left with nothing goes back to waiting.
  */

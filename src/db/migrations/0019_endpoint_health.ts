@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 
 /**
  * The health of each account's webhook endpoint and the notices an account holder is shown
- * (docs/reference.md §5). `endpoint_health` has one row per account whose webhook was ever
+ * (docs/webhooks.md). `endpoint_health` has one row per account whose webhook was ever
  * attempted: the first failure of the current run of failures, the last success, the last error,
  * and when the run disabled the webhook. `notices` are the account's messages (an endpoint
  * disabled, a delivery that used up its attempts), newest first by id. Both are written by

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * Delivery recovery (docs/reference.md §5). `replay` marks a delivery queued by an events replay:
+ * Delivery recovery (docs/webhooks.md). `replay` marks a delivery queued by an events replay:
  * a new delivery of a stored event, whose every attempt carries `X-Webhook-Replay: true`. The flag
  * rides on the row the claim reads anyway, so the send path pays nothing to learn it. Failed rows
  * get a partial index per account and creation time: a recovery reads a range of them, and they

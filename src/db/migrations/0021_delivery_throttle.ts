@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * The delivery rate limit of each account's webhook (docs/reference.md §5): `webhook_max_rps`, the
+ * The delivery rate limit of each account's webhook (docs/webhooks.md): `webhook_max_rps`, the
  * most deliveries a second its endpoint is sent, 0 for none; null while the account has not set
  * one, so `delivery.max_rps` of the config applies. Written by src/watch/webhook-settings.ts with
  * the other webhook columns; the delivery claim reads it beside the webhook's route. On PostgreSQL

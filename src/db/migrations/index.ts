@@ -20,6 +20,7 @@ import * as m0018 from "./0018_mempool_transfers.ts";
 import * as m0019 from "./0019_endpoint_health.ts";
 import * as m0020 from "./0020_delivery_replay.ts";
 import * as m0021 from "./0021_delivery_throttle.ts";
+import * as m0022 from "./0022_webhook_secret_rotation.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   "0019_endpoint_health": m0019,
   "0020_delivery_replay": m0020,
   "0021_delivery_throttle": m0021,
+  "0022_webhook_secret_rotation": m0022,
 };

@@ -2,14 +2,17 @@ import { SCHEMAS } from "./schemas.ts";
 
 const header = (name: string, description: string, required = true) => ({ name, in: "header", required, description, schema: { type: "string" } });
 
-/** The headers of every webhook POST (docs/reference.md, "Webhooks"). */
+/** The headers of every webhook POST (docs/webhooks.md). */
 const WEBHOOK_HEADERS = [
   header("X-Webhook-Id", "The delivery id (dlv_…), the same on every retry: deduplicate on it"),
   header("X-Timestamp", "Unix seconds when this attempt was signed"),
-  header("X-Signature", "Lower-case hex HMAC-SHA256 over `<X-Timestamp>.<raw body>`, keyed with the account's whsec_ secret (base64-decoded after the prefix)"),
+  header("X-Signature", "Lower-case hex HMAC-SHA256 over `<X-Timestamp>.<raw body>`, keyed with the account's whsec_ secret (base64-decoded after the prefix); after a rotation, always the new secret"),
   header("webhook-id", "Standard Webhooks: the delivery id"),
   header("webhook-timestamp", "Standard Webhooks: Unix seconds"),
-  header("webhook-signature", "Standard Webhooks: `v1,<base64 HMAC-SHA256 over <id>.<timestamp>.<body>>`"),
+  header(
+    "webhook-signature",
+    "Standard Webhooks: `v1,<base64 HMAC-SHA256 over <id>.<timestamp>.<body>>`; during a rotation's grace period two, space-separated: `v1,<by the previous secret> v1,<by the new one>`",
+  ),
   header("X-Webhook-Test", "`true` on test deliveries, which are never billed", false),
   header("X-Webhook-Replay", "`true` on deliveries of an events replay (POST /v1/address-watch/events/replay): a stored event sent again under a new delivery id", false),
 ];
@@ -23,12 +26,23 @@ const webhook = (summary: string, description: string, schema: unknown) => ({
 });
 
 /**
- * Everything in the OpenAPI document that is not derived from the routes: info, the signed-API
+ * Where the API answers: the operator's public address when the config names one
+ * (`cabinet.public_url`, set behind a proxy), and always "/", the daemon the document was read from.
+ */
+function servers(publicUrl: string): { url: string; description: string }[] {
+  const here = { url: "/", description: "This daemon: the address this document was fetched from" };
+  if (publicUrl === "") return [here];
+  return [{ url: publicUrl.replace(/\/+$/, ""), description: "The public address (cabinet.public_url)" }, here];
+}
+
+/**
+ * Everything in the OpenAPI document that is not derived from the routes: the servers, info, the signed-API
  * security schemes (the default for every operation), the component schemas and the webhooks
  * chainwatch sends (OpenAPI 3.1 `webhooks`).
  */
-export function openapiDocumentation(version: string) {
+export function openapiDocumentation(version: string, config: { cabinet: { public_url: string } }) {
   return {
+    servers: servers(config.cabinet.public_url),
     info: {
       title: "chainwatch",
       version,

@@ -9,6 +9,7 @@ import { PaymentSettingsSchema } from "../../payments/settings.ts";
 import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
 import { AddWatchSchema } from "../../watch/watch-address.ts";
 import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
+import { RotateSecretSchema } from "../../watch/webhook-secret.ts";
 import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
 
 // Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
@@ -37,7 +38,13 @@ export const Account = T.Object({
 export const Usage = T.Object({
   days: T.Integer({ minimum: 1, maximum: 90 }),
   series: T.Array(
-    T.Object({ date: T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }), credits: T.Integer(), deliveries: T.Integer(), events: T.Integer() }),
+    T.Object({
+      date: T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" }),
+      credits: T.Integer(),
+      deliveries: T.Integer(),
+      events: T.Integer(),
+      rpc_calls: T.Integer({ description: "JSON-RPC calls answered by the node or the cache" }),
+    }),
     { description: "Exactly `days` UTC days, oldest first, today last, zero-filled" },
   ),
 });
@@ -77,6 +84,14 @@ export const WebhookSettings = T.Object({
       maximum: MAX_DELIVERY_RPS,
       description: "Most deliveries a second to the webhook (the account's own limit, else the operator's default); 0: no limit",
     }),
+  }),
+});
+
+export const RotatedWebhookSecret = T.Object({
+  webhook_secret: T.String({ pattern: "^whsec_", description: "The new secret: shown in this answer only" }),
+  previous_expires_at: T.String({
+    format: "date-time",
+    description: "When the previous secret stops signing (RFC 3339); the time of the rotation itself with grace_seconds 0",
   }),
 });
 
@@ -219,6 +234,8 @@ export const SCHEMAS = {
   WebhookSettings,
   WebhookUpdate: WebhookUpdateSchema,
   WebhookTest: WebhookTestSchema,
+  RotateWebhookSecret: RotateSecretSchema,
+  RotatedWebhookSecret,
   TestQueued,
   RecoverRequest: RecoverSchema,
   RecoverResult,

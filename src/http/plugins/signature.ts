@@ -22,7 +22,7 @@ export type SignatureDeps = {
 const EMPTY_SHA256 = sha256Hex("");
 
 /**
- * The signed-API guard (docs/reference.md §3): adapts the pure verifier to Elysia. Each route
+ * The signed-API guard (docs/api.md): adapts the pure verifier to Elysia. Each route
  * module `.use()`s its own instance; the derived `auth` names the account for the handler.
  */
 export function signature(deps: SignatureDeps) {

@@ -6,6 +6,10 @@ import { responses, UNSIGNED } from "../openapi/responses.ts";
 export function healthRoutes(deps: AppDeps) {
   return new Elysia()
     .get("/healthz", () => ({ ok: true }), { detail: { summary: "Liveness", tags: ["operations"], security: UNSIGNED, responses: responses({ 200: ["Health", "The daemon is up"] }, [], { signed: false }) } })
+    // Browsers ask every server for /favicon.ico (the /openapi page, a /healthz opened by hand):
+    // nothing to show is an answer, not a 404 in the logs and metrics. The cabinet's pages name
+    // their own icon, /cabinet/favicon.svg.
+    .get("/favicon.ico", () => new Response(null, { status: 204, headers: { "cache-control": "public, max-age=86400" } }), { detail: { hide: true } })
     .get(
       "/metrics",
       () =>

@@ -15,7 +15,7 @@ export function ingestTokenMatches(authorization: string | null, token: string):
   return timingSafeEqual(digest(presented), digest(token)) && presented !== "";
 }
 
-/** POST /ingest/blocks: the indexer feed (docs/reference.md §4), guarded by the ingest bearer token, not by API keys. */
+/** POST /ingest/blocks: the indexer feed (docs/chains.md), guarded by the ingest bearer token, not by API keys. */
 export function ingestRoutes(deps: AppDeps) {
   const { token, body_limit_bytes: limit } = deps.config.ingest;
   const guard = (request: Request) => {

@@ -17,7 +17,7 @@ library that takes a URL works; the key's IP allowlist applies. Only methods on 
 refused whole (key, IP, network, framing) answers one error object, with id null for a batch. Notifications (calls
 without an id) are forwarded and billed but never answered: a request of notifications alone answers 204.`;
 
-/** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (docs/reference.md §9). */
+/** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (docs/rpc.md). */
 export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
   const limit = deps.config.server.body_limit_bytes;
   const respond = (answer: RpcAnswer, set: { status?: number | string }) => {
@@ -71,7 +71,7 @@ const rpcError = (description: string) => ({ description, content: RPC_ANSWER })
 /** An error of the table as the document quotes it: `-32010 Invalid API key`. */
 const quote = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS]) => `${e.code} ${e.message}`;
 
-/** Every status /rpc answers with (docs/reference.md §9 has the error table); each body is JSON-RPC, not {"error": "…"}. */
+/** Every status /rpc answers with (docs/rpc.md has the error table); each body is JSON-RPC, not {"error": "…"}. */
 const RPC_RESPONSES = {
   "200": { description: `The node's answer, passed through; also ${RPC_ERRORS.METHOD_NOT_ALLOWED.code} for a method not on the allow-list`, content: RPC_ANSWER },
   "204": { description: "Notifications alone (calls without an id): forwarded, nothing to answer" },

@@ -1,12 +1,13 @@
 import { Elysia } from "elysia";
 import { readWebhookHealth } from "../../delivery/webhook-health.ts";
 import { readWebhook, updateWebhook } from "../../watch/update-webhook.ts";
+import { rotatedView, rotateWebhookSecret } from "../../watch/webhook-secret.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
 
-/** GET and PUT /v1/address-watch/webhook and GET …/webhook/health (the test trigger lives with delivery). */
+/** GET and PUT /v1/address-watch/webhook, GET …/webhook/health and POST …/webhook/secret/rotate (the test trigger lives with delivery). */
 export function webhookRoutes(deps: AppDeps) {
   return new Elysia()
     .use(signature(signatureDeps(deps)))
@@ -37,5 +38,23 @@ export function webhookRoutes(deps: AppDeps) {
         tags: ["address-watch"],
         responses: responses({ 200: ["WebhookHealth", "The endpoint's health"] }),
       },
-    });
+    })
+    .post(
+      "/v1/address-watch/webhook/secret/rotate",
+      async ({ auth, body }) => {
+        const rotated = await rotateWebhookSecret(deps, auth.accountId, body);
+        if (!rotated.ok) throw fromFailure(rotated);
+        return rotatedView(rotated);
+      },
+      {
+        detail: {
+          summary: "Replace the webhook secret; the previous one keeps signing beside it for grace_seconds (default a day)",
+          description:
+            "The new whsec_ secret is in this answer only. Until previous_expires_at every webhook's webhook-signature carries two signatures, `v1,<by the previous secret> v1,<by the new one>`, so a receiver verifies with either; X-Signature is always by the new secret. A second rotation within the grace period ends the previous secret at once: at most two secrets sign.",
+          tags: ["address-watch"],
+          requestBody: { ...jsonRequest("RotateWebhookSecret"), required: false },
+          responses: responses({ 200: ["RotatedWebhookSecret", "The new secret, shown this once"] }, [[400, "grace_seconds not an integer from 0 to 604800, or another field"], 413, 415]),
+        },
+      },
+    );
 }

@@ -3,7 +3,7 @@ import type { Db } from "../../executor.ts";
 import { compiled } from "../compiled.ts";
 
 /**
- * The per-second budgets of the cluster-wide rate limits (docs/reference.md §10): one row per limit key and
+ * The per-second budgets of the cluster-wide rate limits (docs/operations.md): one row per limit key and
  * clock second counting what every daemon took. UNLOGGED: a budget lives for a second, so it
  * needs no WAL and may be lost in a crash (the limits then start the second afresh).
  */

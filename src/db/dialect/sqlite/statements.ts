@@ -16,7 +16,8 @@ const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_lease
 
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
 const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc
+  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc,
+  a.webhook_previous_secret_enc, a.webhook_previous_secret_expires_at
 from deliveries as d inner join accounts as a on a.id = d.account_id`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p

@@ -1,0 +1,23 @@
+// Tests that need PostgreSQL (several daemons on one database, advisory locks, LISTEN/NOTIFY) are
+// skipped on the default SQLite run. Their names say so, and the run prints once how to enable them.
+
+const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
+
+/** How to run the PostgreSQL-only tests. */
+export const POSTGRES_HOW_TO =
+  "url=$(test/support/postgres.sh start DIR) && CHAINWATCH_TEST_DATABASE_URL=$url bun test --timeout 30000 <paths>; test/support/postgres.sh stop DIR";
+
+let told = false;
+
+/**
+ * The name of a PostgreSQL-only `describe`/`test`: unchanged on PostgreSQL; on SQLite it says it
+ * is skipped and why, and the first one of the run prints how to run them on stdout.
+ */
+export function postgresOnly(name: string): string {
+  if (onPostgres) return name;
+  if (!told) {
+    told = true;
+    console.log(`PostgreSQL-only tests are skipped (CHAINWATCH_TEST_DATABASE_URL is unset); to run them: ${POSTGRES_HOW_TO}`);
+  }
+  return `${name} [skipped: PostgreSQL only, set CHAINWATCH_TEST_DATABASE_URL (test/support/postgres.sh start DIR)]`;
+}
