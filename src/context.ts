@@ -1,6 +1,7 @@
 import type { Config } from "./config/schema.ts";
 import { checkConnection } from "./db/connection-check.ts";
 import { type Db, openDatabase } from "./db/database.ts";
+import { createStorageWatch } from "./db/storage-full.ts";
 import { migrateChecked } from "./db/version-guard.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { type Logger, silentLogger } from "./lib/log.ts";
@@ -30,7 +31,10 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   const create = opts.create ?? true;
   const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: env.CHAINWATCH_MASTER_KEY, create });
   if (!key.ok) throw new StartupError(key.error);
-  const db = openDatabase(config.database.url);
+  const log = opts.log ?? silentLogger;
+  // A full disk under the SQLite file is logged once when it fills and once when writes succeed again.
+  const timeouts = { connectTimeoutMs: config.database.connect_timeout_ms, queryTimeoutMs: config.database.query_timeout_ms };
+  const db = openDatabase(config.database.url, { storage: createStorageWatch(log), timeouts });
   // A database that cannot be reached says so, naming database.url, before anything is migrated.
   const reached = await checkConnection(db, config.database.url);
   if (!reached.ok) {
@@ -48,7 +52,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
     await db.destroy();
     throw new StartupError(keyCheck.error);
   }
-  return { config, db, box, clock: opts.clock ?? systemClock, log: opts.log ?? silentLogger, migrationsApplied: migrated.applied };
+  return { config, db, box, clock: opts.clock ?? systemClock, log, migrationsApplied: migrated.applied };
 }
 
 /** A failure that stops start-up with a one-line reason. */

@@ -28,7 +28,8 @@ import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createServer } from "./server.ts";
 import { type Context, StartupError } from "./context.ts";
-import { retentionWorker } from "./watch/retention.ts";
+import { gaugesWorker } from "./upkeep/gauges.ts";
+import { retentionWorker } from "./upkeep/retention.ts";
 import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
 
 
@@ -99,7 +100,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   // Background workers; each feature adds its own here.
   const workers: Worker[] = [
-    retentionWorker({ ...ctx, retentionDays: config.events.retention_days }),
+    retentionWorker(ctx),
+    gaugesWorker({ ...ctx, metrics }),
     delivery,
     amlWorker,
     createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),

@@ -2,8 +2,10 @@ import { defineCommand } from "citty";
 import { listAccounts } from "../../src/accounts/accounts.ts";
 import {
   attemptsOf,
+  countDeliveries,
   DELIVERY_STATUSES,
   deliveryView,
+  getDelivery,
   listDeliveries,
   loggedAttemptCounts,
   retryDelivery,
@@ -24,12 +26,17 @@ export function deliveriesCommand(g: Globals) {
     meta: { name: "deliveries", description: "Inspect and re-queue webhook deliveries" },
     subCommands: {
       list: defineCommand({
-        meta: { name: "list", description: "The outbox, newest first (--json adds each delivery's attempts)" },
+        meta: {
+          name: "list",
+          description: "The outbox, newest first, a page at a time (--cursor for the next page; --json adds each delivery's attempts)",
+        },
         args: {
           ...globalArgs,
           account: { type: "string", description: "Only this account (name or id)" },
           status: { type: "string", description: DELIVERY_STATUSES.join(" | ") },
           limit: { type: "string", description: `At most N rows (1..${MAX_LIMIT}, default ${DEFAULT_LIMIT})` },
+          cursor: { type: "string", description: "Start after this delivery (the id the previous page named as its cursor)" },
+          count: { type: "boolean", description: "Print how many deliveries match --account and --status instead of listing them" },
         },
         run: ({ args }) =>
           withContext(g, async (ctx) => {
@@ -38,16 +45,32 @@ export function deliveriesCommand(g: Globals) {
             if (args.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(args.status))
               throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(", ")}`);
             const accountId = args.account ? (await requireAccount(ctx.db, args.account)).id : undefined;
-            const rows = await listDeliveries(ctx.db, { accountId, status: args.status, limit });
+            if (args.count) {
+              const count = await countDeliveries(ctx.db, { accountId, status: args.status });
+              emit(g, { count }, () => String(count));
+              return;
+            }
+            let before: { created_at: number; id: string } | undefined;
+            if (args.cursor !== undefined) {
+              const at = await getDelivery(ctx.db, String(args.cursor));
+              if (!at) throw new UsageError(`--cursor ${String(args.cursor)} is no delivery`);
+              before = { created_at: Number(at.created_at), id: at.id };
+            }
+            // One row more than shown says whether another page follows.
+            const fetched = await listDeliveries(ctx.db, { accountId, status: args.status, limit: limit + 1, before });
+            const rows = fetched.slice(0, limit);
+            const nextCursor = fetched.length > limit ? rows[rows.length - 1].id : null;
             if (g.json) {
               const attempts = await attemptsOf(ctx.db, rows.map((d) => d.id));
               const deliveries = rows.map((d) => {
                 const log = attempts.filter((a) => a.delivery_id === d.id);
                 return deliveryView(d, log.length, log);
               });
-              emit(g, { deliveries }, () => "");
+              emit(g, { deliveries, next_cursor: nextCursor }, () => "");
               return;
             }
+            // The table stays the whole of stdout; where the next page starts goes to stderr.
+            if (nextCursor !== null) process.stderr.write(`more: --cursor ${nextCursor}\n`);
             const names = new Map((await listAccounts(ctx.db)).map((a) => [a.id, a.name]));
             const counts = await loggedAttemptCounts(ctx.db, rows.map((d) => d.id));
             emit(g, null, () =>

@@ -122,3 +122,10 @@ export function signInUrl(config: { server: { host: string; port: number }; cabi
   const host = ["0.0.0.0", "::", ""].includes(config.server.host) ? "localhost" : config.server.host;
   return `http://${host.includes(":") ? `[${host}]` : host}:${config.server.port}${path}`;
 }
+
+/** Deletes expired sessions and expired sign-in links (used or not): the retention worker's cabinet step. */
+export async function pruneExpiredSignIns(db: Db, nowMs: number): Promise<{ sessions: number; links: number }> {
+  const sessions = await db.deleteFrom("cabinet_sessions").where("expires_at", "<=", nowMs).executeTakeFirst();
+  const links = await db.deleteFrom("cabinet_links").where("expires_at", "<=", nowMs).executeTakeFirst();
+  return { sessions: Number(sessions.numDeletedRows), links: Number(links.numDeletedRows) };
+}

@@ -161,6 +161,16 @@ export const ConfigSchema = T.Object(
           default: "sqlite://./data/chainwatch.db",
           description: "`sqlite://<file>` (one daemon), or `postgres://` / `postgresql://` (one or several daemons on one database)",
         }),
+        connect_timeout_ms: PositiveInt(
+          5000,
+          600_000,
+          "PostgreSQL: how long a query may wait for a connection (a free one in the pool, or a new one to the server) before it fails as database unavailable (503)",
+        ),
+        query_timeout_ms: PositiveInt(
+          10_000,
+          3_600_000,
+          "PostgreSQL: how long one statement may run (the server's statement_timeout) or wait for an answer from a server that stalled, before it fails as database unavailable (503)",
+        ),
       },
       { ...strict, default: {}, description: "Where chainwatch stores everything" },
     ),
@@ -211,6 +221,11 @@ export const ConfigSchema = T.Object(
         }),
         lease_seconds: PositiveInt(60, 3600, "How long a claimed delivery is its daemon's; must be longer than `timeout_ms`"),
         shutdown_grace_ms: PositiveInt(10_000, 600_000, "On SIGTERM, how long in-flight webhook POSTs may take to finish"),
+        retention_days: PositiveInt(
+          30,
+          36_500,
+          "Succeeded and failed deliveries (with their attempts) completed longer ago than this are deleted hourly; pending, held and paused ones never are",
+        ),
         allow_private_targets: T.Boolean({
           default: false,
           description: "Allow webhook URLs that lead to loopback, private, link-local, CGNAT or cloud-metadata addresses",

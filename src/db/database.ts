@@ -1,8 +1,9 @@
 import { Migrator } from "kysely";
-import { openPostgres } from "./dialect/postgres/connection.ts";
+import { openPostgres, type PostgresTimeouts } from "./dialect/postgres/connection.ts";
 import { openSqlite } from "./dialect/sqlite/connection.ts";
 import type { Db } from "./executor.ts";
 import { migrations } from "./migrations/index.ts";
+import type { StorageWatch } from "./storage-full.ts";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 
 export type { Db, Executor } from "./executor.ts";
@@ -21,11 +22,12 @@ export function sqlitePath(url: string): string {
 
 /**
  * Opens the database a URL names: a pool for postgres(ql)://, else the SQLite file (its folder
- * created) of a sqlite:// URL or `:memory:`.
+ * created) of a sqlite:// URL or `:memory:`. `storage` hears of a full disk under the SQLite file
+ * and of the first write after it (storage-full.ts); `timeouts` bound every wait on PostgreSQL.
  */
-export function openDatabase(url: string): Db {
-  if (dialectOfUrl(url) === "postgres") return openPostgres(url);
-  return openSqlite(sqlitePath(url));
+export function openDatabase(url: string, opts: { storage?: StorageWatch; timeouts?: PostgresTimeouts } = {}): Db {
+  if (dialectOfUrl(url) === "postgres") return openPostgres(url, opts.timeouts);
+  return openSqlite(sqlitePath(url), opts.storage);
 }
 
 export type MigrationOutcome = Result<{ applied: string[] }, StartupFailure>;

@@ -260,6 +260,13 @@ export interface FollowerStateTable {
   leader: string | null;
 }
 
+/** A lead's fencing epoch (db/leadership.ts): one up on every take-over; the leader's writes check it. */
+export interface LeadEpochsTable {
+  /** `follower:<network>` */
+  name: string;
+  epoch: number;
+}
+
 /** Facts about the database itself (`migrated_by`: the chainwatch version that last migrated it). */
 export interface MetaTable {
   key: string;
@@ -333,6 +340,7 @@ export interface DB {
   token_decimals: TokenDecimalsTable;
   follower_state: FollowerStateTable;
   meta: MetaTable;
+  lead_epochs: LeadEpochsTable;
   watched_outputs: WatchedOutputsTable;
   mempool_transfers: MempoolTransfersTable;
   endpoint_health: EndpointHealthTable;

@@ -39,6 +39,14 @@ export function listDeliveries(db: Db, f: ListFilter): Promise<Delivery[]> {
   return q.orderBy("created_at", order).orderBy("id", order).limit(f.limit).execute();
 }
 
+/** How many deliveries a listing with these filters walks through (`deliveries list --count`): one count over the outbox. */
+export async function countDeliveries(db: Db, f: Pick<ListFilter, "accountId" | "status">): Promise<number> {
+  let q = db.selectFrom("deliveries").select((eb) => eb.fn.countAll<number>().as("n"));
+  if (f.accountId) q = q.where("account_id", "=", f.accountId);
+  if (f.status) q = q.where("status", "=", f.status);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
 export type AttemptRow = Awaited<ReturnType<typeof attemptsOf>>[number];
 
 /** The attempt log of some deliveries, oldest attempt first (in the order they were logged). */

@@ -21,6 +21,7 @@ import { rfc3339 } from "../lib/time.ts";
 import { previousSecretSigns, webhookKey } from "./signer.ts";
 import { createDeliveryThrottle, type DeliveryThrottle } from "./throttle.ts";
 import type { SharedRateBudget } from "../db/primitives.ts";
+import { isStorageFull } from "../db/storage-full.ts";
 
 // The delivery worker wires the steps together: claim (claim.ts) → send (send.ts) → settle
 // (settle.ts), with credits held in between (reservations.ts), scheduled by runPass (pass.ts).
@@ -232,19 +233,24 @@ function groupCommit(
         }
         return { claimed, more: result.more };
       });
+      // Counted once recorded: a group committed again after a failure counts once.
+      countAttempts(deps.metrics, group);
       if (limit > 0) afterClaim(nowMs);
       if (failing.length > 0) await switchOff(deps, failing, nowMs, disabledTotal);
       return result;
     } catch (e) {
-      // E.g. the database stayed locked past busy_timeout. Unrecorded rows stay leased and go out
-      // again once the lease runs out (at least once); the pass stops claiming and drains. Rows
-      // claimed in the failed transaction were never leased: their promises end with it.
-      endPromises();
+      // E.g. a full disk, or the database locked past busy_timeout: the transaction rolled back
+      // whole. The pass commits the group and the unsent rows again (runPass), so their promises
+      // stand as they were before this commit. Rows claimed in it were never leased: theirs end.
+      if (ended) {
+        for (const s of group) reservations.hold(s.delivery);
+        for (const d of unsent) reservations.hold(d);
+      }
       for (const d of claimed) reservations.free(d);
-      deps.log.error("delivery outcomes not recorded / claim failed", { count: group.length, error: String(e) });
+      // A full disk is logged once by the database's storage watch, not on every commit.
+      const log = isStorageFull(e) ? deps.log.debug : deps.log.error;
+      log.call(deps.log, "delivery outcomes not recorded / claim failed", { count: group.length, error: String(e) });
       return null;
-    } finally {
-      countAttempts(deps.metrics, group);
     }
   };
 }

@@ -34,12 +34,33 @@ export type PassDeps = {
   send(d: ClaimedDelivery): Promise<Finished>;
   /**
    * One write transaction: records `group`, drops the leases of `unsent`, then claims up to
-   * `limit` rows; null when the transaction failed (the pass then stops claiming and drains).
+   * `limit` rows; null when the transaction failed and rolled back (see settleRetries).
    * `more` says the claim moved due rows out of the way and more may be due behind them.
-   * It also ends the promised credits of `group` and `unsent` and holds those of the rows claimed.
+   * It also ends the promised credits of `group` and `unsent` and holds those of the rows claimed;
+   * when it fails, those of `group` and `unsent` stand as before.
    */
   commit(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<Committed | null>;
 };
+
+/** The first pause before a failed settlement is committed again; each next one doubles, up to SETTLE_RETRY_MAX_MS. */
+const SETTLE_RETRY_FIRST_MS = 100;
+const SETTLE_RETRY_MAX_MS = 5_000;
+
+/**
+ * The pauses before each new try of a settlement whose transaction failed: 100 ms doubling to 5 s,
+ * for as long as they add up to half the lease. Its rows stay leased all that while, so a try that
+ * succeeds records attempts nobody sent again; past that, the rows are given up to their lease
+ * (sent again once it runs out, at least once).
+ */
+export function settleRetries(leaseMs: number): number[] {
+  const out: number[] = [];
+  let total = 0;
+  for (let pause = SETTLE_RETRY_FIRST_MS; total + pause <= leaseMs / 2; pause = Math.min(SETTLE_RETRY_MAX_MS, pause * 2)) {
+    out.push(pause);
+    total += pause;
+  }
+  return out;
+}
 
 /** Runs one pass until nothing is due, ready, in flight or unrecorded; winds down once `stopping()`. */
 export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<void> {
@@ -52,6 +73,11 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
   const finished: Finished[] = [];
   let inFlight = 0;
   let canClaim = true;
+  // Ids of the rows this pass holds (claimed, until recorded, given back or given up). A claim can
+  // find one of them due again when the wall clock stepped forward past its lease: it is not sent twice.
+  const holding = new Set<string>();
+  // Pauses left before the next try of a settlement that failed; null while commits succeed.
+  let retries: number[] | null = null;
   // The last claim moved due rows out of the way and found room for more: the next claim follows at
   // once, but only after the event loop ran (a run of such claims sends nothing to wait on, and
   // SQLite's driver answers synchronously, so it would otherwise hold the thread).
@@ -88,6 +114,7 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
         },
         (e) => {
           inFlight--;
+          holding.delete(d.id);
           reservations.free(d);
           deps.log.error("delivery attempt not recorded", { delivery_id: d.id, error: String(e) });
           fill();
@@ -104,7 +131,8 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     }
     if (stopping() && ready.length > 0) unsent.push(...ready.splice(0));
     const claimedNow = inFlight + ready.length;
-    const room = stopping() || !canClaim ? 0 : 2 * concurrency - claimedNow;
+    // While a settlement is tried again, commits only record: a claim failing would hold it back.
+    const room = stopping() || !canClaim || retries !== null ? 0 : 2 * concurrency - claimedNow;
     const claim = room > 0 && (work.announced || (mayBeDue && (room >= deps.claimBatch || claimedNow === 0)));
     if (finished.length === 0 && unsent.length === 0 && !claim) {
       if (claimedNow === 0) break;
@@ -117,12 +145,44 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     // The commit ends the promised credits of the group and the dropped rows, and holds those of
     // the rows it claims (see CreditReservations).
     const committed = await deps.commit(group, dropped, claim ? room : 0);
-    if (committed === null) canClaim = false;
-    else if (claim) mayBeDue = committed.claimed.length === room || committed.more;
+    if (committed === null) {
+      // Rolled back whole: nothing of it is stored. Try the same settlement again after a pause,
+      // without sending anything again; give it up when the pauses run out or the loop stops.
+      retries ??= settleRetries(deps.leaseMs);
+      const pause = stopping() ? undefined : retries.shift();
+      if (pause !== undefined && (group.length > 0 || dropped.length > 0)) {
+        finished.unshift(...group);
+        unsent.unshift(...dropped);
+        await Bun.sleep(pause);
+        continue;
+      }
+      if (group.length > 0 || dropped.length > 0) {
+        for (const d of [...group.map((s) => s.delivery), ...dropped]) {
+          reservations.free(d);
+          holding.delete(d.id);
+        }
+        deps.log.error("delivery outcomes not recorded; their rows go out again after their lease", { count: group.length });
+      }
+      retries = null;
+      canClaim = false;
+    } else if (retries !== null) {
+      if (group.length > 0) deps.log.info("delivery outcomes recorded after a failed commit", { count: group.length });
+      retries = null;
+      mayBeDue = true;
+    } else if (claim) mayBeDue = committed.claimed.length === room || committed.more;
     else if (group.length > 0 || dropped.length > 0) mayBeDue = true;
     claimAgain = claim && committed !== null && committed.more;
     if (committed) {
-      ready.push(...committed.claimed);
+      for (const s of group) holding.delete(s.delivery.id);
+      for (const d of dropped) holding.delete(d.id);
+      for (const d of committed.claimed) {
+        // Already ours (in flight or ready): the claim only lengthened its lease; its promise was held twice.
+        if (holding.has(d.id)) reservations.free(d);
+        else {
+          holding.add(d.id);
+          ready.push(d);
+        }
+      }
       fill();
     }
   }

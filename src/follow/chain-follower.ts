@@ -1,8 +1,10 @@
+import type { Transaction } from "kysely";
 import { DEFAULT_MAX_RESPONSE_BYTES, type NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
-import { type Lead, soleLead } from "../db/leadership.ts";
+import { type Lead, LeadLost, soleLead } from "../db/leadership.ts";
+import type { DB } from "../db/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
-import type { IngestService } from "../ingest/ingest-service.ts";
+import type { IngestResult, IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
@@ -102,13 +104,30 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     if (nodeHeight !== null && tipHeight !== null) metrics.setGauge("chainwatch_follower_lag", Math.max(0, nodeHeight - tipHeight), labels);
   };
 
+  /**
+   * Runs one of the follower's writes in a transaction fenced by the lead's epoch; null, with
+   * nothing written, when another daemon has taken the lead since this one took it.
+   */
+  const asLeader = async <T>(write: (trx: Transaction<DB>) => Promise<T>): Promise<T | null> => {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        await lead.fence(trx);
+        return write(trx);
+      });
+    } catch (e) {
+      if (e instanceof LeadLost) return null;
+      throw e;
+    }
+  };
+
   const save = async (force = false) => {
     const now = clock.now();
     if (!force && now - lastSaveMs < SAVE_EVERY_MS) return;
     lastSaveMs = now;
     // A daemon that lost the lead leaves the row to the one that took it.
     if (!lead.held()) return;
-    await saveFollowerState(db, { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond(), leader: deps.daemonName?.() ?? null }, now);
+    const snapshot = { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond(), leader: deps.daemonName?.() ?? null };
+    await asLeader((trx) => saveFollowerState(trx, snapshot, now));
   };
 
   const blocksPerSecond = () => {
@@ -139,12 +158,21 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     state = "error";
     lastError = error;
     // A rewind asked for before this stop is no answer to it.
-    await takeResumeRequest(db, network);
+    await asLeader((trx) => takeResumeRequest(trx, network));
   };
 
   /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
   const commit = async (batch: B[]): Promise<boolean> => {
-    const result = await deps.ingest.ingest(batch.map((b) => reader.toInput(b)));
+    // Fenced: should another daemon have taken the lead since this one's last check (this one
+    // paused in between), the database refuses the batch.
+    let result: IngestResult;
+    try {
+      result = await deps.ingest.ingest(batch.map((b) => reader.toInput(b)), { fence: lead.fence });
+    } catch (e) {
+      if (!(e instanceof LeadLost)) throw e;
+      log.warn("follower batch refused: another daemon took the lead", { network, from_height: batch[0].height, to_height: batch[batch.length - 1].height });
+      return false;
+    }
     if (!result.ok) {
       // The stored chain moved under the follower (a rewind, a block posted to /ingest/blocks):
       // the next pass starts again from the stored tip.
@@ -268,7 +296,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
   /** One poll: returns true when it stored blocks, so the next pass runs at once. */
   const pass = async (): Promise<boolean> => {
     if (halted) {
-      if (!(await takeResumeRequest(db, network))) return false;
+      if (!(await asLeader((trx) => takeResumeRequest(trx, network)))) return false;
       halted = false;
       lastError = null;
       log.info("follower resumed", { network });

@@ -43,6 +43,12 @@ export function evmDecimalsQuery(rpc: RpcClient): DecimalsQuery {
   };
 }
 
+/** Contracts whose decimals a follower keeps in memory besides `[networks.X.tokens]`; the least recently used go first. */
+const MAX_LEARNED = 50_000;
+
+/** Token decimals learned longer ago than this are deleted by retention and asked again when next seen. */
+export const TOKEN_DECIMALS_TTL_MS = 90 * 86_400_000;
+
 /** An EVM network's token decimals: contracts keyed lower case, decimals() by eth_call. */
 export function createTokenDecimals(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; rpc: RpcClient }): TokenDecimals {
   const tokens = Object.fromEntries(Object.entries(deps.tokens).map(([address, t]) => [address.toLowerCase(), t]));
@@ -54,13 +60,24 @@ export function createTokenDecimals(deps: { db: Db; clock: Clock; network: strin
  * `token_decimals` table, then `ask`, whose answer is stored in the table.
  */
 export function createDecimalsCache(deps: { db: Db; clock: Clock; network: string; tokens: Record<string, TokenConfig>; ask: DecimalsQuery }): TokenDecimals {
-  const known = new Map<string, number | null>(Object.entries(deps.tokens).map(([address, t]) => [address, t.decimals]));
+  const configured = new Map<string, number | null>(Object.entries(deps.tokens).map(([address, t]) => [address, t.decimals]));
+  // What was learned, least recently used first; bounded: a chain keeps minting token contracts.
+  const known = new Map<string, number | null>(configured);
+  const remember = (contract: string, decimals: number | null) => {
+    known.delete(contract);
+    known.set(contract, decimals);
+    while (known.size > configured.size + MAX_LEARNED) {
+      const oldest = known.keys().next().value as string;
+      known.delete(oldest);
+      if (configured.has(oldest)) known.set(oldest, configured.get(oldest) ?? null);
+    }
+  };
 
   /** Asks the node and caches the answer; blocks fetched at once share one question per contract. */
   const inFlight = new Map<string, Promise<void>>();
   const learn = async (contract: string) => {
     const decimals = await deps.ask(contract);
-    known.set(contract, decimals);
+    remember(contract, decimals);
     await deps.db
       .insertInto("token_decimals")
       .values({ network: deps.network, address: contract, decimals, created_at: deps.clock.now() })
@@ -70,10 +87,12 @@ export function createDecimalsCache(deps: { db: Db; clock: Clock; network: strin
 
   return {
     async resolve(contracts) {
-      const missing = [...contracts].filter((c) => !known.has(c));
+      const missing: string[] = [];
+      // Those in use move to the recent end, so the bound never drops one between resolve and decimalsOf.
+      for (const c of contracts) known.has(c) ? remember(c, known.get(c) ?? null) : missing.push(c);
       if (missing.length === 0) return;
       const cached = await deps.db.selectFrom("token_decimals").select(["address", "decimals"]).where("network", "=", deps.network).where("address", "in", missing).execute();
-      for (const row of cached) known.set(row.address, row.decimals);
+      for (const row of cached) remember(row.address, row.decimals);
       for (const contract of missing) {
         if (known.has(contract)) continue;
         let asked = inFlight.get(contract);

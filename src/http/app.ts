@@ -1,4 +1,6 @@
 import { type AnyElysia, Elysia } from "elysia";
+import { isDatabaseUnavailable } from "../db/availability.ts";
+import { isStorageFull } from "../db/storage-full.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
@@ -56,6 +58,8 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       if (error instanceof FailureError) failure = error;
       else if (code === "NOT_FOUND") failure = unmatched(request);
       else if (code === "PARSE") failure = new FailureError("INVALID_JSON");
+      else if (isStorageFull(error)) failure = new FailureError("STORAGE_FULL");
+      else if (isDatabaseUnavailable(error)) failure = new FailureError("DATABASE_UNAVAILABLE");
       else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
         failure = new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);

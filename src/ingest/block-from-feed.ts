@@ -97,19 +97,42 @@ export function outputPayments(outputs: readonly TxOutput[]): Movement[] {
   return [...byAddress.values()];
 }
 
-/** A validated block in matching form: addresses normalized, values as bigint. */
+/** Families whose block and transaction hashes are hex, where case carries no meaning. */
+const HEX_HASH_FAMILIES: ReadonlySet<Family> = new Set(["evm", "tron", "btc"]);
+const HEX_HASH = /^(0[xX])?[0-9a-fA-F]+$/;
+
+/**
+ * A hash in its one stored spelling: on the hex families lower-case (`0xAB…` and `0xab…` are one
+ * block to a node, so they are one block here: the follower, which reads lower-case from its node,
+ * then finds the block a feed sent in capitals), elsewhere as sent (base58 and free text keep their case).
+ */
+export function matchHash(family: Family, hash: string): string {
+  return HEX_HASH_FAMILIES.has(family) && HEX_HASH.test(hash) ? hash.toLowerCase() : hash;
+}
+
+/**
+ * A validated block in matching form: addresses and hashes in their one stored spelling
+ * (matchAddress, matchHash), values as bigint. Every feed goes through here (POST /ingest/blocks,
+ * `chainwatch ingest` and the followers), so nothing after it sees another spelling.
+ */
 export function toIngestedBlock(b: BlockInput, family: Family): IngestedBlock {
+  const parentHash = b.parent_hash ?? null;
   return {
     network: b.network,
     height: b.height,
-    hash: b.hash,
-    parentHash: b.parent_hash ?? null,
+    hash: matchHash(family, b.hash),
+    parentHash: parentHash === null ? null : matchHash(family, parentHash),
     timestamp: b.timestamp ?? null,
     transactions: b.transactions.map((tx) => {
       const outputs = outputsOf(tx, family);
-      const out: IngestedTx = { hash: tx.hash, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), movements: movementsOf(tx, family, outputs) };
+      const out: IngestedTx = {
+        hash: matchHash(family, tx.hash),
+        from: matchAddress(family, tx.from),
+        to: matchAddress(family, tx.to),
+        movements: movementsOf(tx, family, outputs),
+      };
       if (tx.outputs) out.outputs = outputs;
-      if (tx.inputs && tx.inputs.length > 0) out.spends = tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
+      if (tx.inputs && tx.inputs.length > 0) out.spends = tx.inputs.map((i) => ({ txid: matchHash(family, i.txid), vout: i.vout }));
       return out;
     }),
   };

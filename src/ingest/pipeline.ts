@@ -54,7 +54,7 @@ export type IngestDeps = {
 export function createIngestPipeline(deps: IngestDeps): IngestService {
   const write: WriteDeps = { config: deps.config, observePayments: createPaymentObserver({ networks: deps.config.networks }) };
   return {
-    async ingest(raw) {
+    async ingest(raw, opts = {}) {
       // 1. Block in.
       const batch = blocksFromFeed(raw, deps.config.networks);
       if (!batch.ok) return batch;
@@ -70,6 +70,8 @@ export function createIngestPipeline(deps: IngestDeps): IngestService {
           // seq is max + 1, so commit order must be seq order, and payments must not move under
           // expiry. Taken first, so the tips below are not moved by another batch before this commits.
           await serialize(trx, "ingest");
+          // A follower's batch lands only while it still leads; a throw here rolls it back whole.
+          await opts.fence?.(trx);
           // Against the tips inside the transaction, before any write: a refused batch stores nothing.
           const jump = heightJumpError(placed, await networkTips(trx, placed.map((b) => b.network)), deps.config.ingest.max_height_jump);
           return jump ? { jump } : writeBatch(trx, write, blocks, views, nowMs);

@@ -56,6 +56,12 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   UPSTREAM_UNAVAILABLE: { status: 502, message: "Upstream unavailable." },
   UPSTREAM_ANSWER_TOO_LARGE: { status: 502, message: "Upstream answer too large." },
   AML_UNAVAILABLE: { status: 502, message: "AML provider unavailable." },
+  // The database is restarting, stalled or unreachable (src/db/availability.ts): nothing of the
+  // request was stored; the same request succeeds once it is back.
+  DATABASE_UNAVAILABLE: { status: 503, message: "Database unavailable; try again shortly.", headers: { "Retry-After": "1" } },
+  // The database's disk is full: the request's writes were rolled back whole; the same request
+  // succeeds once space is freed (src/db/storage-full.ts).
+  STORAGE_FULL: { status: 503, message: "Database storage full: nothing was written; retry once space is freed." },
   INTERNAL: { status: 500, message: "Internal error." },
 };
 

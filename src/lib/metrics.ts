@@ -25,6 +25,11 @@ const HELP: Record<string, string> = {
   chainwatch_follower_node_height: "The followed node's latest block number, per network.",
   chainwatch_follower_stored_tip: "The highest stored block height of a followed network.",
   chainwatch_follower_lag: "Blocks the stored tip is behind the followed node.",
+  chainwatch_deliveries: "Deliveries by state (pending, held, paused, failed), refreshed every 5 s.",
+  chainwatch_delivery_oldest_due_seconds: "Seconds the most overdue pending delivery has been due (0: none waits), refreshed every 5 s.",
+  chainwatch_database_bytes: "Size of the database: SQLite's file (pages × page size), PostgreSQL's pg_database_size(); refreshed every 5 s.",
+  chainwatch_database_free_bytes: "SQLite: free pages inside the file, reused by later writes (retention's incremental vacuum gives them back).",
+  chainwatch_database_wal_bytes: "SQLite: size of the write-ahead log file.",
   chainwatch_follower_leader: "1 while this daemon leads the network's follower, 0 while it stands by (several daemons on one database).",
 };
 

@@ -53,6 +53,19 @@ export function findActiveOrder(db: Executor, network: string, address: string, 
     .executeTakeFirst();
 }
 
+/**
+ * The block hashes the transfers of a network's open (non-terminal) orders were seen in, as a
+ * subquery: block retention keeps those blocks (ingest/retention.ts).
+ */
+export function openOrderBlockHashes(db: Executor, network: string) {
+  return db
+    .selectFrom("payment_transfers")
+    .innerJoin("payments", "payments.id", "payment_transfers.payment_id")
+    .select("payment_transfers.block_hash")
+    .where("payments.network", "=", network)
+    .where("payments.status", "not in", TERMINAL_STATUSES);
+}
+
 /** One order of an account; another account's order is not found. */
 export function getOrder(db: Executor, accountId: string, paymentId: string): Promise<Payment | undefined> {
   return db.selectFrom("payments").selectAll().where("id", "=", paymentId).where("account_id", "=", accountId).executeTakeFirst();

@@ -3,14 +3,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { type Db, openDatabase } from "../../src/db/database.ts";
-import { createLeadership, FOLLOWER_LOCK_NAMESPACE, followerLockKey, type Leadership } from "../../src/db/leadership.ts";
+import { type Db, migrate, openDatabase } from "../../src/db/database.ts";
+import { createLeadership, FOLLOWER_LOCK_NAMESPACE, followerLockKey, type Lead, LeadLost, type Leadership } from "../../src/db/leadership.ts";
 import { until } from "../delivery/fixtures.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 
 // The leadership primitive (docs/operations.md): on PostgreSQL a session advisory lock per network on a
-// connection of its own, lost with that connection; on SQLite this daemon always leads.
+// connection of its own, lost with that connection; on SQLite this daemon always leads. Either way
+// every take of the lead takes the next fencing epoch, and a write fenced with a spent one is refused.
 
 let dir: string;
 let url: string;
@@ -18,10 +19,12 @@ let db: Db;
 const opened: Leadership[] = [];
 const lost: string[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-leadership-"));
   url = testDatabaseUrl(dir);
   db = openDatabase(url);
+  const migrated = await migrate(db);
+  if (!migrated.ok) throw new Error(migrated.error);
 });
 afterAll(async () => {
   for (const l of opened) await l.close();
@@ -35,6 +38,19 @@ const leadership = (name: string) => {
   return l;
 };
 
+const epochOf = async (network: string) => {
+  const row = await db.selectFrom("lead_epochs").select("epoch").where("name", "=", `follower:${network}`).executeTakeFirst();
+  return row ? Number(row.epoch) : null;
+};
+
+/** Writes a marker row in a transaction fenced by `lead`; the marker is there only if the fence let it through. */
+const fencedWrite = (lead: Lead, key: string) =>
+  db.transaction().execute(async (trx) => {
+    await lead.fence(trx);
+    await trx.insertInto("meta").values({ key, value: "1" }).execute();
+  });
+const marker = async (key: string) => (await db.selectFrom("meta").select("key").where("key", "=", key).executeTakeFirst()) !== undefined;
+
 test("the lock key: the follower namespace and the CRC-32 of the slug as a signed int4, the same on every call", () => {
   expect(FOLLOWER_LOCK_NAMESPACE).toBe(0x63776c64);
   expect(followerLockKey("anv")).toEqual([0x63776c64, -196285915]);
@@ -47,6 +63,25 @@ describe.skipIf(onPostgres)("on SQLite", () => {
     const a = leadership("a").lead("anv");
     const b = leadership("b").lead("anv");
     expect([await a.acquire(), await b.acquire(), a.held(), b.held()]).toEqual([true, true, true, true]);
+  });
+
+  test("each daemon's first poll takes the next epoch; the earlier daemon's fenced writes are refused and roll back", async () => {
+    const a = leadership("a").lead("sq");
+    expect(await a.acquire()).toBe(true);
+    expect(await epochOf("sq")).toBe(1);
+    // Asking again keeps the epoch: only a take of the lead takes a new one.
+    expect(await a.acquire()).toBe(true);
+    expect(await epochOf("sq")).toBe(1);
+    await fencedWrite(a, "sq-a1");
+    // The next `serve` on the file (the first one died; its lock file let the next one start).
+    const b = leadership("b").lead("sq");
+    expect(await b.acquire()).toBe(true);
+    expect(await epochOf("sq")).toBe(2);
+    await expect(fencedWrite(a, "sq-a2")).rejects.toBeInstanceOf(LeadLost);
+    expect(await marker("sq-a2")).toBe(false);
+    expect(a.held()).toBe(false);
+    await fencedWrite(b, "sq-b1");
+    expect([await marker("sq-a1"), await marker("sq-b1")]).toEqual([true, true]);
   });
 });
 
@@ -91,6 +126,27 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     // The first daemon reconnects on its next try and stands by.
     expect(await lead.acquire()).toBe(false);
     expect(lead.held()).toBe(false);
+  });
+
+  test("a take-over takes the next epoch on the lock's session; the old leader's fenced writes are refused even before it notices", async () => {
+    const a = leadership("a").lead("pgf");
+    const b = leadership("b").lead("pgf");
+    expect(await a.acquire()).toBe(true);
+    expect(await b.acquire()).toBe(false);
+    expect(await epochOf("pgf")).toBe(1);
+    // A standby asking takes no epoch.
+    expect(await b.acquire()).toBe(false);
+    expect(await epochOf("pgf")).toBe(1);
+    await fencedWrite(a, "pgf-a1");
+    const [, objid] = followerLockKey("pgf");
+    const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted`.execute(db);
+    await sql`select pg_terminate_backend(${holder.rows[0].pid})`.execute(db);
+    await until(() => b.acquire(), (v) => v, 5_000);
+    expect(await epochOf("pgf")).toBe(2);
+    await expect(fencedWrite(a, "pgf-a2")).rejects.toBeInstanceOf(LeadLost);
+    expect(await marker("pgf-a2")).toBe(false);
+    await fencedWrite(b, "pgf-b1");
+    expect(await marker("pgf-b1")).toBe(true);
   });
 
   test("an unreachable server: no lead, one report until a lead is held again, never a throw", async () => {

@@ -108,6 +108,42 @@ describe("chainwatch webhook test / deliveries (docs/cli.md)", () => {
     expect(r.stderr).toBe("chainwatch: --status must be one of pending, succeeded, failed, paused, held (see --help)\n");
   });
 
+  test("deliveries list pages with --cursor through every delivery --count counts, newest first, each once", async () => {
+    for (let i = 0; i < 3; i++) await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });
+    const counted = await runCli(["deliveries", "list", "--count", "--json", "--config", config]);
+    expect(counted.code).toBe(0);
+    const { count } = JSON.parse(counted.stdout);
+    expect(count).toBeGreaterThan(1);
+    const plain = await runCli(["deliveries", "list", "--count", "--config", config]);
+    expect(plain.stdout).toBe(`${count}\n`);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r = await runCli(["deliveries", "list", "--limit", "1", "--json", "--config", config, ...(cursor ? ["--cursor", cursor] : [])]);
+      expect(r.code).toBe(0);
+      const page = JSON.parse(r.stdout);
+      expect(page.deliveries).toHaveLength(1);
+      seen.push(page.deliveries[0].id);
+      cursor = page.next_cursor;
+      if (cursor !== null) expect(cursor).toBe(page.deliveries[0].id);
+    } while (cursor !== null);
+    expect(seen).toHaveLength(count);
+    expect(new Set(seen).size).toBe(count);
+    const all = JSON.parse((await runCli(["deliveries", "list", "--limit", "1000", "--json", "--config", config])).stdout);
+    expect(all.deliveries.map((d: { id: string }) => d.id)).toEqual(seen);
+    expect(all.next_cursor).toBeNull();
+  });
+
+  test("deliveries list names the next page's cursor on stderr below a full table, and refuses an unknown cursor", async () => {
+    const r = await runCli(["deliveries", "list", "--limit", "1", "--config", config]);
+    expect(r.code).toBe(0);
+    const [, first] = r.stdout.trim().split("\n");
+    expect(r.stderr.split("\n")[0]).toBe(`more: --cursor ${first.split(/\s+/)[0]}`);
+    const bad = await runCli(["deliveries", "list", "--cursor", "dlv_nope", "--config", config]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("chainwatch: --cursor dlv_nope is no delivery (see --help)\n");
+  });
+
   test("deliveries retry re-queues a failed delivery, which the daemon then delivers", async () => {
     sink.respond(() => new Response("down", { status: 500 }));
     const id = await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });

@@ -14,6 +14,7 @@ import { VERSION } from "../../src/version.ts";
 import { disableWebhookAfterFailures } from "../../src/watch/webhook-settings.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
+import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
@@ -43,10 +44,12 @@ export type Engine = {
 
 let n = 0;
 
-export async function openEngine(opts: { config?: Json; clock?: Clock; resolveHost?: Resolver; reservations?: CreditReservations } = {}): Promise<Engine> {
+export async function openEngine(
+  opts: { config?: Json; clock?: Clock; resolveHost?: Resolver; reservations?: CreditReservations; log?: Logger } = {},
+): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-delivery-"));
   const config = testConfig(dir, opts.config ?? {});
-  const ctx = await openContext(config, { clock: opts.clock, env: {} });
+  const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
   const metrics = createMetrics();
   const loop = createDeliveryLoop({
     ...ctx,

@@ -92,7 +92,7 @@ describe("serve's log", () => {
     ]);
   });
 
-  test("a failing receiver is logged once when it starts failing and once when it recovers, not per attempt", async () => {
+  test("a receiver failing five times in a row is logged once as failing and once when it recovers, not per attempt", async () => {
     const lines = await start("info");
     sink = startWebhookSink();
     sink.respond(() => new Response("down", { status: 503 }));
@@ -101,22 +101,22 @@ describe("serve's log", () => {
     const url = `${sink.url}?token=kept-out-of-logs`;
     await ctx.db.updateTable("accounts").set({ webhook_url: url, webhook_enabled: 1 }).where("id", "=", acct.account.id).execute();
     const account = { ...acct.account, webhook_url: url, webhook_enabled: 1 };
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const queued = await queueTestDelivery({ db: ctx.db, config: ctx.config, nowMs: clock.now() }, account, { event: "payment", network: "eth" });
       expect(queued.ok).toBe(true);
     }
     daemon.deps.wakeDelivery();
-    await sink.waitFor(3);
+    await sink.waitFor(5);
     const attempts = () => ctx.db.selectFrom("delivery_attempts").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-    await until(attempts, (r) => Number(r.n) === 3);
+    await until(attempts, (r) => Number(r.n) === 5);
     // The receiver comes back; the retries (1 s backoff on the manual clock) succeed.
     sink.respond(() => new Response("ok"));
     clock.advance(2000);
     daemon.deps.wakeDelivery();
-    await sink.waitFor(6);
+    await sink.waitFor(10);
     const succeeded = () =>
       ctx.db.selectFrom("deliveries").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "succeeded").executeTakeFirstOrThrow();
-    await until(succeeded, (r) => Number(r.n) === 3);
+    await until(succeeded, (r) => Number(r.n) === 5);
     const health = lines.filter((l) => l.msg.startsWith("webhook endpoint"));
     expect(health).toEqual([
       {
@@ -128,6 +128,7 @@ describe("serve's log", () => {
         delivery_id: expect.stringMatching(/^dlv_/),
         error: "http 503",
         status_code: 503,
+        failures: 5,
       },
       { time: expect.any(String), level: "info", msg: "webhook endpoint recovered", account_id: acct.account.id, url: new URL(sink.url).origin, delivery_id: expect.stringMatching(/^dlv_/) },
     ]);

@@ -44,6 +44,8 @@ describe("every error code has one status and one default message", () => {
     ["UPSTREAM_UNAVAILABLE", 502, "Upstream unavailable."],
     ["UPSTREAM_ANSWER_TOO_LARGE", 502, "Upstream answer too large."],
     ["AML_UNAVAILABLE", 502, "AML provider unavailable."],
+    ["DATABASE_UNAVAILABLE", 503, "Database unavailable; try again shortly."],
+    ["STORAGE_FULL", 503, "Database storage full: nothing was written; retry once space is freed."],
     ["INTERNAL", 500, "Internal error."],
   ] as [ErrorCode, number, string][])("%s → %d %s", (code, status, message) => {
     const e = new FailureError(code);
@@ -51,12 +53,15 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(38);
+    expect(Object.keys(FAILURES).length).toBe(40);
   });
 
-  test("only a rate-limit refusal carries a header", () => {
+  test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {
     const withHeaders = Object.entries(FAILURES).filter(([, e]) => e.headers);
-    expect(withHeaders).toEqual([["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }]]);
+    expect(withHeaders).toEqual([
+      ["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }],
+      ["DATABASE_UNAVAILABLE", { status: 503, message: "Database unavailable; try again shortly.", headers: { "Retry-After": "1" } }],
+    ]);
   });
 
   test("a 405 carries the methods its path answers in Allow, an empty one when it answers none", () => {

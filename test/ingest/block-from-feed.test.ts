@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { movementsOf } from "../../src/ingest/block-from-feed.ts";
+import { matchHash, movementsOf } from "../../src/ingest/block-from-feed.ts";
 
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
@@ -30,5 +30,20 @@ describe("movementsOf", () => {
 
   it("leaves out a zero native value: a plain contract call moves nothing", () => {
     expect(movementsOf({ hash: "0xt", from: W, to: C, value: "0" }, "evm")).toEqual([]);
+  });
+});
+
+describe("matchHash: one stored spelling of a hash", () => {
+  it.each([
+    ["evm", "0xABCdef0123", "0xabcdef0123"],
+    ["evm", "0XABCDEF", "0xabcdef"],
+    ["tron", "00000000ABCDEF", "00000000abcdef"],
+    ["btc", "00000000000000000007A1B2", "00000000000000000007a1b2"],
+    // Not hex: kept as sent (a free-text hash of a test feed, base58 where case is meaning).
+    ["evm", "0xb-not-hex", "0xb-not-hex"],
+    ["solana", "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW", "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"],
+    ["generic", "ABC", "ABC"],
+  ] as const)("%s %s → %s", (family, hash, stored) => {
+    expect(matchHash(family, hash)).toBe(stored);
   });
 });

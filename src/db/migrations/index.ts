@@ -21,6 +21,8 @@ import * as m0019 from "./0019_endpoint_health.ts";
 import * as m0020 from "./0020_delivery_replay.ts";
 import * as m0021 from "./0021_delivery_throttle.ts";
 import * as m0022 from "./0022_webhook_secret_rotation.ts";
+import * as m0023 from "./0023_lead_epochs.ts";
+import * as m0024 from "./0024_retention.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +48,6 @@ export const migrations: Record<string, Migration> = {
   "0020_delivery_replay": m0020,
   "0021_delivery_throttle": m0021,
   "0022_webhook_secret_rotation": m0022,
+  "0023_lead_epochs": m0023,
+  "0024_retention": m0024,
 };

@@ -60,6 +60,7 @@ const webhookSettings = {
 /** The example of each named schema that a request body or a success response refers to. */
 export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   Health: { ok: true },
+  Unhealthy: { ok: false, error: "database unavailable: timeout exceeded when trying to connect" },
   Account: {
     account_id: "acc_5f0c2a9e7b1d4c3a8e6f0b2d",
     name: "shop",

@@ -32,7 +32,7 @@ const ERRORS: Record<number, string> = {
   429: `${says("RATE_LIMITED")} (per key, sliding 1000 ms window)`,
 };
 
-export type Success = Partial<Record<200 | 201 | 202, [SchemaName, string]>>;
+export type Success = Partial<Record<200 | 201 | 202 | 503, [SchemaName, string]>>;
 
 /** An error response with its meaning; 429 documents Retry-After. */
 function errorResponse(status: number, description = ERRORS[status]): OpenAPIV3.ResponseObject {

@@ -25,6 +25,7 @@ const Status = T.Union(PAYMENT_STATUSES.map((s) => T.Literal(s)));
 
 export const ErrorBody = T.Object({ error: T.String({ description: "What went wrong; a field error names the field" }) });
 export const Health = T.Object({ ok: T.Literal(true) });
+export const Unhealthy = T.Object({ ok: T.Literal(false), error: T.String({ description: "Why: the database did not answer, and the driver's words" }) });
 
 export const Account = T.Object({
   account_id: T.String(),
@@ -221,6 +222,7 @@ export const NoticeList = T.Object({
 export const SCHEMAS = {
   Error: ErrorBody,
   Health,
+  Unhealthy,
   Account,
   Usage,
   Endpoints,

@@ -1,11 +1,32 @@
 import { Elysia } from "elysia";
+import { createDatabaseProbe } from "../../db/health-probe.ts";
 import type { AppDeps } from "../deps.ts";
 import { responses, UNSIGNED } from "../openapi/responses.ts";
 
-/** Unauthenticated operations endpoints: liveness and Prometheus metrics. */
+// How long /healthz waits for the database before it answers 503 anyway.
+const HEALTH_PROBE_MS = 2_000;
+
+/** Unauthenticated operations endpoints: liveness (the daemon and its database) and Prometheus metrics. */
 export function healthRoutes(deps: AppDeps) {
+  const probe = createDatabaseProbe(deps.db, HEALTH_PROBE_MS);
   return new Elysia()
-    .get("/healthz", () => ({ ok: true }), { detail: { summary: "Liveness", tags: ["operations"], security: UNSIGNED, responses: responses({ 200: ["Health", "The daemon is up"] }, [], { signed: false }) } })
+    .get(
+      "/healthz",
+      async ({ set }) => {
+        const health = await probe();
+        if (health.ok) return { ok: true };
+        set.status = 503;
+        return { ok: false, error: `database unavailable: ${health.reason}` };
+      },
+      {
+        detail: {
+          summary: "Liveness",
+          tags: ["operations"],
+          security: UNSIGNED,
+          responses: responses({ 200: ["Health", "The daemon is up and its database answers"], 503: ["Unhealthy", "The database did not answer within 2 s, or failed; says why"] }, [], { signed: false }),
+        },
+      },
+    )
     // Browsers ask every server for /favicon.ico (the /openapi page, a /healthz opened by hand):
     // nothing to show is an answer, not a 404 in the logs and metrics. The cabinet's pages name
     // their own icon, /cabinet/favicon.svg.

@@ -13,6 +13,12 @@ export type SessionLocks = {
   tryLock(key: AdvisoryKey): Promise<boolean>;
   /** Whether the lock is held now: false from the moment the connection errs or ends. */
   holds(key: AdvisoryKey): boolean;
+  /**
+   * Runs a statement on the session that holds `key`, so that it runs only while the lock is held
+   * (a session that has gone, and its locks with it, runs nothing more). Throws when `key` is not
+   * held or the connection fails (which drops it, like a failed `tryLock`).
+   */
+  queryHolding<R extends Record<string, unknown>>(key: AdvisoryKey, sql: string, params: readonly unknown[]): Promise<R[]>;
   /** Ends the connection, which releases every lock it holds. */
   close(): Promise<void>;
 };
@@ -105,6 +111,16 @@ export function sessionLocksPostgres(url: string, onLost: (e: unknown) => void):
       return client === c && held.has(id(key));
     },
     holds: (key) => held.has(id(key)),
+    async queryHolding<R extends Record<string, unknown>>(key: AdvisoryKey, sql: string, params: readonly unknown[]) {
+      const c = client;
+      if (closed || !c || !held.has(id(key))) throw new Error("the lock is not held");
+      try {
+        return (await c.query<R>(sql, [...params])).rows;
+      } catch (e) {
+        drop(c, e);
+        throw e;
+      }
+    },
     async close() {
       closed = true;
       held.clear();

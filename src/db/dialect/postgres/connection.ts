@@ -1,5 +1,6 @@
-import { Kysely, PostgresAdapter, PostgresDialect } from "kysely";
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
+import { DatabaseTimeout } from "../../availability.ts";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
 import type { CarriesStatements } from "../../statements.ts";
@@ -31,11 +32,79 @@ class ChainwatchPostgresDialect extends PostgresDialect {
   }
 }
 
-/** A Kysely over a pool of 10 connections to `url`. Nothing connects until the first query. */
-export function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types, idleTimeoutMillis: 10_000 });
+/** How long a query may wait: for a connection (pool slot and connect), and for its answer. */
+export type PostgresTimeouts = { connectTimeoutMs: number; queryTimeoutMs: number };
+
+const DEFAULT_TIMEOUTS: PostgresTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+
+/**
+ * A Kysely over a pool of 10 connections to `url`. Nothing connects until the first query. Every
+ * wait is bounded, so a database that restarts, stalls or drops packets makes a request fail
+ * (DATABASE_UNAVAILABLE, src/db/availability.ts) instead of hang: getting a connection takes at
+ * most `connectTimeoutMs`, and a statement at most `queryTimeoutMs` (the server's
+ * statement_timeout, and the same bound on the client for a server that does not answer at all).
+ */
+export function openPostgres(url: string, timeouts: PostgresTimeouts = DEFAULT_TIMEOUTS): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    types,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    statement_timeout: timeouts.queryTimeoutMs,
+    // A server that vanished without closing the socket is noticed by the kernel's probes.
+    keepAlive: true,
+  });
   // An idle client that loses its server (restart, kill) emits `error` on the pool; without a
   // listener that would end the process. The next query simply opens a new connection.
   pool.on("error", () => {});
-  return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool }), plugins: [sqliteSchemaOnPostgres] });
+  return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool: boundedPool(pool, timeouts.queryTimeoutMs) }), plugins: [sqliteSchemaOnPostgres] });
+}
+
+type PoolClient = pg.PoolClient & { connection?: { stream?: { destroy(): void } } };
+
+/**
+ * The pool as Kysely uses it (`connect`, then `query` and `release` on the client, `end`), with
+ * each query's wait for an answer bounded on the client side too: the server's statement_timeout
+ * cannot fire on a server that is stopped or cut off. A query that times out breaks its
+ * connection for good (its socket destroyed, the client dropped from the pool on release): a
+ * late answer, or the rest of a transaction left open on the server, can never reach the next
+ * user of that connection.
+ */
+function boundedPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = (await pool.connect()) as PoolClient;
+      // A checked-out client whose socket breaks emits `error`; the failed query already says so.
+      if (client.listenerCount("error") === 0) client.on("error", () => {});
+      let broken: Error | null = null;
+      return {
+        query: ((text: string, values: ReadonlyArray<unknown>) => {
+          if (broken) return Promise.reject(broken);
+          return new Promise<pg.QueryResult>((resolve, reject) => {
+            const timer = setTimeout(() => {
+              broken = new DatabaseTimeout(queryTimeoutMs);
+              reject(broken);
+              // node-postgres's own way to unblock a connection whose query was sent.
+              client.connection?.stream?.destroy();
+            }, queryTimeoutMs);
+            client.query(text, [...values]).then(
+              (r) => {
+                clearTimeout(timer);
+                resolve(r);
+              },
+              (e) => {
+                clearTimeout(timer);
+                reject(e);
+              },
+            );
+          });
+        }) as PostgresPoolClient["query"],
+        release() {
+          client.release(broken ?? undefined);
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
 }

@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
 import type { CarriesStatements } from "../../statements.ts";
+import type { StorageWatch } from "../../storage-full.ts";
 import { withStatementCache } from "./statement-cache.ts";
 import { sqliteStatements } from "./statements.ts";
 
@@ -20,6 +21,13 @@ class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatem
  * waiting out busy_timeout. Its adapter brings SQLite's statements.
  */
 class ImmediateSqliteDialect extends BunSqliteDialect {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly storage: StorageWatch | undefined,
+  ) {
+    super({ database: withStatementCache(sqlite) });
+  }
+
   override createAdapter() {
     return new SqliteAdapterWithStatements();
   }
@@ -29,6 +37,16 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
+    // On a full disk (SQLITE_FULL, and likewise SQLITE_IOERR or SQLITE_NOMEM) SQLite may roll the
+    // transaction back by itself; Kysely's ROLLBACK then fails with "no transaction is active" and
+    // that error would replace the one that says why. The transaction is gone either way.
+    driver.rollbackTransaction = async (connection: DatabaseConnection) => {
+      try {
+        await connection.executeQuery(CompiledQuery.raw("rollback"));
+      } catch (e) {
+        if (this.sqlite.inTransaction) throw e;
+      }
+    };
     // The driver's own mutex wakes every waiter on each release and all but one go back to
     // sleep: with N requests queued each query costs N wake-ups, which made a one-query route
     // five times slower than an auth-only one under 32 concurrent requests. This queue hands the
@@ -36,9 +54,16 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
     const queue = fifoMutex();
     const acquire = driver.acquireConnection.bind(driver);
     const release = driver.releaseConnection.bind(driver);
+    const storage = this.storage;
+    const watched = new WeakSet<DatabaseConnection>();
     driver.acquireConnection = async () => {
       await queue.lock();
-      return acquire();
+      const connection = await acquire();
+      if (storage && !watched.has(connection)) {
+        watchStorage(connection, this.sqlite, storage);
+        watched.add(connection);
+      }
+      return connection;
     };
     driver.releaseConnection = async (connection: DatabaseConnection) => {
       await release(connection);
@@ -46,6 +71,36 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
     };
     return driver;
   }
+}
+
+/** Statements whose success says nothing about the disk: reads, and the ends of transactions that wrote nothing. */
+const NOT_WRITES = new Set(["select", "pragma", "explain", "begin", "rollback"]);
+
+/**
+ * Reports the connection's statements to `storage`: every failure (a full disk turns it full) and,
+ * while it is full, each write that reached the file (a write outside a transaction, or the commit
+ * of a transaction that wrote), which turns it writable again. Costs nothing while storage is fine.
+ */
+function watchStorage(connection: DatabaseConnection, sqlite: Database, storage: StorageWatch): void {
+  const execute = connection.executeQuery.bind(connection);
+  let wroteInTransaction = false;
+  connection.executeQuery = (async (query: CompiledQuery) => {
+    let result: Awaited<ReturnType<typeof execute>>;
+    try {
+      result = await execute(query);
+    } catch (e) {
+      storage.failed(e);
+      throw e;
+    }
+    if (storage.full) {
+      const verb = /^\s*(\w+)/.exec(query.sql)?.[1]?.toLowerCase() ?? "";
+      const writes = !NOT_WRITES.has(verb) && verb !== "commit";
+      if (sqlite.inTransaction) wroteInTransaction ||= writes;
+      else if (writes || (verb === "commit" && wroteInTransaction)) storage.wrote();
+    }
+    if (!sqlite.inTransaction) wroteInTransaction = false;
+    return result;
+  }) as typeof connection.executeQuery;
 }
 
 /** A mutex that wakes exactly one waiter, first come first served. */
@@ -70,17 +125,20 @@ function fifoMutex() {
 }
 
 /** Opens (creating its folder) the SQLite file with the pragmas the daemon relies on. */
-export function openSqlite(path: string): Db {
+export function openSqlite(path: string, storage?: StorageWatch): Db {
   if (path !== ":memory:") createPrivately(path);
   const sqlite = new Database(path, { create: true, strict: true });
   // busy_timeout first, so the journal-mode switch itself waits for another writer.
   sqlite.run("PRAGMA busy_timeout = 5000");
+  // Lets retention give deleted rows' pages back to the file system (incremental_vacuum, db/storage.ts).
+  // It takes effect on a new file; an existing one keeps its mode until a VACUUM (docs/operations.md).
+  sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
   sqlite.run("PRAGMA journal_mode = WAL");
   sqlite.run("PRAGMA synchronous = NORMAL");
   sqlite.run("PRAGMA foreign_keys = ON");
   // 64 MiB page cache: the (network, address) watch index of a million watches stays in memory.
   sqlite.run("PRAGMA cache_size = -65536");
-  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, storage) });
 }
 
 /**
