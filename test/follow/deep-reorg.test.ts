@@ -74,7 +74,7 @@ test(
     expect(metrics).toContain('chainwatch_deep_reorgs_total{network="anv"} 1');
     // Stopped means stopped: new blocks on the node are not read.
     await anvil.rpc("anvil_mine", ["0x1"]);
-    await until(status, (s) => s.node_height === 6 || s.node_height === 7, 5_000);
+    await until(status, (s) => s.node_height === 6 || s.node_height === 7, 20_000);
     expect(await tip()).toBe(6);
 
     const rewind = await runCli(["follow", "rewind", "anv", "--to", "3", "--json", "--config", config]);
