@@ -296,7 +296,13 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
   /** One poll: returns true when it stored blocks, so the next pass runs at once. */
   const pass = async (): Promise<boolean> => {
     if (halted) {
-      if (!(await asLeader((trx) => takeResumeRequest(trx, network)))) return false;
+      if (!(await asLeader((trx) => takeResumeRequest(trx, network)))) {
+        // Stopped, but still showing where the node is, for the operator choosing a rewind height
+        // (the pass that stopped may have read the head mid-reorg); a failing read changes nothing.
+        nodeHeight = await reader.head().catch(() => nodeHeight);
+        gauges();
+        return false;
+      }
       halted = false;
       lastError = null;
       log.info("follower resumed", { network });
