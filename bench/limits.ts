@@ -9,16 +9,16 @@
 // each sequentially (latency per call) and with 16 callers at once (calls per second), and the
 // accuracy of three limiters (three pools) spending one key's budget together.
 // Time is simulated: every call of a "second" carries the same timestamp, `limit` calls a second,
-// so each second's budget is spent exactly (in one 50 ms slot) and the database work is what is measured.
+// so each second's budget is spent exactly and the database work is what is measured.
 // PostgreSQL: CHAINWATCH_TEST_DATABASE_URL, or a throwaway cluster from test/support/postgres.sh.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClusterLimiter } from "../src/auth/cluster-limiter.ts";
-import { createLocalRateLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
+import { createSlidingWindowLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
 import { openContext } from "../src/daemon.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
-import { RATE_SLOT_MS, type SharedRateBudget, sharedRateBudget } from "../src/db/primitives.ts";
+import { type SharedRateBudget, sharedRateBudget } from "../src/db/primitives.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { testConfig } from "../test/support/harness.ts";
 
@@ -62,14 +62,13 @@ async function main(): Promise<void> {
     let admitted = 0;
     const start = performance.now();
     for (let second = 0; second < SECONDS; second++) {
-      // 1050 ms apart: the shared budget counts back a second before the current 50 ms slot began.
-      const nowMs = base + second * (1000 + RATE_SLOT_MS);
+      const nowMs = base + second * 1000;
       let next = 0;
       await Promise.all(
         Array.from({ length: callers }, async (_, w) => {
           const lim = limiters[w % limiters.length];
           while (next++ < limit) {
-            const got = lim.acquire(key, limit, 1, { wallMs: nowMs, monoMs: nowMs });
+            const got = lim.acquire(key, limit, 1, nowMs);
             // Awaited before the sum is read: `admitted += await …` would lose concurrent updates.
             const n = typeof got === "number" ? got : await got;
             admitted += n;
@@ -100,7 +99,7 @@ async function main(): Promise<void> {
     return { usPerCall: (ms * 1000) / total, perSecond: Math.round(total / (ms / 1000)), accuracy: 1 };
   }
 
-  const memory = () => [createLocalRateLimiter()];
+  const memory = () => [createSlidingWindowLimiter()];
   const leaseOne = (n: number) => budgets.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, chunk: () => 1 }));
   const leaseSlices = (n: number) => budgets.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger }));
 
@@ -123,10 +122,10 @@ async function main(): Promise<void> {
   // Refused calls: once a second's budget is spent, refusals are answered from memory.
   const refusals = leaseSlices(3);
   const key = "bench:refused";
-  await refusals[0].acquire(key, 10, 10, { wallMs: T0, monoMs: T0 });
+  await refusals[0].acquire(key, 10, 10, T0);
   const t = performance.now();
   const N = 100_000;
-  for (let i = 0; i < N; i++) await refusals[i % 3].acquire(key, 10, 1, { wallMs: T0, monoMs: T0 });
+  for (let i = 0; i < N; i++) await refusals[i % 3].acquire(key, 10, 1, T0);
   const refusedUs = ((performance.now() - t) * 1000) / N;
 
   const bare = (limit: number) => (rows.find(([name]) => name.startsWith(`limit ${limit}/s, in-memory`)) as [string, { usPerCall: number }])[1].usPerCall;

@@ -3,7 +3,7 @@ import { monthlyGrantWorker } from "./accounts/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";
-import { createLocalRateLimiter } from "./auth/rate-limiter.ts";
+import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
 import type { Config } from "./config/schema.ts";
 import { sharedRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
@@ -114,7 +114,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
     snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
     // SQLite: one daemon, its own window. PostgreSQL: the window plus a budget shared by every daemon.
-    limiter: budget ? createClusterLimiter({ budget, log: ctx.log }) : createLocalRateLimiter(),
+    limiter: budget ? createClusterLimiter({ budget, log: ctx.log }) : createSlidingWindowLimiter(),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery,
     ingest: createIngestPipeline({

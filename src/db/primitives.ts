@@ -2,7 +2,7 @@ import type { RawBuilder, Transaction } from "kysely";
 import type { Db, Executor } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
 import { postgresPrimitives } from "./dialect/postgres/primitives.ts";
-import { postgresRateWindows, RATE_SLOT_MS, type RateLease } from "./dialect/postgres/rate-windows.ts";
+import { postgresRateWindows } from "./dialect/postgres/rate-windows.ts";
 import { sqlitePrimitives } from "./dialect/sqlite/primitives.ts";
 import type { DB } from "./schema.ts";
 
@@ -45,27 +45,22 @@ export function orderedClaimPlan(trx: Transaction<DB>): Promise<void> {
   return isPostgres(trx) ? postgresPrimitives.orderedClaimPlan(trx) : sqlitePrimitives.orderedClaimPlan();
 }
 
-export { RATE_SLOT_MS, type RateLease };
-
 /** The budget of a cluster-wide rate limit that every daemon on one database draws from. */
 export type SharedRateBudget = {
   /** Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got. */
   lease(key: string, second: number, want: number, limit: number): Promise<number>;
-  /** Takes up to `want` of a key's limit for a slot, counting the slots of the second before it; resolves how many it got. */
-  leaseWindow(lease: RateLease): Promise<number>;
-  /** Forgets the seconds (and slots) before `second`. */
+  /** Forgets the seconds before `second`. */
   prune(second: number): Promise<void>;
 };
 
 /**
- * The shared budget of the rate limits on PostgreSQL (a row per key and second or slot); none on SQLite,
+ * The shared budget of the rate limits on PostgreSQL (a row per key and second); none on SQLite,
  * whose one daemon per file counts alone.
  */
 export function sharedRateBudget(db: Db): SharedRateBudget | null {
   if (!isPostgres(db)) return null;
   return {
     lease: (key, second, want, limit) => postgresRateWindows.lease(db, key, second, want, limit),
-    leaseWindow: (lease) => postgresRateWindows.leaseWindow(db, lease),
     prune: (second) => postgresRateWindows.prune(db, second),
   };
 }

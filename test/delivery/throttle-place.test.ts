@@ -19,9 +19,6 @@ function memoryBudget(): SharedRateBudget & { used: Map<string, number> } {
       used.set(`${key}@${second}`, before + want);
       return Math.max(0, Math.min(want, limit - before));
     },
-    async leaseWindow() {
-      throw new Error("the delivery throttle counts clock seconds, not slots");
-    },
     async prune() {},
   };
 }
