@@ -96,7 +96,11 @@ test("blocks fed in capitals and blocks the follower reads are one chain, spelle
     [txs[1], await blockOf(txs[1]), W, "2", false],
     [txs[2], await blockOf(txs[2]), W, "3", false],
   ]);
-  const state = await db.selectFrom("follower_state").select(["state", "last_error"]).where("network", "=", "anv").executeTakeFirstOrThrow();
+  // The follower saves its state after the pass that stored the blocks: wait for that write.
+  const state = await until(
+    () => db.selectFrom("follower_state").select(["state", "last_error"]).where("network", "=", "anv").executeTakeFirst(),
+    (s) => s?.state === "following",
+  );
   expect(state).toEqual({ state: "following", last_error: null });
 
   // The follower's block sent again in capitals is the block already stored: nothing new, no reorg.
