@@ -10,6 +10,7 @@
 // it warm. Reported: the drain time (first recover call to last backlog arrival), the second
 // account's latency during the drain (target p99 < 100 ms), and CPU µs per delivery.
 import type { Subprocess } from "bun";
+import { payingBlock, postBlock } from "./support/paying-block.ts";
 import { createHash, createHmac } from "node:crypto";
 import { sql } from "kysely";
 import { createApiKey } from "../src/accounts/api-keys.ts";
@@ -199,23 +200,9 @@ export async function runRecovery(env: RecoveryEnv): Promise<RecoveryOutcome> {
     const sent: { tx: string; at: number }[] = [];
     const liveLoop = (async () => {
       for (let i = 0; draining; i++) {
-        const height = 20_000_000 + i;
-        const tx = `0x${(0xabc00000 + i).toString(16).padStart(64, "0")}`;
-        const block = {
-          network: "eth",
-          height,
-          hash: `0x${height.toString(16).padStart(64, "0")}`,
-          parent_hash: `0x${(height - 1).toString(16).padStart(64, "0")}`,
-          timestamp: Math.floor(Date.now() / 1000),
-          transactions: [{ hash: tx, from: "0x8617e340b3d01fa5f11f306f4090fd50e238070d", to: LIVE_ADDRESS, value: "1000000000000000000" }],
-        };
+        const { tx, block } = payingBlock(20_000_000 + i, i, LIVE_ADDRESS);
         const at = wallNow();
-        const res = await fetch(`${urls[i % urls.length]}/ingest/blocks`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Authorization: `Bearer ${INGEST_TOKEN}` },
-          body: JSON.stringify(block),
-        });
-        if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+        await postBlock(urls[i % urls.length], INGEST_TOKEN, block);
         sent.push({ tx, at });
         await Bun.sleep(Math.max(0, at + LIVE_EVERY_MS - wallNow()));
       }

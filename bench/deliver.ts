@@ -16,6 +16,7 @@
 // BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
 // one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
 import type { Subprocess } from "bun";
+import { payingBlock, postBlock } from "./support/paying-block.ts";
 import { sql } from "kysely";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -291,23 +292,9 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     await Bun.sleep(1500);
     const latencies: number[] = [];
     for (let i = 0; i < LATENCY_SAMPLES; i++) {
-      const height = 20_000_000 + i;
-      const tx = `0x${(0xabc00000 + i).toString(16).padStart(64, "0")}`;
-      const block = {
-        network: "eth",
-        height,
-        hash: `0x${height.toString(16).padStart(64, "0")}`,
-        parent_hash: `0x${(height - 1).toString(16).padStart(64, "0")}`,
-        timestamp: Math.floor(Date.now() / 1000),
-        transactions: [{ hash: tx, from: "0x8617e340b3d01fa5f11f306f4090fd50e238070d", to: WATCHED, value: "1000000000000000000" }],
-      };
+      const { tx, block } = payingBlock(20_000_000 + i, i, WATCHED);
       const t0 = wallNow();
-      const res = await fetch(`${daemonUrls[i % daemonUrls.length]}/ingest/blocks`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${INGEST_TOKEN}` },
-        body: JSON.stringify(block),
-      });
-      if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+      await postBlock(daemonUrls[i % daemonUrls.length], INGEST_TOKEN, block);
       const waitUntil = Date.now() + 30_000;
       for (;;) {
         const r = await fetch(`${base}/tx/${tx}`);
@@ -315,7 +302,7 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
           latencies.push(((await r.json()) as { at: number }).at - t0);
           break;
         }
-        if (Date.now() > waitUntil) throw new Error(`the webhook of block ${height} did not arrive within 30 s`);
+        if (Date.now() > waitUntil) throw new Error(`the webhook of block ${block.height} did not arrive within 30 s`);
         await Bun.sleep(1);
       }
       await Bun.sleep(10);

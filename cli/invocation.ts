@@ -2,9 +2,6 @@ import type { ArgDef, CommandDef } from "citty";
 import { closest } from "../src/lib/nearest-name.ts";
 import { UsageError } from "./globals.ts";
 
-// The typo check is shared with the config loader; tests and callers import it from here too.
-export { closest, editDistance } from "../src/lib/nearest-name.ts";
-
 /** The command an argv names, with its full word path (`["chainwatch", "keys", "create"]`). */
 export type Invocation = { cmd: CommandDef; path: string[]; rest: string[] };
 

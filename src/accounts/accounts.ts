@@ -15,9 +15,6 @@ export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPU
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-// Made where deliveries are signed; rotation (watch/webhook-secret.ts) makes them too.
-export { newWebhookSecret };
-
 /** Creates an account on a plan with a starting credit balance and a fresh webhook secret. */
 export async function createAccount(
   deps: { db: Db; clock: Clock; box: SecretBox },

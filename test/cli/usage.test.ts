@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closest, editDistance } from "../../cli/invocation.ts";
+import { closest, editDistance } from "../../src/lib/nearest-name.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
 
 // How the CLI treats mistakes in the way it is called, and how its help reads, as a user sees it:

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { newWebhookSecret } from "../../src/accounts/accounts.ts";
+import { newWebhookSecret } from "../../src/delivery/signer.ts";
 import { webhookHeaders, webhookKey } from "../../src/delivery/signer.ts";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
