@@ -2,7 +2,7 @@
 //
 // What admitting one request costs when the limit is shared by daemons on PostgreSQL (docs/operations.md),
 // against the in-memory sliding window SQLite uses (the bare baseline), in one run:
-//   - "count every admission": the bare upsert on the shared row, one round trip per call;
+//   - "count every admission": a bare upsert on a shared per-second row, one round trip per call;
 //   - "lease 1, merged": the cluster limiter leasing one token per call, but requests waiting at
 //     the same time share one upsert (what the daemon runs for limits under 100/s);
 //   - "lease limit/50, merged": the cluster limiter as the daemon runs it for larger limits;
@@ -15,10 +15,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClusterLimiter } from "../src/auth/cluster-limiter.ts";
-import { createSlidingWindowLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
+import { createLocalRateLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
 import { openContext } from "../src/daemon.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
-import { type SharedRateBudget, sharedRateBudget } from "../src/db/primitives.ts";
+import { type SharedRateBudget, type SlidingRateBudget, sharedRateBudget, slidingRateBudget } from "../src/db/primitives.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { testConfig } from "../test/support/harness.ts";
 
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const ctx = await openContext(config, { env: {} });
   dbs.push(ctx.db, openDatabase(config.database.url), openDatabase(config.database.url));
   const budgets = dbs.map((db) => sharedRateBudget(db) as SharedRateBudget);
+  const sliding = dbs.map((db) => slidingRateBudget(db) as SlidingRateBudget);
   const T0 = Date.UTC(2030, 0, 1);
   let run = 0;
 
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
         Array.from({ length: callers }, async (_, w) => {
           const lim = limiters[w % limiters.length];
           while (next++ < limit) {
-            const got = lim.acquire(key, limit, 1, nowMs);
+            const got = lim.acquire(key, limit, 1, { wallMs: nowMs, monoMs: nowMs });
             // Awaited before the sum is read: `admitted += await …` would lose concurrent updates.
             const n = typeof got === "number" ? got : await got;
             admitted += n;
@@ -99,9 +100,9 @@ async function main(): Promise<void> {
     return { usPerCall: (ms * 1000) / total, perSecond: Math.round(total / (ms / 1000)), accuracy: 1 };
   }
 
-  const memory = () => [createSlidingWindowLimiter()];
-  const leaseOne = (n: number) => budgets.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, chunk: () => 1 }));
-  const leaseSlices = (n: number) => budgets.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger }));
+  const memory = () => [createLocalRateLimiter()];
+  const leaseOne = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, chunk: () => 1 }));
+  const leaseSlices = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger }));
 
   // Warm the pools and PostgreSQL's plan cache.
   await measure(leaseOne(3), 100, CONCURRENCY);
@@ -122,10 +123,10 @@ async function main(): Promise<void> {
   // Refused calls: once a second's budget is spent, refusals are answered from memory.
   const refusals = leaseSlices(3);
   const key = "bench:refused";
-  await refusals[0].acquire(key, 10, 10, T0);
+  await refusals[0].acquire(key, 10, 10, { wallMs: T0, monoMs: T0 });
   const t = performance.now();
   const N = 100_000;
-  for (let i = 0; i < N; i++) await refusals[i % 3].acquire(key, 10, 1, T0);
+  for (let i = 0; i < N; i++) await refusals[i % 3].acquire(key, 10, 1, { wallMs: T0, monoMs: T0 });
   const refusedUs = ((performance.now() - t) * 1000) / N;
 
   const bare = (limit: number) => (rows.find(([name]) => name.startsWith(`limit ${limit}/s, in-memory`)) as [string, { usPerCall: number }])[1].usPerCall;

@@ -195,7 +195,7 @@ const rpc = paced(RPC_RPS, async () => {
 });
 
 // --- Retention, shortened: the daemon's own step, run from here with a clock a day ahead ---
-const shifted = { now: () => Date.now() + DAY_MS - RETENTION_SECONDS * 1000 };
+const shifted = { now: () => Date.now() + DAY_MS - RETENTION_SECONDS * 1000, monotonic: () => performance.now() };
 const pruneCtx = await openContext(loaded.config, { env: {}, clock: shifted });
 let pruned = 0;
 const retention = setInterval(async () => {

@@ -3,9 +3,9 @@ import { monthlyGrantWorker } from "./accounts/monthly-grants.ts";
 import { createSnapshotCache } from "./accounts/snapshot-cache.ts";
 import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";
-import { createSlidingWindowLimiter } from "./auth/rate-limiter.ts";
+import { createLocalRateLimiter, type RateLimiter } from "./auth/rate-limiter.ts";
 import type { Config } from "./config/schema.ts";
-import { sharedRateBudget } from "./db/primitives.ts";
+import { sharedRateBudget, slidingRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
 import { VERSION } from "./version.ts";
@@ -66,7 +66,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   await rpcMeter.reclaim(opts.soleDaemon === true);
   // SQLite: none, one daemon counts alone. PostgreSQL: per-second budgets every daemon draws from
-  // (the API's per-key limit and the webhooks' delivery rate limits).
+  // (the webhooks' delivery rate limits).
   const budget = sharedRateBudget(ctx.db);
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
@@ -113,8 +113,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     metrics,
     keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
     snapshots: createSnapshotCache({ db: ctx.db, clock: ctx.clock }),
-    // SQLite: one daemon, its own window. PostgreSQL: the window plus a budget shared by every daemon.
-    limiter: budget ? createClusterLimiter({ budget, log: ctx.log }) : createSlidingWindowLimiter(),
+    // SQLite: one daemon, its own window. PostgreSQL: the window plus a sliding budget shared by every daemon.
+    limiter: limiterFor(ctx),
     clientIp: clientIpResolver({ trustProxy: config.server.trust_proxy, fallback: opts.fallbackClientIp ?? null }),
     wakeDelivery,
     ingest: createIngestPipeline({
@@ -173,4 +173,10 @@ async function listen(app: ReturnType<typeof createServer>, config: Config, log:
   app.listen(serverOptions(config, log));
   if (!app.server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   return app.server;
+}
+
+/** The API's and /rpc's rate limiter: SQLite, one daemon and its own window; PostgreSQL, the window plus a sliding budget every daemon draws from. */
+function limiterFor(ctx: Context): RateLimiter {
+  const sliding = slidingRateBudget(ctx.db);
+  return sliding ? createClusterLimiter({ budget: sliding, log: ctx.log }) : createLocalRateLimiter();
 }

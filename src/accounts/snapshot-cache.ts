@@ -21,8 +21,9 @@ export function createSnapshotCache(deps: { db: Db; clock: Clock; ttlMs?: number
   const cache = new Map<string, { snapshot: AccountSnapshot; day: string; expiresAt: number }>();
   return {
     async get(accountId) {
-      const now = deps.clock.now();
-      const day = utcDay(now);
+      // The day is the wall clock's; the snapshot's age is measured on the monotonic clock.
+      const day = utcDay(deps.clock.now());
+      const now = deps.clock.monotonic();
       const hit = cache.get(accountId);
       if (hit && hit.expiresAt > now && hit.day === day) return hit.snapshot;
       const snapshot = await accountSnapshot(deps.db, accountId, day);

@@ -10,8 +10,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type KeyStore = { find(apiKey: string): Promise<KeyRecord | null> };
 
 /**
- * Looks API keys up with their secrets decrypted, caching each answer (found or not) for `ttlMs`:
- * keys created or revoked by the CLI in another process are seen within that time.
+ * Looks API keys up with their secrets decrypted, caching each answer (found or not) for `ttlMs`
+ * of the monotonic clock: keys created or revoked by the CLI in another process are seen within
+ * that time, however the wall clock steps.
  */
 export function createKeyStore(deps: { db: Db; box: SecretBox; clock: Clock; ttlMs?: number }): KeyStore {
   const ttl = deps.ttlMs ?? 1000;
@@ -19,7 +20,7 @@ export function createKeyStore(deps: { db: Db; box: SecretBox; clock: Clock; ttl
   return {
     async find(apiKey) {
       if (!UUID.test(apiKey)) return null;
-      const now = deps.clock.now();
+      const now = deps.clock.monotonic();
       const hit = cache.get(apiKey);
       if (hit && hit.expiresAt > now) return hit.record;
       const row = await deps.db

@@ -1,12 +1,16 @@
+import type { Instant } from "../lib/clock.ts";
+
 /**
  * Admits requests under a per-key limit of `limit` a second. `acquire` admits up to `n` requests
- * of `key` at `nowMs` and answers how many: always the first ones, so a batch keeps its leading
- * calls. In memory it answers at once; the cluster limiter (`cluster-limiter.ts`) may wait on the
+ * of `key` at `at` and answers how many: always the first ones, so a batch keeps its leading
+ * calls. The window of one daemon is measured on the monotonic clock, so a step of the wall clock
+ * neither empties it nor holds it shut; only the budget shared across daemons reads the wall
+ * clock. In memory it answers at once; the cluster limiter (`cluster-limiter.ts`) may wait on the
  * database for a share of the budget, hence the promise.
  */
-export type RateLimiter = { acquire(key: string, limit: number, n: number, nowMs: number): number | Promise<number> };
+export type RateLimiter = { acquire(key: string, limit: number, n: number, at: Instant): number | Promise<number> };
 
-/** The in-memory window: synchronous, and able to say how much room a key has left. */
+/** The in-memory window over one clock's milliseconds: synchronous, and able to say how much room a key has left. */
 export type SlidingWindowLimiter = {
   acquire(key: string, limit: number, n: number, nowMs: number): number;
   /** How many more requests of `key` the window would accept at `nowMs` (nothing recorded). */
@@ -54,4 +58,9 @@ export function createSlidingWindowLimiter(windowMs = 1000): SlidingWindowLimite
     },
     tryAcquire: (key, limit, nowMs) => acquire(key, limit, 1, nowMs) === 1,
   };
+}
+
+/** The limiter of a daemon that counts alone (SQLite): its own window, on the monotonic clock. */
+export function createLocalRateLimiter(window: SlidingWindowLimiter = createSlidingWindowLimiter()): RateLimiter {
+  return { acquire: (key, limit, n, at) => window.acquire(key, limit, n, at.monoMs) };
 }

@@ -1,4 +1,5 @@
 import type { AuthFailure, Failure, Result } from "../lib/error-codes.ts";
+import type { Instant } from "../lib/clock.ts";
 import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
 import { canonicalString, constantTimeEqual, hmacSha256Hex } from "./canonical.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -25,7 +26,8 @@ export type VerifyDeps = {
   findKey(apiKey: string): KeyRecord | null | Promise<KeyRecord | null>;
   limiter: RateLimiter;
   rateLimit: number;
-  nowMs: number;
+  /** Now: the timestamp is checked against the wall clock, the rate limit counts on both (rate-limiter.ts). */
+  at: Instant;
   skewSeconds?: number;
 };
 
@@ -38,12 +40,12 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   if (!key) return fail("INVALID_API_KEY");
   const skew = deps.skewSeconds ?? 300;
   if (!req.timestamp || !TIMESTAMP.test(req.timestamp)) return fail("INVALID_TIMESTAMP");
-  if (Math.abs(Math.floor(deps.nowMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
+  if (Math.abs(Math.floor(deps.at.wallMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
   if (!req.signature) return fail("MISSING_SIGNATURE");
   const expected = hmacSha256Hex(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
   if (!constantTimeEqual(req.signature.toLowerCase(), expected)) return fail("INVALID_SIGNATURE");
   if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
-  if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.nowMs)) === 0) return fail("RATE_LIMITED");
+  if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at)) === 0) return fail("RATE_LIMITED");
   return { ok: true, key };
 }
 

@@ -11,7 +11,8 @@ export const SIGN_IN_MAX_CLIENTS = 50_000;
  * Failed sign-in attempts per client: a link that is unknown, used or expired, opened or posted.
  * A client with `limit` failures in the last `windowMs` waits until the oldest of them is that
  * old; every attempt it makes meanwhile is refused before any link is looked up, so a guesser
- * learns nothing, not even from a link that would work. Successes never count. Per daemon, in memory.
+ * learns nothing, not even from a link that would work. Successes never count. Per daemon, in
+ * memory, timed on the monotonic clock: a step of the wall clock neither forgives nor prolongs a wait.
  */
 export type SignInThrottle = {
   /** Milliseconds until `client` may try again; 0 when it may now. */
@@ -38,12 +39,12 @@ export function createSignInThrottle(opts: { clock: Clock; limit?: number; windo
 
   return {
     waitMs(client) {
-      const now = opts.clock.now();
+      const now = opts.clock.monotonic();
       const stamps = live(client, now);
       return stamps.length >= limit ? stamps[0] + windowMs - now : 0;
     },
     failed(client) {
-      const now = opts.clock.now();
+      const now = opts.clock.monotonic();
       const stamps = live(client, now);
       if (!failures.has(client)) {
         // Bounded memory under a flood of addresses: Map order is insertion order, so the first key

@@ -3,6 +3,7 @@ import type { Db, Executor } from "./database.ts";
 import { isPostgres } from "./dialect/detect.ts";
 import { postgresPrimitives } from "./dialect/postgres/primitives.ts";
 import { postgresRateWindows } from "./dialect/postgres/rate-windows.ts";
+import { postgresSlidingBudget, type SlidingLease } from "./dialect/postgres/sliding-budget.ts";
 import { sqlitePrimitives } from "./dialect/sqlite/primitives.ts";
 import type { DB } from "./schema.ts";
 
@@ -45,7 +46,7 @@ export function orderedClaimPlan(trx: Transaction<DB>): Promise<void> {
   return isPostgres(trx) ? postgresPrimitives.orderedClaimPlan(trx) : sqlitePrimitives.orderedClaimPlan();
 }
 
-/** The budget of a cluster-wide rate limit that every daemon on one database draws from. */
+/** The budget of a per-second rate limit that every daemon on one database draws from (the webhooks' delivery rate). */
 export type SharedRateBudget = {
   /** Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got. */
   lease(key: string, second: number, want: number, limit: number): Promise<number>;
@@ -62,5 +63,24 @@ export function sharedRateBudget(db: Db): SharedRateBudget | null {
   return {
     lease: (key, second, want, limit) => postgresRateWindows.lease(db, key, second, want, limit),
     prune: (second) => postgresRateWindows.prune(db, second),
+  };
+}
+
+export type { SlidingLease };
+
+/** The sliding one-second budget of a rate limit that every daemon on one database draws from (the API's and /rpc's). */
+export type SlidingRateBudget = {
+  /** Replaces this holder's previous lease of a key by what it used and a new one; resolves what it was granted. */
+  lease(lease: SlidingLease): Promise<{ granted: number; nextFreeMs: number | null }>;
+  /** Forgets the keys with nothing counting any more. */
+  prune(): Promise<void>;
+};
+
+/** The sliding budgets on PostgreSQL (a row of leases per key); none on SQLite, whose one daemon counts alone. */
+export function slidingRateBudget(db: Db): SlidingRateBudget | null {
+  if (!isPostgres(db)) return null;
+  return {
+    lease: (lease) => postgresSlidingBudget.lease(db, lease),
+    prune: () => postgresSlidingBudget.prune(db),
   };
 }

@@ -3,7 +3,7 @@ import type { RateLimiter } from "../auth/rate-limiter.ts";
 import { keyAllowsIp } from "../auth/verify.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
-import type { Clock } from "../lib/clock.ts";
+import { type Clock, instantOf } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
 import type { CreditMeter } from "./credit-meter.ts";
@@ -120,7 +120,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
 
     const account = await deps.meter.account(key.accountId);
-    const now = deps.clock.now();
+    const at = instantOf(deps.clock);
     const slots: Slot[] = [];
     const forward: Slot[] = [];
     let held = 0;
@@ -142,7 +142,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
       allowed.push(slot);
     }
     // Each call the policy lets through counts toward the window, in order: the first ones pass.
-    const acquired = allowed.length === 0 ? 0 : deps.limiter.acquire(`rpc:${key.accountId}`, account.rpcRps, allowed.length, now);
+    const acquired = allowed.length === 0 ? 0 : deps.limiter.acquire(`rpc:${key.accountId}`, account.rpcRps, allowed.length, at);
     const admitted = typeof acquired === "number" ? acquired : await acquired;
     for (const [i, slot] of allowed.entries()) {
       const { id, method } = slot.call as RpcCall;

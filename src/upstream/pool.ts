@@ -32,7 +32,11 @@ export type SendOptions = {
   parse?: (text: string) => unknown;
 };
 
-/** One configured node and what the pool knows of its health. `label` is safe to log (no path, query or credentials). */
+/**
+ * One configured node and what the pool knows of its health. `label` is safe to log (no path,
+ * query or credentials). `downUntilMs` is a reading of the monotonic clock (0: not backing off),
+ * so a step of the wall clock neither ends a backoff nor makes it last an hour.
+ */
 export type UpstreamState = { label: string; healthy: boolean; failures: number; errors: number; downUntilMs: number; lastError: string | null };
 
 /** A network's `rpc_urls`, tried in order with failover and per-upstream backoff. */
@@ -97,7 +101,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     s.failures += 1;
     s.errors += 1;
     s.lastError = error;
-    s.downUntilMs = deps.clock.now() + Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (s.failures - 1));
+    s.downUntilMs = deps.clock.monotonic() + Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (s.failures - 1));
     deps.metrics?.inc("chainwatch_upstream_errors_total", { network: deps.network, upstream: s.label });
     if (s.healthy) {
       s.healthy = false;
@@ -115,7 +119,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
 
   /** Usable upstreams in configured order; when every one is backing off, only the one whose backoff ends first. */
   const candidates = () => {
-    const now = deps.clock.now();
+    const now = deps.clock.monotonic();
     const usable = nodes.filter((n) => n.state.downUntilMs <= now);
     if (usable.length > 0 || nodes.length === 0) return usable;
     return [nodes.reduce((a, b) => (b.state.downUntilMs < a.state.downUntilMs ? b : a))];

@@ -70,6 +70,15 @@ describe("the API key store", () => {
     expect(await store.find(key.api_key)).toBe(null);
   });
 
+  test("a wall clock stepped back an hour does not keep a revoked key cached for that hour", async () => {
+    const key = await newKey();
+    expect(await store.find(key.api_key)).not.toBe(null);
+    await revokeApiKey(ctx.db, clock, key.api_key);
+    clock.step(-3_600_000);
+    clock.advance(1000);
+    expect(await store.find(key.api_key)).toBe(null);
+  });
+
   test("sees a key created after a miss once the cached miss expires", async () => {
     const key = await newKey();
     await ctx.db.updateTable("api_keys").set({ revoked_at: 1 }).where("api_key", "=", key.api_key).execute();

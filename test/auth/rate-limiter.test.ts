@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createSlidingWindowLimiter } from "../../src/auth/rate-limiter.ts";
+import { createLocalRateLimiter, createSlidingWindowLimiter } from "../../src/auth/rate-limiter.ts";
+import { instantOf } from "../../src/lib/clock.ts";
+import { manualClock } from "../support/clock.ts";
 
 // The in-memory window (SQLite's limiter, and each daemon's own window on PostgreSQL).
 describe("sliding window: acquire n at once", () => {
@@ -29,5 +31,31 @@ describe("sliding window: acquire n at once", () => {
     expect(w.acquire("k", 2, 1, 1200)).toBe(1);
     expect(w.room("k", 2, 2200)).toBe(0);
     expect(w.room("k", 2, 2500)).toBe(2);
+  });
+});
+
+describe("a daemon's own limiter when the wall clock steps", () => {
+  test("stepped back an hour: the window neither empties nor stays shut; it slides on the monotonic clock", () => {
+    const clock = manualClock();
+    const l = createLocalRateLimiter();
+    const take = (n: number) => l.acquire("k", 10, n, instantOf(clock));
+    expect(take(10)).toBe(10);
+    clock.step(-3_600_000);
+    expect(take(1)).toBe(0);
+    clock.advance(999);
+    expect(take(1)).toBe(0);
+    clock.advance(1);
+    expect(take(20)).toBe(10);
+  });
+
+  test("stepped forward an hour: the window does not empty", () => {
+    const clock = manualClock();
+    const l = createLocalRateLimiter();
+    const take = (n: number) => l.acquire("k", 10, n, instantOf(clock));
+    expect(take(10)).toBe(10);
+    clock.step(3_600_000);
+    expect(take(1)).toBe(0);
+    clock.advance(1000);
+    expect(take(20)).toBe(10);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash, createHmac } from "node:crypto";
-import { createSlidingWindowLimiter } from "../../src/auth/rate-limiter.ts";
+import { createLocalRateLimiter } from "../../src/auth/rate-limiter.ts";
 import { type KeyRecord, type SignedRequest, verifySignedRequest } from "../../src/auth/verify.ts";
 import { parseCidr, type Cidr } from "../../src/net/ip.ts";
 
@@ -38,11 +38,11 @@ function request(over: Partial<SignedRequest> & { body?: string; signWith?: stri
 /** An in-memory key table and a fresh limiter per verifier. */
 function verifier(keys: KeyRecord[] = [{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [] }], rateLimit = 10) {
   const table = new Map(keys.map((k) => [k.apiKey, k]));
-  const limiter = createSlidingWindowLimiter();
+  const limiter = createLocalRateLimiter();
   let nowMs = NOW_MS;
   return {
     verify: (req: SignedRequest) =>
-      verifySignedRequest(req, { findKey: (k) => table.get(k) ?? null, limiter, rateLimit, nowMs }),
+      verifySignedRequest(req, { findKey: (k) => table.get(k) ?? null, limiter, rateLimit, at: { wallMs: nowMs, monoMs: nowMs } }),
     at(ms: number) {
       nowMs = ms;
     },

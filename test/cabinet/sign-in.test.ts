@@ -191,6 +191,20 @@ describe("the throttle", () => {
     expect(t.waitMs("a")).toBe(1000);
   });
 
+  test("a wall clock stepped back or forward an hour neither forgives nor prolongs a wait", () => {
+    const clock = manualClock();
+    const t = createSignInThrottle({ clock });
+    for (let i = 0; i < 10; i++) t.failed("a");
+    clock.step(-3_600_000);
+    expect(t.waitMs("a")).toBe(60_000);
+    clock.step(7_200_000);
+    expect(t.waitMs("a")).toBe(60_000);
+    clock.advance(59_999);
+    expect(t.waitMs("a")).toBe(1);
+    clock.advance(1);
+    expect(t.waitMs("a")).toBe(0);
+  });
+
   test("remembers at most maxClients clients, forgetting the one remembered longest", () => {
     const t = createSignInThrottle({ clock: manualClock(0), limit: 1, maxClients: 2 });
     for (const client of ["a", "b", "c"]) t.failed(client);

@@ -40,7 +40,7 @@ afterAll(async () => {
 
 test("a catch-up more than 100 blocks behind logs height, node height, blocks/s and ETA every 10 s, then stops logging", async () => {
   let t = Date.UTC(2026, 10, 23);
-  const clock: Clock = { now: () => (t += 1000) };
+  const clock: Clock = { now: () => (t += 1000), monotonic: () => t };
   const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
   const log: Logger = { debug: () => {}, info: (msg, fields) => void lines.push({ msg, fields }), warn: (msg, fields) => void lines.push({ msg, fields }), error: (msg, fields) => void lines.push({ msg, fields }) };
   const pool = createUpstreamPool({ network: "anv", urls: [anvil.url], timeoutMs: 5000, fetch, clock, log: silentLogger });

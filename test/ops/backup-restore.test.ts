@@ -123,7 +123,7 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
     // Start on the restored directory; once the webhooks point at a live receiver, move two hours on
     // so the waiting deliveries are due.
     let offset = 0;
-    const clock = { now: () => Date.now() + offset };
+    const clock = { now: () => Date.now() + offset, monotonic: () => performance.now() };
     const config = testConfig(target, { delivery: { backoff_seconds: [3600] } });
     const ctx = await openContext(config, { clock, env: {} });
     const daemon = await startDaemon(ctx);

@@ -3,7 +3,7 @@ import type { KeyStore } from "../../auth/key-store.ts";
 import type { RateLimiter } from "../../auth/rate-limiter.ts";
 import { sha256Hex } from "../../auth/canonical.ts";
 import { verifySignedRequest } from "../../auth/verify.ts";
-import type { Clock } from "../../lib/clock.ts";
+import { type Clock, instantOf } from "../../lib/clock.ts";
 import type { ClientIpResolver } from "../../net/client-ip.ts";
 import { FailureError } from "../errors.ts";
 import type { Metrics } from "../../lib/metrics.ts";
@@ -46,7 +46,7 @@ export function signature(deps: SignatureDeps) {
           bodySha256: raw ? sha256Hex(raw) : EMPTY_SHA256,
           clientIp: deps.clientIp(request, server),
         },
-        { findKey: deps.keys.find, limiter: deps.limiter, rateLimit: deps.rateLimit, nowMs: deps.clock.now() },
+        { findKey: deps.keys.find, limiter: deps.limiter, rateLimit: deps.rateLimit, at: instantOf(deps.clock) },
       );
       if (!outcome.ok) {
         deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
