@@ -1,8 +1,10 @@
 #!/usr/bin/env bun
 // `bun run bench:ingest`: end-to-end ingest throughput of a real `chainwatch serve` subprocess over
 // 1,000,000 watched addresses (1,000 accounts), against a bare Bun.serve that only parses the same
-// bodies. Prints tx/s, events written/s, the daemon's peak RSS and the ratio to the baseline.
-// Knobs (env): BENCH_POSTS, BENCH_BLOCKS_PER_POST, BENCH_ACCOUNTS, BENCH_WATCHES_PER_ACCOUNT.
+// bodies. Prints tx/s, events written/s, CPU µs per transaction (the daemon's, PostgreSQL's, the
+// baseline's, from /proc), the daemon's peak RSS and the ratio to the baseline.
+// Knobs (env): BENCH_POSTS, BENCH_BLOCKS_PER_POST, BENCH_ACCOUNTS, BENCH_WATCHES_PER_ACCOUNT;
+// BENCH_DATABASE=postgres runs the daemon on a throwaway PostgreSQL cluster instead of SQLite.
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +14,10 @@ import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
+import { openDatabase } from "../src/db/database.ts";
+import { sql } from "kysely";
+import { cpuOf, cpuOfTree, cpuPerUnit, startCpuWindow } from "./support/cpu.ts";
+import { type BenchCluster, startCluster } from "./support/postgres.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ACCOUNTS = num("BENCH_ACCOUNTS", 1000);
@@ -25,6 +31,7 @@ const IN_FLIGHT = 2;
 const TOKEN = "bench-ingest-token";
 const CLI = join(import.meta.dir, "../cli/index.ts");
 const USDT = "0xdac17f958d2ee523a2206206994597c13d831ec7";
+const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
 
 const children: Subprocess[] = [];
 
@@ -68,8 +75,8 @@ function makeBlock(height: number) {
 
 // ---- setup --------------------------------------------------------------------------------
 
-/** Accounts through the real code (their secrets are sealed), the million watches straight into SQLite. */
-async function seed(configPath: string, dbPath: string): Promise<void> {
+/** Accounts through the real code (their secrets are sealed), the million watches straight into the database. */
+async function seed(configPath: string, dbUrl: string): Promise<void> {
   const loaded = loadConfig(configPath);
   if (!loaded.ok) throw new Error(loaded.error);
   const ctx = await openContext(loaded.config, { env: {} });
@@ -80,9 +87,23 @@ async function seed(configPath: string, dbPath: string): Promise<void> {
     if (!created.ok) throw new Error(created.error);
     accountIds.push(created.account.id);
   }
+  if (ON_POSTGRES) {
+    const rows = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, k) => from + k).map((i) => ({
+        id: `aw_${i.toString(16).padStart(24, "0")}`,
+        account_id: accountIds[Math.floor(i / WATCHES_PER_ACCOUNT)],
+        network: "eth",
+        address: watchedAddress(i),
+        created_at: Date.now(),
+      }));
+    for (let i = 0; i < WATCHES; i += 10_000) await ctx.db.insertInto("watches").values(rows(i, Math.min(WATCHES, i + 10_000))).execute();
+    await sql`analyze`.execute(ctx.db);
+    await ctx.db.destroy();
+    return;
+  }
   await ctx.db.destroy();
 
-  const sqlite = new Database(dbPath);
+  const sqlite = new Database(dbUrl.replace(/^sqlite:\/\//, ""));
   sqlite.run("PRAGMA journal_mode = WAL");
   sqlite.run("PRAGMA synchronous = NORMAL");
   const insert = sqlite.prepare("INSERT INTO watches (id, account_id, network, address, created_at) VALUES (?, ?, ?, ?, ?)");
@@ -172,14 +193,16 @@ async function push(url: string, bodies: string[]): Promise<RunResult> {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-ingest-"));
+  let cluster: BenchCluster | null = null;
   try {
-    const dbPath = join(dir, "cw.db");
+    cluster = ON_POSTGRES ? await startCluster() : null;
+    const dbUrl = cluster ? await cluster.createDatabase("ingest") : `sqlite://${join(dir, "cw.db")}`;
     const configPath = join(dir, "cw.toml");
     writeFileSync(
       configPath,
       [
         `[server]\nhost = "127.0.0.1"\nport = 0`,
-        `[database]\nurl = "sqlite://${dbPath}"`,
+        `[database]\nurl = "${dbUrl}"`,
         `[secrets]\nmaster_key_file = "${dir}/master.key"`,
         `[ingest]\ntoken = "${TOKEN}"`,
         "",
@@ -187,7 +210,7 @@ async function main() {
     );
 
     let t = performance.now();
-    await seed(configPath, dbPath);
+    await seed(configPath, dbUrl);
     console.log(`seeded ${ACCOUNTS} accounts and ${WATCHES.toLocaleString("en")} watches in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     t = performance.now();
@@ -200,7 +223,9 @@ async function main() {
     console.log(`generated ${POSTS} batches of ${BLOCKS_PER_POST} × ${TX_PER_BLOCK} tx (${txTotal.toLocaleString("en")} tx, ${mb.toFixed(0)} MB) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     const baseline = await spawnServer([process.execPath, "-e", BASELINE], (l) => (l.startsWith("listening ") ? l.slice(10).replace(/\/$/, "") : null));
+    const bareCpu = startCpuWindow({ baseline: () => cpuOf(baseline.proc.pid) });
     const bare = await push(baseline.url, bodies);
+    const bareUs = cpuPerUnit(bareCpu(), txTotal).baseline;
     await stop(baseline.proc);
 
     const daemon = await spawnServer([process.execPath, CLI, "serve", "--config", configPath], (l) => {
@@ -209,12 +234,15 @@ async function main() {
     });
     // Warm-up outside the timed run: JIT, the SQLite page cache of the watches index.
     await push(daemon.url, [warmUp]);
+    const pgPid = cluster?.pid;
+    const realCpu = startCpuWindow({ daemon: () => cpuOf(daemon.proc.pid), ...(pgPid ? { postgres: () => cpuOfTree(pgPid) } : {}) });
     const real = await push(daemon.url, bodies);
+    const realUs = cpuPerUnit(realCpu(), txTotal);
     const rss = peakRssMb(daemon.proc.pid);
     await stop(daemon.proc);
-    const stored = new Database(dbPath, { readonly: true });
-    const rows = (stored.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
-    stored.close();
+    const stored = openDatabase(dbUrl);
+    const rows = Number((await sql<{ n: number }>`select count(*) as n from events`.execute(stored)).rows[0].n);
+    await stored.destroy();
 
     const txPerSec = txTotal / real.seconds;
     const bareTxPerSec = txTotal / bare.seconds;
@@ -223,10 +251,14 @@ async function main() {
     console.log(`             ${rows.toLocaleString("en")} event rows stored: a block event is one row shared by its ${ACCOUNTS} receiving accounts`);
     console.log(`baseline     ${bareTxPerSec.toFixed(0).padStart(9)} tx/s   (Bun.serve + JSON parse only, ${bare.seconds.toFixed(2)} s)`);
     console.log(`ratio        ${(txPerSec / bareTxPerSec).toFixed(2)} of the baseline`);
+    const ours = realUs.daemon + (realUs.postgres ?? 0);
+    const pgPart = realUs.postgres === undefined ? "" : ` = daemon ${realUs.daemon} + PostgreSQL ${realUs.postgres}`;
+    console.log(`CPU µs/tx    ${ours}${pgPart}   (baseline ${bareUs}; ${(ours / Math.max(1, bareUs)).toFixed(1)}× the baseline) on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}`);
     console.log(`peak RSS     ${rss.toFixed(0)} MB (daemon VmHWM)`);
     console.log(`targets      ≥ 50,000 tx/s: ${txPerSec >= 50_000 ? "met" : "MISSED"}; RSS ≤ 500 MB: ${rss <= 500 ? "met" : "MISSED"}`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+    cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
