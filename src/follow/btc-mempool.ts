@@ -1,10 +1,15 @@
+import type { Transaction } from "kysely";
 import type { Db } from "../db/executor.ts";
+import { LeadLost } from "../db/leadership.ts";
+import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { hasWaitingOrders, type MempoolTx, observeMempool } from "../payments/mempool.ts";
 import { matchAddress } from "../watch/address.ts";
 import { BtcRpcError, type BtcClient } from "./btc-client.ts";
 import { checkMempoolTx, checkTxids } from "./btc-shape.ts";
+
+type Fence = (trx: Transaction<DB>) => Promise<void>;
 
 /** Bitcoin Core's answer to getrawtransaction for a transaction it no longer has (mined, evicted, replaced). */
 const NO_SUCH_TRANSACTION = -5;
@@ -29,14 +34,14 @@ export type MempoolWatchDeps = {
  * the head), so it is never taken for an unmined one. Failures are logged once per change and
  * never stop the follower.
  */
-export function createMempoolWatch(deps: MempoolWatchDeps): { look(): Promise<void> } {
+export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence): Promise<void> } {
   const maxPerLook = deps.maxPerLook ?? 200;
   /** Transactions read already, from the last look's mempool. */
   let read = new Set<string>();
   let previous = new Set<string>();
   let lastError: string | null = null;
 
-  const look = async () => {
+  const look = async (fence?: Fence) => {
     if (!(await hasWaitingOrders(deps.db, deps.network))) {
       read = new Set();
       previous = new Set();
@@ -54,7 +59,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(): Promise<vo
     read = new Set([...read].filter((t) => now.has(t)));
     const present = new Set([...now, ...previous]);
     previous = now;
-    await observeMempool(deps.db, { network: deps.network, arrived, present, nowMs: deps.clock.now() });
+    await observeMempool(deps.db, { network: deps.network, arrived, present, nowMs: deps.clock.now() }, { fence });
   };
 
   const readTx = async (txid: string): Promise<MempoolTx | null> => {
@@ -69,12 +74,14 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(): Promise<vo
   };
 
   return {
-    async look() {
+    async look(fence) {
       try {
-        await look();
+        await look(fence);
         if (lastError !== null) deps.log.info("mempool readable again", { network: deps.network });
         lastError = null;
       } catch (e) {
+        // The lead moved to another daemon: its follower looks from now on; this one's next fence says so.
+        if (e instanceof LeadLost) return;
         const message = (e as Error).message ?? String(e);
         if (message !== lastError) deps.log.warn("cannot read the mempool", { network: deps.network, error: message });
         lastError = message;

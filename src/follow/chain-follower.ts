@@ -405,7 +405,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       let again = false;
       try {
         again = await pass();
-        if (!again && state === "following" && !halted) await reader.atHead?.();
+        if (!again && state === "following" && !halted) await reader.atHead?.(lead.fence);
         if (!halted) {
           if (logged !== null) log.info("follower recovered", { network });
           logged = null;

@@ -1,3 +1,5 @@
+import type { Transaction } from "kysely";
+import type { DB } from "../db/schema.ts";
 import type { BlockInput } from "../ingest/batch-schema.ts";
 
 /** One height as a reader read it: what the follower core needs to order, link and bound it. */
@@ -28,6 +30,7 @@ export type ChainReader<B extends ReadBlock = ReadBlock> = {
   /**
    * Called after each poll that found the node's head already stored, while this daemon leads: a
    * family's look at what is not yet in a block (the btc family's mempool, for payment orders).
+   * Its writes run `fence` first in their transaction, as the follower's own writes do.
    */
-  atHead?(): Promise<void>;
+  atHead?(fence: (trx: Transaction<DB>) => Promise<void>): Promise<void>;
 };

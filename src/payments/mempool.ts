@@ -29,10 +29,17 @@ export async function hasWaitingOrders(db: Db, network: string): Promise<boolean
  * transaction). Each remembered transaction no longer in `present` is forgotten: mined ones count
  * through their block from now on; one that left unmined (replaced, evicted, conflicting) no longer
  * counts, and a `seen` order left with nothing, mined or in the mempool, goes back to `pending`,
- * silently, and expires on time. Returns how many orders it moved.
+ * silently, and expires on time. Returns how many orders it moved. `fence`, when given, runs first in
+ * the transaction and throws to refuse it (a follower that lost its lead).
  */
-export async function observeMempool(db: Db, input: { network: string; arrived: readonly MempoolTx[]; present: ReadonlySet<string>; nowMs: number }): Promise<number> {
+export async function observeMempool(
+  db: Db,
+  input: { network: string; arrived: readonly MempoolTx[]; present: ReadonlySet<string>; nowMs: number },
+  opts: { fence?: (trx: Transaction<DB>) => Promise<void> } = {},
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    // The follower's lead: a daemon that lost it since this look began writes nothing (it throws).
+    await opts.fence?.(trx);
     await serialize(trx, "ingest");
     const moved = await rememberArrived(trx, input.network, input.arrived, input.nowMs);
     return moved + (await forgetGone(trx, input.network, input.present, input.nowMs));

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "bun:test";
+import { createLeadership, LeadLost } from "../../src/db/leadership.ts";
 import { hasWaitingOrders, observeMempool } from "../../src/payments/mempool.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
@@ -30,15 +31,40 @@ const webhooks = async () =>
     const b = JSON.parse(d.body) as { event: string; tx_hash: string | null };
     return [b.event, b.tx_hash];
   });
-const look = (arrived: { txid: string; to: string; value: bigint }[], present: string[]) =>
-  observeMempool(td.ctx.db, {
-    network: "btc",
-    arrived: arrived.map((t) => ({ txid: t.txid, outputs: [{ address: t.to, value: t.value }, { address: null, value: 0n }] })),
-    present: new Set(present),
-    nowMs: td.ctx.clock.now(),
-  });
+const look = (arrived: { txid: string; to: string; value: bigint }[], present: string[], fence?: NonNullable<Parameters<typeof observeMempool>[2]>["fence"]) =>
+  observeMempool(
+    td.ctx.db,
+    {
+      network: "btc",
+      arrived: arrived.map((t) => ({ txid: t.txid, outputs: [{ address: t.to, value: t.value }, { address: null, value: 0n }] })),
+      present: new Set(present),
+      nowMs: td.ctx.clock.now(),
+    },
+    { fence },
+  );
 
 describe("payment orders and the mempool", () => {
+  it("a look by a follower that lost its lead writes nothing; the lead that took over after it writes", async () => {
+    const id = await start();
+    const url = td.config.database.url;
+    const first = createLeadership({ db: td.ctx.db, url, onLost: () => {} });
+    const old = first.lead("btc");
+    expect(await old.acquire()).toBe(true);
+    // The first daemon goes (paused past the take-over, say) and another takes the lead.
+    await first.close();
+    const second = createLeadership({ db: td.ctx.db, url, onLost: () => {} });
+    const now = second.lead("btc");
+    expect(await now.acquire()).toBe(true);
+
+    await expect(look([{ txid: h("t1"), to: A, value: 100_000n }], [h("t1")], old.fence)).rejects.toBeInstanceOf(LeadLost);
+    expect(await order(id)).toMatchObject({ status: "pending", tx_hash: null });
+    expect(await td.ctx.db.selectFrom("mempool_transfers").selectAll().execute()).toEqual([]);
+    expect(await webhooks()).toEqual([]);
+    expect(await look([{ txid: h("t1"), to: A, value: 100_000n }], [h("t1")], now.fence)).toBe(1);
+    expect(await webhooks()).toEqual([["seen", h("t1")]]);
+    await second.close();
+  });
+
   it("a mempool payment announces seen at once; the block then counts it, once", async () => {
     const id = await start();
     expect(await hasWaitingOrders(td.ctx.db, "btc")).toBe(true);
