@@ -3,7 +3,9 @@
 // GET /v1/account on the daemon (a `serve` subprocess: signature check, key cache, rate limiter,
 // two SQLite reads) against a bare Bun.serve subprocess answering a JSON body of the same size.
 // One load generator (a third process: N keep-alive fetch loops, pre-signed headers spread over
-// 100 keys) drives both with the same connections and duration. Target: signed / bare >= 0.5.
+// 100 keys) drives both with the same connections and duration. The first figure is the CPU
+// each request costs (µs, from /proc: the daemon or bare server, and the load generator), steady
+// on a shared machine; beside it the throughput ratio. Target: signed / bare >= 0.8.
 //
 // `--database postgres --daemons N` runs one daemon on SQLite, one on PostgreSQL and N on one
 // PostgreSQL database (a throwaway cluster on this machine, see support/postgres.ts) side by side,
@@ -19,7 +21,8 @@ import { createApiKey } from "../src/accounts/api-keys.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
-import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import { cpuOf, cpuOfTree, type CpuProbe, type CpuWindow, cpuPerUnit, describeCpu, loadAverage } from "./support/cpu.ts";
+import { describeUs, measureLoadCpu, totalUs } from "./support/load-cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { freePort, spawnDaemons, stopAll, waitForHealth, writeDaemonConfig } from "./support/daemons.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
@@ -29,10 +32,13 @@ import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scena
 const KEYS = 100;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 10_000);
-const WARMUP_MS = 2_000;
+// Long enough for a fresh daemon's JIT to settle: with 2 s its compiling still showed in the measured CPU.
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 5_000);
 /** The signed route to drive; GET /v1/account by default (BENCH_PATH=/v1/endpoints isolates auth from SQLite). */
 const PATH = process.env.BENCH_PATH ?? "/v1/account";
 const ROOT = join(import.meta.dir, "..");
+/** Extra arguments for the daemons' `bun` (BENCH_DAEMON_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/p" profiles them). */
+const DAEMON_ARGS = (process.env.BENCH_DAEMON_ARGS ?? "").split(" ").filter(Boolean);
 
 const { scenarios, compare } = scenariosFromArgv(process.argv.slice(2), "bun run bench:api");
 const processes: Subprocess[] = [];
@@ -49,13 +55,14 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-type Outcome = { scenario: Scenario; bare: LoadResult; signed: LoadResult; cpu: CpuWindow; load: string };
+type Outcome = { scenario: Scenario; bare: LoadResult; signed: LoadResult; cpu: CpuWindow; bareCpu: CpuWindow; load: string };
 
 async function main(): Promise<void> {
   const loadBefore = loadAverage();
   if (scenarios.some((s) => s.database === "postgres")) cluster = await startCluster();
   const outcomes: Outcome[] = [];
   let bareUrl = "";
+  let bareServer: Subprocess | undefined;
   let bodyBytes = 0;
   for (const [i, scenario] of scenarios.entries()) {
     if (compare) log(`${scenarioLabel(scenario)}…`);
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
     log(`created ${keys.length} accounts and keys`);
 
     const mine: Subprocess[] = [];
-    const daemons = await spawnDaemons(configPath, scenario.daemons, (p) => (mine.push(p), processes.push(p)));
+    const daemons = await spawnDaemons(configPath, scenario.daemons, (p) => (mine.push(p), processes.push(p)), DAEMON_ARGS);
     try {
       // Round-robin over the daemons' ports; keys and ports cycle together (every pair occurs).
       const count = KEYS * daemons.length;
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
 
       if (!bareUrl) {
         const barePort = freePort();
-        spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bodyBytes)], dir);
+        bareServer = spawn([process.execPath, join(ROOT, "bench/support/bare-server.ts"), String(barePort), String(bodyBytes)], dir);
         bareUrl = `http://127.0.0.1:${barePort}`;
         await waitForHealth(bareUrl);
         log(`load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured, ${bodyBytes}-byte JSON body`);
@@ -94,43 +101,28 @@ async function main(): Promise<void> {
       const bareTargets = signedTargets.slice(0, KEYS).map((t) => ({ ...t, url: `${bareUrl}${PATH}` }));
 
       const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
-      const bare = await runLoadInSubprocess({ ...spec, targets: bareTargets }, track);
+      const bareServerPid = bareServer!.pid;
+      const bareMeasured = measureCpu({ server: () => cpuOf(bareServerPid) });
+      const bare = await runLoadInSubprocess({ ...spec, targets: bareTargets }, bareMeasured.track);
       const load = loadAverage();
-      const measured = measureCpu(mine);
+      const measured = measureCpu({
+        daemons: () => mine.reduce((sum, d) => sum + cpuOf(d.pid), 0),
+        ...(cluster ? { postgres: () => cpuOfTree(cluster!.pid) } : {}),
+      });
       const signed = await runLoadInSubprocess({ ...spec, targets: signedTargets }, measured.track);
-      outcomes.push({ scenario, bare, signed, cpu: await measured.window, load });
+      outcomes.push({ scenario, bare, signed, cpu: await measured.window, bareCpu: await bareMeasured.window, load });
     } finally {
       await stopAll(mine);
     }
   }
 
-  if (!compare) return report(outcomes[0].bare, outcomes[0].signed, bodyBytes);
+  if (!compare) return report(outcomes[0], bodyBytes);
   reportComparison(outcomes, { bodyBytes, postgres: cluster ? await serverVersion(cluster.url) : "", loadBefore, loadAfter: loadAverage() });
 }
 
-/**
- * CPU of the daemons, PostgreSQL and the load generator over the measured window of a load run
- * started right after this call (the window opens after the warm-up, by the clock).
- */
-function measureCpu(daemons: Subprocess[]): { track: (p: Subprocess) => void; window: Promise<CpuWindow> } {
-  let generator: Subprocess | undefined;
-  const probe = {
-    daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
-    ...(cluster ? { postgres: () => cpuOfTree(cluster!.pid) } : {}),
-    "load generator": () => (generator ? cpuOf(generator.pid) : 0),
-  };
-  const window = Bun.sleep(WARMUP_MS).then(async () => {
-    const end = startCpuWindow(probe);
-    await Bun.sleep(DURATION_MS);
-    return end();
-  });
-  return {
-    track: (p) => {
-      generator = p;
-      track(p);
-    },
-    window,
-  };
+/** CPU of the serving processes (`roles`) and of the load generator over a load run's measured window. */
+function measureCpu(roles: CpuProbe): { track: (p: Subprocess) => void; window: Promise<CpuWindow> } {
+  return measureLoadCpu(roles, { warmupMs: WARMUP_MS, durationMs: DURATION_MS }, track);
 }
 
 /** Plans, accounts and keys created in-process (the CLI would take a process per key). */
@@ -163,17 +155,38 @@ function signedHeaders(key: { api_key: string; secret: string }, path: string): 
   return { "X-Api-Key": key.api_key, "X-Timestamp": ts, "X-Signature": signature };
 }
 
-function report(bare: LoadResult, signed: LoadResult, bodyBytes: number): void {
-  const row = (name: string, r: LoadResult) =>
-    `${name.padEnd(22)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`;
+function report(o: Outcome, bodyBytes: number): void {
+  const { bare, signed } = o;
+  const bareUs = cpuPerUnit(o.bareCpu, bare.requests);
+  const signedUs = cpuPerUnit(o.cpu, signed.requests);
+  const row = (name: string, r: LoadResult, us: Record<string, number>) =>
+    `${name.padEnd(22)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}   ${describeUs(us)}`;
   const ratio = signed.rps / bare.rps;
+  const serverRatio = signedUs.daemons / Math.max(1, bareUs.server);
   console.log("");
-  console.log(`${"target".padEnd(22)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}`);
-  console.log(row("bare Bun.serve", bare));
-  console.log(row(`GET ${PATH}`, signed));
+  console.log(`${"target".padEnd(22)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}   CPU µs per request`);
+  console.log(row("bare Bun.serve", bare, bareUs));
+  console.log(row(`GET ${PATH}`, signed, signedUs));
   console.log("");
-  console.log(`signed / bare = ${ratio.toFixed(2)} (target >= 0.5); ${CONNECTIONS} connections, ${DURATION_MS} ms, ${KEYS} keys, ${bodyBytes}-byte body`);
-  console.log(JSON.stringify({ bench: "api", path: PATH, connections: CONNECTIONS, duration_ms: DURATION_MS, keys: KEYS, body_bytes: bodyBytes, bare, signed, ratio: Number(ratio.toFixed(3)) }));
+  console.log(`CPU µs per request: daemon ${signedUs.daemons}, bare server ${bareUs.server} (${serverRatio.toFixed(2)}×); with the load generator ${totalUs(signedUs)} against ${totalUs(bareUs)}`);
+  console.log(`signed / bare = ${ratio.toFixed(2)} req/s (target >= 0.8); ${CONNECTIONS} connections, ${DURATION_MS} ms, ${KEYS} keys, ${bodyBytes}-byte body`);
+  const cores = navigator.hardwareConcurrency;
+  console.log(`CPU while bare answered (share of one core): ${describeCpu(o.bareCpu, cores)}`);
+  console.log(`CPU while signed answered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
+  console.log(
+    JSON.stringify({
+      bench: "api",
+      path: PATH,
+      connections: CONNECTIONS,
+      duration_ms: DURATION_MS,
+      keys: KEYS,
+      body_bytes: bodyBytes,
+      bare,
+      signed,
+      ratio: Number(ratio.toFixed(3)),
+      cpu_us_per_request: { bare: bareUs, signed: signedUs },
+    }),
+  );
   if (bare.errors > 0 || signed.errors > 0) process.exitCode = 1;
 }
 

@@ -6,7 +6,9 @@
 // One load generator subprocess drives both with the same connections and duration, in one run.
 // A minimal Bun proxy (bench/support/bare-rpc-proxy.ts) runs beside them: what the extra HTTP hop
 // alone costs here. Added latency is also measured with one connection, where nothing queues.
-// Targets: chainwatch / direct >= 0.7 req/s, added p50 latency < 1 ms.
+// The first figure is the CPU a call costs (µs, from /proc: the proxy or chainwatch, anvil and the
+// load generator), steady on a shared machine. Targets: chainwatch >= 0.9 of the minimal proxy's
+// req/s, its CPU per call <= 1.3 times the minimal proxy's, added p50 latency < 1 ms.
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,12 +21,17 @@ import { openContext } from "../src/daemon.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { type LoadResult, type LoadTarget, runLoadInSubprocess } from "./support/load.ts";
 import { freePort, waitForHealth } from "./support/daemons.ts";
+import { cpuOf, type CpuProbe, cpuPerUnit, loadAverage } from "./support/cpu.ts";
+import { describeUs, measureLoadCpu, totalUs } from "./support/load-cpu.ts";
 
 const ACCOUNTS = 10;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5_000);
-const WARMUP_MS = 1_000;
+// Long enough for a fresh daemon's JIT to settle on the path: with 1 s, its compiling showed in the first measured window.
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 3_000);
 const ROOT = join(import.meta.dir, "..");
+/** Extra arguments for the daemon's `bun` (BENCH_DAEMON_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/p" profiles it). */
+const DAEMON_ARGS = (process.env.BENCH_DAEMON_ARGS ?? "").split(" ").filter(Boolean);
 const CALLS = [
   { name: "eth_blockNumber", params: [] as unknown[] },
   { name: "eth_getBlockByNumber", params: ["latest", false] as unknown[] },
@@ -66,7 +73,7 @@ async function main(): Promise<void> {
     ].join("\n"),
   );
   const keys = await createKeys(configPath);
-  const daemon = spawn([process.execPath, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
+  const daemon = spawn([process.execPath, ...DAEMON_ARGS, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
   const daemonUrl = `http://127.0.0.1:${daemonPort}`;
   await waitForHealth(`${daemonUrl}/healthz`, daemon);
   log(`anvil ${anvil.url}; chainwatch ${daemonUrl}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
@@ -86,12 +93,18 @@ async function main(): Promise<void> {
     const bareTargets: LoadTarget[] = [{ url: bareUrl, method: "POST", headers, body }];
     const proxyTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     await expectSameAnswer(directTargets[0], proxyTargets[0]);
-    const direct = await runLoadInSubprocess({ ...spec, targets: directTargets }, track);
-    const bareProxy = await runLoadInSubprocess({ ...spec, targets: bareTargets }, track);
-    const proxied = await runLoadInSubprocess({ ...spec, targets: proxyTargets }, track);
+    // CPU per call: the serving process, anvil and the load generator, over each measured window.
+    const measured = async (roles: CpuProbe, targets: LoadTarget[]) => {
+      const cpu = measureLoadCpu({ ...roles, anvil: () => cpuOf(anvil.pid) }, spec, track);
+      const result = await runLoadInSubprocess({ ...spec, targets }, cpu.track);
+      return { result, us: cpuPerUnit(await cpu.window, result.requests) };
+    };
+    const direct = await measured({}, directTargets);
+    const bareProxy = await measured({ proxy: () => cpuOf(bare.pid) }, bareTargets);
+    const proxied = await measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets);
     const directOne = await runLoadInSubprocess({ ...single, targets: directTargets }, track);
     const proxiedOne = await runLoadInSubprocess({ ...single, targets: proxyTargets }, track);
-    results.push({ method: c.name, direct, bareProxy, proxied, directOne, proxiedOne });
+    results.push({ method: c.name, direct, bareProxy, proxied, directOne, proxiedOne, load: loadAverage() });
   }
   report(results);
 }
@@ -125,37 +138,48 @@ async function createKeys(configPath: string): Promise<string[]> {
   }
 }
 
-type Result = { method: string; direct: LoadResult; bareProxy: LoadResult; proxied: LoadResult; directOne: LoadResult; proxiedOne: LoadResult };
+type Measured = { result: LoadResult; us: Record<string, number> };
+type Result = { method: string; direct: Measured; bareProxy: Measured; proxied: Measured; directOne: LoadResult; proxiedOne: LoadResult; load: string };
 
 function report(results: Result[]): void {
-  const row = (name: string, r: LoadResult) =>
-    `${name.padEnd(44)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}`;
+  const row = (name: string, r: LoadResult, us?: Record<string, number>) =>
+    `${name.padEnd(44)} ${String(r.rps).padStart(8)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)} ${String(r.requests).padStart(9)} ${String(r.errors).padStart(7)}${us ? `   ${describeUs(us)}` : ""}`;
   console.log("");
-  console.log(`${"target".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}`);
+  console.log(`${"target".padEnd(44)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)} ${"errors".padStart(7)}   CPU µs per call`);
   const summary = [];
   for (const r of results) {
-    console.log(row(`${r.method} direct to anvil`, r.direct));
-    console.log(row(`${r.method} minimal Bun proxy`, r.bareProxy));
-    console.log(row(`${r.method} through chainwatch`, r.proxied));
+    console.log(row(`${r.method} direct to anvil`, r.direct.result, r.direct.us));
+    console.log(row(`${r.method} minimal Bun proxy`, r.bareProxy.result, r.bareProxy.us));
+    console.log(row(`${r.method} through chainwatch`, r.proxied.result, r.proxied.us));
     console.log(row(`${r.method} direct, 1 connection`, r.directOne));
     console.log(row(`${r.method} chainwatch, 1 connection`, r.proxiedOne));
-    const ratio = r.proxied.rps / r.direct.rps;
-    const bareRatio = r.bareProxy.rps / r.direct.rps;
+    const cpuRatio = totalUs(r.proxied.us) / Math.max(1, totalUs(r.bareProxy.us));
+    const hopRatio = r.proxied.us.chainwatch / Math.max(1, r.bareProxy.us.proxy);
+    const ratio = r.proxied.result.rps / r.bareProxy.result.rps;
+    const directRatio = r.proxied.result.rps / r.direct.result.rps;
     const added = { p50: r.proxiedOne.p50 - r.directOne.p50, p99: r.proxiedOne.p99 - r.directOne.p99 };
-    const addedLoaded = { p50: r.proxied.p50 - r.direct.p50, p99: r.proxied.p99 - r.direct.p99 };
     console.log(
-      `  ratio ${ratio.toFixed(2)} (target >= 0.7; minimal proxy ${bareRatio.toFixed(2)}); added latency, 1 connection: p50 ${added.p50.toFixed(2)} ms (target < 1 ms), p99 ${added.p99.toFixed(2)} ms; at ${CONNECTIONS} connections: p50 ${addedLoaded.p50.toFixed(2)} ms, p99 ${addedLoaded.p99.toFixed(2)} ms`,
+      `  CPU µs per call: chainwatch ${r.proxied.us.chainwatch}, minimal proxy ${r.bareProxy.us.proxy} (${hopRatio.toFixed(2)}×, target <= 1.3); every process ${totalUs(r.proxied.us)} against ${totalUs(r.bareProxy.us)} (${cpuRatio.toFixed(2)}×)`,
+    );
+    console.log(
+      `  req/s: chainwatch / minimal proxy ${ratio.toFixed(2)} (target >= 0.9), / direct ${directRatio.toFixed(2)}; added latency, 1 connection: p50 ${added.p50.toFixed(2)} ms (target < 1 ms), p99 ${added.p99.toFixed(2)} ms; load average ${r.load}`,
     );
     summary.push({
-      ...r,
+      method: r.method,
+      direct: r.direct.result,
+      bare_proxy: r.bareProxy.result,
+      proxied: r.proxied.result,
+      direct_one: r.directOne,
+      proxied_one: r.proxiedOne,
+      cpu_us_per_call: { direct: r.direct.us, bare_proxy: r.bareProxy.us, proxied: r.proxied.us },
+      cpu_ratio: Number(hopRatio.toFixed(3)),
+      cpu_ratio_all: Number(cpuRatio.toFixed(3)),
       ratio: Number(ratio.toFixed(3)),
-      bare_proxy_ratio: Number(bareRatio.toFixed(3)),
+      direct_ratio: Number(directRatio.toFixed(3)),
       added_p50_ms: Number(added.p50.toFixed(2)),
       added_p99_ms: Number(added.p99.toFixed(2)),
-      added_p50_ms_loaded: Number(addedLoaded.p50.toFixed(2)),
-      added_p99_ms_loaded: Number(addedLoaded.p99.toFixed(2)),
     });
-    if ([r.direct, r.bareProxy, r.proxied, r.directOne, r.proxiedOne].some((x) => x.errors > 0)) process.exitCode = 1;
+    if ([r.direct.result, r.bareProxy.result, r.proxied.result, r.directOne, r.proxiedOne].some((x) => x.errors > 0)) process.exitCode = 1;
   }
   console.log(JSON.stringify({ bench: "rpc", connections: CONNECTIONS, duration_ms: DURATION_MS, accounts: ACCOUNTS, results: summary }));
 }

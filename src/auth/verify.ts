@@ -1,7 +1,7 @@
 import type { AuthFailure, Failure, Result } from "../lib/error-codes.ts";
 import type { Instant } from "../lib/clock.ts";
 import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
-import { canonicalString, constantTimeEqual, hmacSha256Hex } from "./canonical.ts";
+import { canonicalString, hexMatches, hmacSha256 } from "./canonical.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
 /** What the verifier needs to know about an API key. */
@@ -11,6 +11,12 @@ export type { AuthFailure };
 
 export type AuthOutcome = Result<{ key: KeyRecord }, Failure<AuthFailure>>;
 
+/**
+ * The client's IP, or a function that finds it: asking the server for the socket's peer costs more
+ * than the rest of the check, and only a key with an IP allowlist needs it.
+ */
+export type ClientIp = string | null | (() => string | null);
+
 /** A request as the verifier sees it: headers, the signed path, the raw body's SHA-256, the client IP. */
 export type SignedRequest = {
   apiKey: string | null;
@@ -19,7 +25,7 @@ export type SignedRequest = {
   method: string;
   path: string;
   bodySha256: string;
-  clientIp: string | null;
+  clientIp: ClientIp;
 };
 
 export type VerifyDeps = {
@@ -42,16 +48,16 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   if (!req.timestamp || !TIMESTAMP.test(req.timestamp)) return fail("INVALID_TIMESTAMP");
   if (Math.abs(Math.floor(deps.at.wallMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
   if (!req.signature) return fail("MISSING_SIGNATURE");
-  const expected = hmacSha256Hex(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
-  if (!constantTimeEqual(req.signature.toLowerCase(), expected)) return fail("INVALID_SIGNATURE");
+  const expected = hmacSha256(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
+  if (!hexMatches(req.signature, expected)) return fail("INVALID_SIGNATURE");
   if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
   if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at)) === 0) return fail("RATE_LIMITED");
   return { ok: true, key };
 }
 
 /** Whether a key's allowlist admits the client IP (an empty list admits everyone); an unknown client IP never passes a list. */
-export function keyAllowsIp(key: KeyRecord, clientIp: string | null): boolean {
-  return key.allowCidrs.length === 0 || ipAllowed(key.allowCidrs, clientIp);
+export function keyAllowsIp(key: KeyRecord, clientIp: ClientIp): boolean {
+  return key.allowCidrs.length === 0 || ipAllowed(key.allowCidrs, typeof clientIp === "function" ? clientIp() : clientIp);
 }
 
 /** An unknown client IP never passes an allowlist. */

@@ -1,10 +1,10 @@
 import { type AnyElysia, Elysia } from "elysia";
-import { isDatabaseUnavailable } from "../db/availability.ts";
-import { isStorageFull } from "../db/storage-full.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
-import { FailureError, methodNotAllowed } from "./errors.ts";
+import { FailureError, knownFailure, methodNotAllowed } from "./errors.ts";
+import { requestCounter } from "./request-metrics.ts";
+import { nativeRoutes } from "./native-routes.ts";
 import { requestUrl } from "../net/request-target.ts";
 import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -32,8 +32,8 @@ import { referencePage } from "./openapi/page-route.ts";
  * cover it too.
  */
 export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: "nothing-beside" })) {
-  // One bound counter per (route, method, status): rendering the labels on every request cost more than some routes.
-  const requestCounters = new Map<string, { inc(): void }>();
+  const countRequest = requestCounter(deps.metrics);
+  const rpc = createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter });
   // Read when the first unmatched request arrives, once every route below is registered.
   let listRoutes: () => readonly RouteEntry[] = () => [];
   let methods: MethodTable | undefined;
@@ -49,17 +49,24 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
   // systemRouter off: Elysia hands Bun's own router its routes with the trailing slash cut
   // (a root such as `/app/` registered as `/app`), which strictPath then cannot see; Elysia's router
   // keeps every path exact. (No measurable cost: bench:api within its run-to-run noise.)
-  const app = new Elysia({ strictPath: true, systemRouter: false })
+  // `serve.routes`: the few routes Bun's server answers itself, without Elysia's request pipeline
+  // (./native-routes.ts); every other request, and these under any other method, reach Elysia.
+  // What Bun's routes leave to Elysia goes to its fetch, set once the app exists (Bun calls the
+  // routes only after listen, long after that).
+  let elysiaFetch: (request: Request) => Response | Promise<Response> = () => {
+    throw new Error("the app is not built yet");
+  };
+  const routes = nativeRoutes({ ...deps, rpc, countRequest, fallback: (request) => elysiaFetch(request) });
+  const app = new Elysia({ strictPath: true, systemRouter: false, serve: { routes } })
     .onError(({ code, error, set, request }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof FailureError) error = (error as Error).cause as FailureError;
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
       let failure: FailureError;
-      if (error instanceof FailureError) failure = error;
+      const known = knownFailure(error);
+      if (known) failure = known;
       else if (code === "NOT_FOUND") failure = unmatched(request);
       else if (code === "PARSE") failure = new FailureError("INVALID_JSON");
-      else if (isStorageFull(error)) failure = new FailureError("STORAGE_FULL");
-      else if (isDatabaseUnavailable(error)) failure = new FailureError("DATABASE_UNAVAILABLE");
       else if (code === "VALIDATION") {
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
         failure = new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);
@@ -74,16 +81,7 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
         deps.log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
       return { error: failure.message };
     })
-    .onAfterResponse(({ request, route, set }) => {
-      const status = typeof set.status === "number" ? set.status : 200;
-      const k = `${route}\n${request.method}\n${status}`;
-      let counter = requestCounters.get(k);
-      if (!counter) {
-        counter = deps.metrics.counter("chainwatch_http_requests_total", { route: route || "unmatched", method: request.method, status });
-        requestCounters.set(k, counter);
-      }
-      counter.inc();
-    })
+    .onAfterResponse(({ request, route, set }) => countRequest(route, request.method, typeof set.status === "number" ? set.status : 200))
     // The JSON document at /openapi/json; the page at /openapi is ours (below), not a CDN viewer.
     .use(openapiDocumentRoute(openapiDocumentation(VERSION, deps.config)))
     .use(healthRoutes(deps))
@@ -97,8 +95,9 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
     .use(webhookRecoverRoutes(deps))
     .use(eventReplayRoutes(deps))
     .use(beside)
-    .use(rpcRoutes({ ...deps, rpc: createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter }) }));
+    .use(rpcRoutes({ ...deps, rpc }));
   listRoutes = () => app.routes;
+  elysiaFetch = (request) => app.fetch(request);
   return app.use(referencePage(app));
 }
 

@@ -1,6 +1,6 @@
 import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
-import { keyAllowsIp } from "../auth/verify.ts";
+import { type ClientIp, keyAllowsIp } from "../auth/verify.ts";
 import type { Config, Family } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { type Clock, instantOf } from "../lib/clock.ts";
@@ -22,7 +22,7 @@ import { type MethodPolicy, methodPolicyFor } from "./method-policy.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 
 /** A /rpc request as the HTTP edge hands it over. */
-export type RpcRequest = { network: string; apiKey: string | null; clientIp: string | null; body: string };
+export type RpcRequest = { network: string; apiKey: string | null; clientIp: ClientIp; body: string };
 
 /** What to answer: status, JSON body text ("" when there is nothing to answer: 204 or a status alone), and whether to add `Retry-After: 1`. */
 export type RpcAnswer = { status: number; body: string; retryAfter: boolean };

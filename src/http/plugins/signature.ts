@@ -32,19 +32,20 @@ export function signature(deps: SignatureDeps) {
   return new Elysia()
     .onParse({ as: "scoped" }, rawJsonParser(deps.bodyLimit))
     .derive({ as: "scoped" }, async (ctx) => {
-      const { request, headers, server, path } = ctx;
+      // Headers are read one by one: naming `headers` here makes Elysia copy every header of every request into an object.
+      const { request, server, path } = ctx;
       let raw = (ctx as RawBodyContext).rawBody;
       // Elysia skips the parser when there is no content type; read the body here then.
       if (raw === undefined && request.body && !request.bodyUsed) raw = await request.text();
       const outcome = await verifySignedRequest(
         {
-          apiKey: headers["x-api-key"] ?? null,
-          timestamp: headers["x-timestamp"] ?? null,
-          signature: headers["x-signature"] ?? null,
+          apiKey: request.headers.get("x-api-key"),
+          timestamp: request.headers.get("x-timestamp"),
+          signature: request.headers.get("x-signature"),
           method: request.method,
           path,
           bodySha256: raw ? sha256Hex(raw) : EMPTY_SHA256,
-          clientIp: deps.clientIp(request, server),
+          clientIp: () => deps.clientIp(request, server),
         },
         { findKey: deps.keys.find, limiter: deps.limiter, rateLimit: deps.rateLimit, at: instantOf(deps.clock) },
       );

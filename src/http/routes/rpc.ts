@@ -5,8 +5,6 @@ import type { AppDeps } from "../deps.ts";
 import { tooLarge } from "../errors.ts";
 import { readLimitedText } from "../../net/read-body.ts";
 
-const JSON_HEADERS = { "content-type": "application/json" };
-
 const DESCRIPTION = `JSON-RPC 2.0 (one call or a batch of up to 100) forwarded to the network's \`rpc_urls\` with failover.
 Authenticated by the API key alone — the \`X-Api-Key\` header or the path form \`/rpc/{network}/{api_key}\` — so any wallet
 library that takes a URL works; the key's IP allowlist applies. Only methods on the allow-list (chain reads and
@@ -17,29 +15,53 @@ library that takes a URL works; the key's IP allowlist applies. Only methods on 
 refused whole (key, IP, network, framing) answers one error object, with id null for a batch. Notifications (calls
 without an id) are forwarded and billed but never answered: a request of notifications alone answers 204.`;
 
+/** The /rpc route's two paths, as both Elysia and Bun's server (../native-routes.ts) register them. */
+export const RPC_PATHS = ["/rpc/:network", "/rpc/:network/:api_key"] as const;
+
+type RpcParams = { network: string; api_key?: string };
+type PeerServer = Parameters<AppDeps["clientIp"]>[1];
+
+/**
+ * The HTTP shell around the JSON-RPC proxy: reads the body as text (413 past the limit), hands it
+ * over with the key and a way to find the client's IP, and answers the proxy's status and bytes.
+ * Shared by the Elysia route (OpenAPI document, 405 table, `app.handle`) and by Bun's server,
+ * which answers these paths without Elysia's request pipeline.
+ */
+export function rpcResponder(deps: Pick<AppDeps, "config" | "clientIp"> & { rpc: RpcProxy }) {
+  const limit = deps.config.server.body_limit_bytes;
+  return async (request: Request, params: RpcParams, server: PeerServer): Promise<Response> => {
+    const body = await readLimitedText(request, limit);
+    const answer =
+      body === null
+        ? { status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, tooLarge(limit).message), retryAfter: false }
+        : await deps.rpc.handle({
+            network: params.network,
+            apiKey: params.api_key ?? request.headers.get("x-api-key"),
+            // Found only if the key has an IP allowlist: asking the server for the peer has a cost.
+            clientIp: () => deps.clientIp(request, server),
+            body,
+          });
+    return respond(answer);
+  };
+}
+
+function respond(answer: RpcAnswer): Response {
+  if (answer.body === "") return new Response(null, { status: answer.status, headers: answer.retryAfter ? RETRY_HEADERS : undefined });
+  return new Response(answer.body, { status: answer.status, headers: answer.retryAfter ? JSON_RETRY_HEADERS : JSON_HEADERS });
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const JSON_RETRY_HEADERS = { ...JSON_HEADERS, "retry-after": "1" };
+const RETRY_HEADERS = { "retry-after": "1" };
+
 /** POST /rpc/{network} and /rpc/{network}/{api_key}: the HTTP shell around the JSON-RPC proxy (docs/rpc.md). */
 export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
-  const limit = deps.config.server.body_limit_bytes;
-  const respond = (answer: RpcAnswer, set: { status?: number | string }) => {
+  const answer = rpcResponder(deps);
+  const handler = async (ctx: { request: Request; params: RpcParams; server: unknown; set: { status?: number | string } }) => {
+    const res = await answer(ctx.request, ctx.params, ctx.server as PeerServer);
     // Recorded for the request metrics too, which read `set.status`.
-    set.status = answer.status;
-    const headers: Record<string, string> = answer.body === "" ? {} : { ...JSON_HEADERS };
-    if (answer.retryAfter) headers["retry-after"] = "1";
-    return new Response(answer.body === "" ? null : answer.body, { status: answer.status, headers });
-  };
-  const handler = async (ctx: { request: Request; params: { network: string; api_key?: string }; server: unknown; set: { status?: number | string } }) => {
-    const { request, params, set } = ctx;
-    const body = await readLimitedText(request, limit);
-    if (body === null) {
-      return respond({ status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, tooLarge(limit).message), retryAfter: false }, set);
-    }
-    const answer = await deps.rpc.handle({
-      network: params.network,
-      apiKey: params.api_key ?? request.headers.get("x-api-key"),
-      clientIp: deps.clientIp(request, ctx.server as Parameters<AppDeps["clientIp"]>[1]),
-      body,
-    });
-    return respond(answer, set);
+    ctx.set.status = res.status;
+    return res;
   };
   const detail = (summary: string, security: Record<string, string[]>[]) => ({
     detail: {
@@ -54,8 +76,8 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
     parse: "none" as const,
   });
   return new Elysia()
-    .post("/rpc/:network", handler, detail("JSON-RPC endpoint (key in X-Api-Key)", [{ ApiKey: [] }]))
-    .post("/rpc/:network/:api_key", handler, detail("JSON-RPC endpoint (key in the path)", []));
+    .post(RPC_PATHS[0], handler, detail("JSON-RPC endpoint (key in X-Api-Key)", [{ ApiKey: [] }]))
+    .post(RPC_PATHS[1], handler, detail("JSON-RPC endpoint (key in the path)", []));
 }
 
 /** A JSON-RPC 2.0 answer: the node's own, or chainwatch's refusal with the request's id. */

@@ -1,0 +1,42 @@
+// CPU per request of a load run: the serving processes' and the load generator's CPU (from /proc)
+// over the run's measured window, which opens after the warm-up by the clock.
+import type { Subprocess } from "bun";
+import { type CpuProbe, type CpuWindow, cpuOf, startCpuWindow } from "./cpu.ts";
+
+/**
+ * Starts measuring `roles` (each a CPU counter in ms) plus the load generator of a load run
+ * started right after this call. Hand `track` to `runLoadInSubprocess`; `window` resolves when
+ * the measured window closes.
+ */
+export function measureLoadCpu(
+  roles: CpuProbe,
+  timing: { warmupMs: number; durationMs: number },
+  track: (p: Subprocess) => void = () => {},
+): { track: (p: Subprocess) => void; window: Promise<CpuWindow> } {
+  let generator: Subprocess | undefined;
+  const probe: CpuProbe = { ...roles, "load generator": () => (generator ? cpuOf(generator.pid) : 0) };
+  const window = Bun.sleep(timing.warmupMs).then(async () => {
+    const end = startCpuWindow(probe);
+    await Bun.sleep(timing.durationMs);
+    return end();
+  });
+  return {
+    track: (p) => {
+      generator = p;
+      track(p);
+    },
+    window,
+  };
+}
+
+/** The sum of every role's µs per request. */
+export function totalUs(us: Record<string, number>): number {
+  return Object.values(us).reduce((a, b) => a + b, 0);
+}
+
+/** "server 18 + load generator 39 = 57". */
+export function describeUs(us: Record<string, number>): string {
+  return `${Object.entries(us)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(" + ")} = ${totalUs(us)}`;
+}

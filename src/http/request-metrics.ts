@@ -1,0 +1,22 @@
+import type { Metrics } from "../lib/metrics.ts";
+
+/** Counts one answered request in `chainwatch_http_requests_total` (docs/operations.md). */
+export type CountRequest = (route: string, method: string, status: number) => void;
+
+/**
+ * The request counter shared by Elysia's hook and the routes Bun's server answers itself
+ * (./native-routes.ts), so both count the same series. One bound counter per (route, method,
+ * status): rendering the labels on every request cost more than some routes.
+ */
+export function requestCounter(metrics: Metrics): CountRequest {
+  const counters = new Map<string, { inc(): void }>();
+  return (route, method, status) => {
+    const k = `${route}\n${method}\n${status}`;
+    let counter = counters.get(k);
+    if (!counter) {
+      counter = metrics.counter("chainwatch_http_requests_total", { route: route || "unmatched", method, status });
+      counters.set(k, counter);
+    }
+    counter.inc();
+  };
+}
