@@ -40,6 +40,18 @@ describe("GET /v1/account", () => {
     });
   });
 
+  test("spent_today turns over at midnight UTC, even within the second a snapshot is kept", async () => {
+    const c = await td.client({ credits: 500 });
+    await recordUsage(td.ctx.db, c.accountId, NOW, { credits: 9 });
+    expect((await get(c, "/v1/account")).body.credits.spent_today).toBe(9);
+    clock.set(NOW + 1);
+    try {
+      expect((await get(c, "/v1/account")).body.credits.spent_today).toBe(0);
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
   test("the API document says plan.rpc_rps limits the JSON-RPC endpoint, not this API", async () => {
     const doc = (await (await fetch(`${td.url}/openapi/json`)).json()) as any;
     expect(doc.paths["/v1/account"].get.description).toStartWith(
