@@ -8,6 +8,7 @@ import { runCli, until } from "../delivery/fixtures.ts";
 import { blockMaker, createOrder, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { signInLink } from "./support.ts";
 
 // End to end in a real browser: Debian's chromium driven by playwright-core (never Playwright's
 // own browser download), against a real daemon and real webhook receivers on 127.0.0.1.
@@ -64,7 +65,10 @@ async function fitsWithoutScrolling(p: Page, selector: string) {
   expect(box.right).toBeLessThanOrEqual(360);
 }
 
-/** A sign-in link printed by the real CLI, as an admin would run it. */
+/**
+ * A sign-in link printed by the real CLI, as an admin would run it. The first test signs in with
+ * one; later ones make theirs in-process (the same link, without another CLI process).
+ */
 async function linkFor(account: string): Promise<string> {
   const out = await runCli(["cabinet", "link", "--account", account, "--ttl", "5m", "--json", "--config", configPath]);
   // stderr says only which database the command used.
@@ -132,8 +136,8 @@ describe("the cabinet in a browser", () => {
   }, SLOW);
 
   test("a page of another site that posts its owner's link cannot sign this browser in to that account", async () => {
-    await td.client({ name: "mallory" });
-    const token = new URL(await linkFor("mallory")).searchParams.get("token") as string;
+    const mallory = await td.client({ name: "mallory" });
+    const token = new URL(await signInLink(td, mallory.accountId)).searchParams.get("token") as string;
     // Another origin on this machine: the form posts itself the moment the page loads.
     const attacker = Bun.serve({
       hostname: "127.0.0.1",
@@ -361,15 +365,15 @@ describe("the cabinet in a browser", () => {
   }, SLOW);
 
   test("another account's session cannot read this account's pages", async () => {
-    await td.client({ name: "other", slots: 1 });
+    const other = await td.client({ name: "other", slots: 1 });
     const ctxB = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const b = await ctxB.newPage();
-    await b.goto(await linkFor("other"));
+    await b.goto(await signInLink(td, other.accountId));
     await b.getByRole("button", { name: "Sign in as other" }).click();
     await b.waitForURL(`${td.url}/cabinet/`);
     expect(await b.textContent("header")).toContain("other");
     // A link to another account, opened in this browser, asks before it replaces the session.
-    await b.goto(await linkFor("shop"));
+    await b.goto(await signInLink(td, shop.accountId));
     expect(await b.textContent("main p")).toBe("You are signed in as other. Continue as shop?");
     expect(await b.getByRole("button", { name: "Sign out of other and continue as shop" }).count()).toBe(1);
     const order = await td.ctx.db.selectFrom("payments").select("id").where("order_id", "=", "order-1001").executeTakeFirstOrThrow();

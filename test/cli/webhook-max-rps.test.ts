@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, cleanEnv } from "../support/cli.ts";
+import { openDatabase } from "../../src/db/database.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 
 // `chainwatch webhook set --max-rps N`: the webhook's delivery rate limit, with the same rules as
@@ -18,6 +19,16 @@ async function cli(args: string[]) {
 
 const URL = "http://127.0.0.1:9000/hook";
 const set = (...extra: string[]) => cli(["webhook", "set", "--account", "shop", "--url", URL, "--json", ...extra]);
+
+/** The account's row as stored, read in-process: a refused command leaves every column of it as it was. */
+async function storedAccount() {
+  const db = openDatabase(testDatabaseUrl(dir));
+  try {
+    return await db.selectFrom("accounts").selectAll().where("name", "=", "shop").executeTakeFirstOrThrow();
+  } finally {
+    await db.destroy();
+  }
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-webhook-max-rps-"));
@@ -48,9 +59,9 @@ describe("chainwatch webhook set --max-rps", () => {
   });
 
   test.each([["-1"], ["10001"], ["2.5"], ["fast"], [""]])("refuses --max-rps %p as a usage error, changing nothing", async (value) => {
-    const before = JSON.parse((await set()).stdout).delivery;
+    const before = await storedAccount();
     const r = await set(`--max-rps=${value}`);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: "", stderr: "chainwatch: --max-rps must be a whole number from 0 to 10000 (see --help)\n" });
-    expect(JSON.parse((await set()).stdout).delivery).toEqual(before);
+    expect(await storedAccount()).toEqual(before);
   });
 });

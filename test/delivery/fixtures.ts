@@ -18,7 +18,7 @@ import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
-import { testConfig, testDatabaseUrl } from "../support/harness.ts";
+import { seedTestDatabase, testConfig, testDatabaseUrl } from "../support/harness.ts";
 
 export { CLI, cleanEnv };
 // The one poll helper, re-exported for the many tests that import it from here.
@@ -49,6 +49,7 @@ export async function openEngine(
 ): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-delivery-"));
   const config = testConfig(dir, opts.config ?? {});
+  await seedTestDatabase(dir, config);
   const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
   const metrics = createMetrics();
   const loop = createDeliveryLoop({

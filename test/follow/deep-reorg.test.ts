@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Address, Hash } from "viem";
 import type { Context } from "../../src/daemon.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
+import { followStatus } from "../../src/follow/follow-status.ts";
 import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -49,6 +50,8 @@ const status = async () => {
   expect(out.code).toBe(0);
   return JSON.parse(out.stdout).followers[0] as Record<string, unknown>;
 };
+/** The same report read in-process, to wait on: polling the CLI would start a process for every read. */
+const reported = async () => (await followStatus(ctx.db, ctx.config, Date.now()))[0];
 
 test(
   "a reorg deeper than max_reorg_depth stops the follower with an error until follow rewind",
@@ -59,7 +62,7 @@ test(
 
     // Three blocks replaced, one of them now paying W: deeper than the allowed 2.
     await anvil.rpc("anvil_reorg", [3, [[{ from: anvil.accounts[0], to: W, value: "0x2a" }, 0]]]);
-    await until(status, (s) => s.state === "error", 20_000);
+    await until(reported, (s) => s.state === "error", 20_000);
     const stopped = await status();
     expect(stopped.last_error).toBe("reorg deeper than max_reorg_depth (2) below height 6; run: chainwatch follow rewind anv --to <height>");
     expect(stopped.stored_tip).toBe(6);
@@ -74,7 +77,7 @@ test(
     expect(metrics).toContain('chainwatch_deep_reorgs_total{network="anv"} 1');
     // Stopped means stopped: new blocks on the node are not read.
     await anvil.rpc("anvil_mine", ["0x1"]);
-    await until(status, (s) => s.node_height === 6 || s.node_height === 7, 20_000);
+    await until(reported, (s) => s.node_height === 6 || s.node_height === 7, 20_000);
     expect(await tip()).toBe(6);
 
     const rewind = await runCli(["follow", "rewind", "anv", "--to", "3", "--json", "--config", config]);
@@ -82,7 +85,8 @@ test(
     expect(JSON.parse(rewind.stdout)).toMatchObject({ network: "anv", to: 3 });
 
     const head = Number(await anvil.public.getBlockNumber());
-    await until(status, (s) => s.state === "following" && s.stored_tip === head, 20_000);
+    await until(reported, (s) => s.state === "following" && s.stored_tip === head, 20_000);
+    expect(await status()).toMatchObject({ state: "following", stored_tip: head, last_error: null });
     const newChain = await anvil.public.getBlock({ blockNumber: 4n });
     const payments = () => Promise.resolve(sink.received.map((r) => JSON.parse(r.body)).filter((b) => b.type === "payment"));
     const [payment] = await until(payments, (p) => p.length > 0, 20_000);

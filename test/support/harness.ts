@@ -1,5 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { sql } from "kysely";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApiKey } from "../../src/accounts/api-keys.ts";
@@ -8,9 +9,13 @@ import { setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { migrateChecked } from "../../src/db/version-guard.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
+import { VERSION } from "../../src/version.ts";
+import { templateName } from "./pg-template.ts";
 
 export const INGEST_TOKEN = "test-ingest-token";
 
@@ -33,8 +38,8 @@ function deepMerge(a: Json, b: Json): Json {
  * names a PostgreSQL server (`.ci/run` starts one), a fresh database of its own on that server,
  * so tests stay isolated and may run in parallel. Created with psql because configs are built
  * synchronously. On PostgreSQL it is a copy of a migrated template (test/support/pg-template.ts)
- * unless `empty` (tests of migrating itself); a SQLite file always starts empty, as migrating one
- * costs a few milliseconds.
+ * unless `empty` (tests of migrating itself); a SQLite file starts empty here (the CLI's tests
+ * create it with `migrate`), and startTestDaemon copies a migrated one into place first.
  */
 export function testDatabaseUrl(dir: string, opts: { empty?: boolean } = {}): string {
   const server = process.env.CHAINWATCH_TEST_DATABASE_URL;
@@ -136,12 +141,54 @@ export type TestDaemon = {
 
 let counter = 0;
 
-/** Starts a real daemon on an ephemeral port over a fresh SQLite file. */
+let sqliteTemplate: Promise<string> | undefined;
+
+/**
+ * A migrated SQLite file to copy, as pg-template.ts makes one per PostgreSQL server: made by the
+ * same migrations and stamp a daemon applies, with its WAL folded into the file, and named like
+ * that template (by the migrations and the version), so test processes and runs share it and a
+ * new migration makes a new one. Applying every migration costs each test daemon 40–80 ms of
+ * CPU; copying the file, next to none. Built beside its name and renamed into place, so no
+ * process ever copies half a file.
+ */
+function sqliteTemplateFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const cache = join(tmpdir(), "chainwatch-test-sqlite");
+    const path = join(cache, `${templateName()}.db`);
+    if (existsSync(path)) return path;
+    mkdirSync(cache, { recursive: true });
+    const partial = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+    const db = openDatabase(`sqlite://${partial}`);
+    try {
+      const migrated = await migrateChecked(db, VERSION);
+      if (!migrated.ok) throw new Error(`cannot migrate the test template: ${migrated.error}`);
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    renameSync(partial, path);
+    for (const left of [`${partial}-wal`, `${partial}-shm`]) rmSync(left, { force: true });
+    return path;
+  })();
+  return sqliteTemplate;
+}
+
+/**
+ * Puts a copy of the migrated template where `config` keeps its database, when that is `dir`'s own
+ * SQLite file (testDatabaseUrl): what opening it would apply is applied already. Nothing on
+ * PostgreSQL, whose test databases are copies of its template anyway.
+ */
+export async function seedTestDatabase(dir: string, config: Config): Promise<void> {
+  if (config.database.url === `sqlite://${dir}/chainwatch.db`) copyFileSync(await sqliteTemplateFile(), `${dir}/chainwatch.db`);
+}
+
+/** Starts a real daemon on an ephemeral port over a fresh SQLite file (a copy of the migrated template). */
 export async function startTestDaemon(
   opts: { config?: Json; clock?: Clock; log?: Logger; fallbackClientIp?: string | null; resolveHost?: Resolver } = {},
 ): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-test-"));
   const config = testConfig(dir, opts.config);
+  await seedTestDatabase(dir, config);
   const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
   const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost });
   const url = daemon.url;

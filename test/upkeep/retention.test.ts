@@ -27,33 +27,30 @@ describe("retention: every table that grows has a bound", () => {
   let accountId: string;
   let seq = 0;
 
-  const delivery = (id: string, row: Partial<Omit<Delivery, "replay">>) =>
-    ctx.db
-      .insertInto("deliveries")
-      .values({
-        id,
-        account_id: accountId,
-        kind: "event",
-        event_type: "payment",
-        network: "eth",
-        event_id: null,
-        payment_id: null,
-        sequence: null,
-        body: "{}",
-        status: "succeeded",
-        attempts: 1,
-        next_attempt_at: 0,
-        lease_until: null,
-        last_status_code: 200,
-        last_error: null,
-        credits_charged: 0,
-        created_at: clock.now() - 40 * DAY,
-        updated_at: clock.now() - 40 * DAY,
-        completed_at: null,
-        hold_until_height: null,
-        ...row,
-      })
-      .execute();
+  const deliveryRow = (id: string, row: Partial<Omit<Delivery, "replay">>): Omit<Delivery, "replay"> => ({
+    id,
+    account_id: accountId,
+    kind: "event",
+    event_type: "payment",
+    network: "eth",
+    event_id: null,
+    payment_id: null,
+    sequence: null,
+    body: "{}",
+    status: "succeeded",
+    attempts: 1,
+    next_attempt_at: 0,
+    lease_until: null,
+    last_status_code: 200,
+    last_error: null,
+    credits_charged: 0,
+    created_at: clock.now() - 40 * DAY,
+    updated_at: clock.now() - 40 * DAY,
+    completed_at: null,
+    hold_until_height: null,
+    ...row,
+  });
+  const delivery = (id: string, row: Partial<Omit<Delivery, "replay">>) => ctx.db.insertInto("deliveries").values(deliveryRow(id, row)).execute();
   const attempt = (deliveryId: string) =>
     ctx.db
       .insertInto("delivery_attempts")
@@ -252,7 +249,9 @@ describe("retention: every table that grows has a bound", () => {
 
   it("one retention run prunes every table and, on SQLite, gives the space back to the file system", async () => {
     const body = "x".repeat(2000);
-    for (let i = 0; i < 3000; i++) await delivery(`dlv_big_${String(i).padStart(5, "0")}`, { body, status: "succeeded", completed_at: clock.now() - 40 * DAY });
+    const rows = Array.from({ length: 3000 }, (_, i) => deliveryRow(`dlv_big_${String(i).padStart(5, "0")}`, { body, status: "succeeded", completed_at: clock.now() - 40 * DAY }));
+    // A few statements of 200 rows rather than 3,000 of one: the same rows, written in a fraction of the time.
+    for (let i = 0; i < rows.length; i += 200) await ctx.db.insertInto("deliveries").values(rows.slice(i, i + 200)).execute();
     const before = await databaseSize(ctx.db);
     const report = await runRetention(ctx);
     expect(report.deliveries).toBe(3000);
