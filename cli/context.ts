@@ -10,7 +10,7 @@ import { CommandError, type Globals } from "./globals.ts";
 export type LoadedConfig = { config: Config; origin: string };
 
 /** The validated config the global flags point at; a bad one stops the command naming the key. */
-export function configFor(globals: Globals, env: Record<string, string | undefined> = process.env): LoadedConfig {
+export function configFor(globals: Globals, env: Record<string, string | undefined> = globals.io.env): LoadedConfig {
   const source = findConfig(globals.config, env, process.cwd());
   const result = loadConfig(source.path, env);
   if (!result.ok) throw new CommandError(result.error);
@@ -59,16 +59,16 @@ export async function withContext<T>(globals: Globals, fn: (ctx: Context) => Pro
   const { config, origin } = configFor(globals);
   const create = opts.create === true || globals.create;
   if (!create) {
-    const missing = missingData(config, process.env);
+    const missing = missingData(config, globals.io.env);
     if (missing) throw new CommandError(`${missing} (${origin}); run \`chainwatch migrate\` to create it, or pass --create`);
   }
-  const ctx = await openContext(config, { create });
+  const ctx = await openContext(config, { create, env: globals.io.env });
   let result: T;
   try {
     result = await fn(ctx);
   } finally {
     await ctx.db.destroy();
   }
-  process.stderr.write(`chainwatch: database ${databaseFile(config)} (${origin})\n`);
+  globals.io.stderr.write(`chainwatch: database ${databaseFile(config)} (${origin})\n`);
   return result;
 }

@@ -1,13 +1,23 @@
-/** Flags every command takes, before or after the command name. */
-export type Globals = { config?: string; json: boolean; create: boolean };
+/** Where a command writes and what environment it reads: the process's, or a caller's (cli/run.ts). */
+export type CliIo = {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+};
+
+/** The process's own streams and environment. */
+export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/** Flags every command takes, before or after the command name, and the invocation's streams. */
+export type Globals = { config?: string; json: boolean; create: boolean; io: CliIo };
 
 /**
  * Lifts `--config <file>` / `--config=<file>`, `--json` and `--create` out of argv wherever they stand: citty
  * takes the first non-flag word as the subcommand, so `chainwatch --config x serve` would
  * otherwise treat `x` as the command.
  */
-export function liftGlobals(argv: string[]): { globals: Globals; rest: string[] } {
-  const globals: Globals = { json: false, create: false };
+export function liftGlobals(argv: string[], io: CliIo = processIo()): { globals: Globals; rest: string[] } {
+  const globals: Globals = { json: false, create: false, io };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

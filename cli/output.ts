@@ -2,7 +2,7 @@ import type { Globals } from "./globals.ts";
 
 /** Prints one JSON document with --json, else the human rendering. */
 export function emit(globals: Globals, doc: unknown, human: () => string): void {
-  process.stdout.write(globals.json ? `${JSON.stringify(doc)}\n` : `${human()}\n`);
+  globals.io.stdout.write(globals.json ? `${JSON.stringify(doc)}\n` : `${human()}\n`);
 }
 
 /** A plain left-aligned text table. */

@@ -6,6 +6,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { ArgDef, CommandDef } from "citty";
 import { globalArgs } from "../cli/commands/common.ts";
+import { processIo } from "../cli/globals.ts";
 import { rootCommand } from "../cli/root.ts";
 import { ConfigSchema, DEFAULT_NETWORKS } from "../src/config/schema.ts";
 
@@ -193,7 +194,7 @@ function leafSection(leaf: Leaf, level: string): string[] {
 
 /** The generated part of docs/cli.md: the flags every command takes, then every command with its arguments. */
 export async function cliReference(): Promise<string> {
-  const commands = await walk(rootCommand({ json: false, create: false }), []);
+  const commands = await walk(rootCommand({ json: false, create: false, io: processIo() }), []);
   const out = ["### Flags every command takes", "", "| flag | meaning |", "|---|---|"];
   for (const [name, def] of Object.entries(globalArgs)) {
     const word = def.type === "boolean" ? `--${name}` : `--${name} <file>`;

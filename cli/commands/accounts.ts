@@ -72,7 +72,7 @@ export function accountsCommand(g: Globals) {
             if (args.plan === undefined) {
               const slots = (await getPlan(ctx.db, a.plan))?.address_slots ?? 0;
               const warning = defaultPlanWarning({ name: a.name, plan: a.plan, slots, credits: a.credits, billing: ctx.config.billing.enabled });
-              if (warning) process.stderr.write(`chainwatch: ${warning}\n`);
+              if (warning) g.io.stderr.write(`chainwatch: ${warning}\n`);
             }
           }),
       }),

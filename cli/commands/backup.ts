@@ -12,8 +12,8 @@ import { emit } from "../output.ts";
 import { globalArgs } from "./common.ts";
 
 /** Where the key that opens the backup's secrets lives, for the reminder. */
-function keyLocation(config: Config): string {
-  return process.env.CHAINWATCH_MASTER_KEY ? "the key in $CHAINWATCH_MASTER_KEY" : resolve(config.secrets.master_key_file);
+function keyLocation(config: Config, env: Record<string, string | undefined>): string {
+  return env.CHAINWATCH_MASTER_KEY ? "the key in $CHAINWATCH_MASTER_KEY" : resolve(config.secrets.master_key_file);
 }
 
 export function backupCommand(g: Globals) {
@@ -25,13 +25,13 @@ export function backupCommand(g: Globals) {
       const file = String(args.file);
       if (dialectOfUrl(config.database.url) === "postgres") {
         // A cron job must not mistake this for a backup taken: print the command, exit 1.
-        process.stdout.write(`${pgDumpCommand(config.database.url, file)}\n`);
+        g.io.stdout.write(`${pgDumpCommand(config.database.url, file)}\n`);
         throw new CommandError("backup of a PostgreSQL database is pg_dump's job: run the command above (password from PGPASSWORD or ~/.pgpass)");
       }
       const dbPath = sqlitePath(config.database.url);
       const outcome = backupSqlite(dbPath, file);
       if (!outcome.ok) throw new CommandError(outcome.error);
-      const key = keyLocation(config);
+      const key = keyLocation(config, g.io.env);
       const reminder = `keep the master key with it (${key}): without it the API and webhook secrets in the backup cannot be decrypted`;
       emit(
         g,
@@ -50,7 +50,7 @@ export function restoreCommand(g: Globals) {
       const { config } = configFor(g);
       if (dialectOfUrl(config.database.url) === "postgres") throw new CommandError("restore a PostgreSQL database with pg_restore");
       // The key must be the backed-up installation's: `migrate` would create a new one, so this says what to do instead.
-      const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: process.env.CHAINWATCH_MASTER_KEY, create: false, advice: null });
+      const key = loadMasterKey({ file: config.secrets.master_key_file, envValue: g.io.env.CHAINWATCH_MASTER_KEY, create: false, advice: null });
       if (!key.ok) throw new CommandError(`${key.error}: put the master key of the backed-up installation there (or set CHAINWATCH_MASTER_KEY) before restoring`);
       const dbPath = sqlitePath(config.database.url);
       const outcome = restoreSqlite({ dbPath, file: String(args.file), box: createSecretBox(key.key), version: VERSION, now: new Date() });

@@ -70,7 +70,7 @@ export function deliveriesCommand(g: Globals) {
               return;
             }
             // The table stays the whole of stdout; where the next page starts goes to stderr.
-            if (nextCursor !== null) process.stderr.write(`more: --cursor ${nextCursor}\n`);
+            if (nextCursor !== null) g.io.stderr.write(`more: --cursor ${nextCursor}\n`);
             const names = new Map((await listAccounts(ctx.db)).map((a) => [a.id, a.name]));
             const counts = await loggedAttemptCounts(ctx.db, rows.map((d) => d.id));
             emit(g, null, () =>

@@ -48,7 +48,7 @@ export function ingestCommand(g: Globals) {
     args: { ...globalArgs, file: { type: "positional", description: "Batch JSON file, or - for stdin", required: true } },
     run: async ({ args }) => {
       const source = String(args.file);
-      const progress = terminalProgress(process.stderr);
+      const progress = terminalProgress(g.io.stderr);
       const text = await readBatch(source, progress);
       let batch: unknown;
       if (text.length >= 8 * 1024 * 1024) progress.step(`ingest: parsing ${mib(text.length)} MiB of JSON`);

@@ -12,7 +12,7 @@ export function serveCommand(g: Globals) {
     args: { ...globalArgs },
     async run() {
       const { config, origin } = configFor(g);
-      const log = jsonLogger((line) => process.stdout.write(line), Date.now, config.log.level);
+      const log = jsonLogger((line) => g.io.stdout.write(line), Date.now, config.log.level);
       // Caught from the first moment: a signal while starting (migrations run then) lets start-up
       // finish and stops at once, rather than killing the process half-way with no "stopped".
       const signal = nextStopSignal();

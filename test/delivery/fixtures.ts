@@ -17,6 +17,7 @@ import type { Clock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import type { Received } from "../support/webhook-sink.ts";
+import { runCli as runCliInProcess } from "../../cli/run.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
 import { seedTestDatabase, testConfig, testDatabaseUrl } from "../support/harness.ts";
 
@@ -142,10 +143,22 @@ export function writeToml(dir: string, extra: string[] = []): string {
   return path;
 }
 
-/** Runs one CLI command to completion. */
+/**
+ * Runs one CLI command to completion, in this process: the same entry point the binary runs
+ * (cli/run.ts), with its output collected and the clean environment a spawned CLI gets. Spawning a
+ * CLI process for each of the suite's few hundred commands cost about a third of its CPU; the
+ * tests that prove the binary itself (test/cli/usage, first-run, round-trip, the ingest CLI, and
+ * every `serve`) still spawn it.
+ */
 export async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, CLI, ...args], { env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  let stdout = "";
+  let stderr = "";
+  const io = {
+    stdout: { write: (text: string) => void (stdout += text) },
+    stderr: { write: (text: string) => void (stderr += text) },
+    env: cleanEnv(),
+  };
+  const code = await runCliInProcess(args, io);
   return { code, stdout, stderr };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { liftGlobals } from "../../cli/globals.ts";
+import { liftGlobals, processIo } from "../../cli/globals.ts";
 import { checkInvocation } from "../../cli/invocation.ts";
 import { rootCommand } from "../../cli/root.ts";
 import { markdownPages, ROOT, splitFences } from "./markdown.ts";
@@ -73,7 +73,7 @@ function commandLines(page: string, text: string): CommandLine[] {
 async function refusal(words: string[]): Promise<string | null> {
   try {
     const { rest } = liftGlobals(words);
-    const root = rootCommand({ json: false, create: false });
+    const root = rootCommand({ json: false, create: false, io: processIo() });
     // --help is answered before any other check; it needs only the command path to exist.
     const help = rest.includes("--help") || rest.includes("-h");
     await checkInvocation(root, help ? rest.filter((w) => w !== "--help" && w !== "-h" && !w.startsWith("-")) : rest);
