@@ -18,6 +18,7 @@ import type { Logger } from "./lib/log.ts";
 import type { Worker } from "./lib/worker.ts";
 import { type Resolver, systemResolver } from "./net/target-guard.ts";
 import { createDeliveryLoop } from "./delivery/loop.ts";
+import { walCheckpointWorker } from "./db/checkpoints.ts";
 import { createCreditReservations } from "./delivery/reservations.ts";
 import { newId } from "./lib/ids.ts";
 import { followersFor } from "./follow/followers.ts";
@@ -107,6 +108,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
     rpcMeter.worker(),
     monthlyGrantWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
+    // SQLite: WAL checkpoints on a thread of their own, off the delivery loop's.
+    walCheckpointWorker({ url: config.database.url, db: ctx.db, log: ctx.log }),
   ];
   const deps: AppDeps = {
     ...ctx,

@@ -63,6 +63,9 @@ export type EndpointOutcome = {
 /** An endpoint's state after a batch was recorded: enough to tell whether its run of failures is long enough to disable it. */
 export type EndpointStreakRow = { account_id: string; failing_since: number | string | null; disabled_at: number | string | null };
 
+/** Credits to take off one account's balance. */
+export type AccountCharge = { accountId: string; credits: number };
+
 /** What to add to an account's usage row of one day. */
 export type UsageAddition = { accountId: string; credits: number; deliveries: number; events: number };
 
@@ -124,6 +127,12 @@ export type Statements = {
   recordEndpointOutcomes(rows: readonly EndpointOutcome[], nowMs: number): CompiledQuery<EndpointStreakRow>;
   /** Takes credits off an account's balance. */
   chargeAccount(accountId: string, credits: number, nowMs: number): CompiledQuery;
+  /**
+   * Takes credits off the balances of several accounts in one statement (a settlement batch's
+   * charges); on PostgreSQL it locks their rows in account id order first, as every writer of
+   * several accounts does, so two daemons settling the same accounts cannot deadlock.
+   */
+  chargeAccounts(rows: readonly AccountCharge[], nowMs: number): CompiledQuery;
   /** One multi-row INSERT of events, `seq` following the given order. */
   insertEvents(rows: readonly NewEvent[]): CompiledQuery;
   /** Adds to the usage rows of `day` (YYYY-MM-DD) of several accounts, creating them on first use. */

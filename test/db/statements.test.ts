@@ -38,6 +38,7 @@ const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
   ],
   insertAttempts: (s) => [s.insertAttempts(attempts(1)), s.insertAttempts(attempts(3))],
   chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
+  chargeAccounts: (s) => [s.chargeAccounts([{ accountId: "acc_1", credits: 5 }], 1000), s.chargeAccounts(["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, credits: 2 })), 1000)],
   recordEndpointOutcomes: (s) => [
     s.recordEndpointOutcomes([{ accountId: "acc_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
     s.recordEndpointOutcomes(

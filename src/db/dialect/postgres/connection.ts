@@ -5,6 +5,7 @@ import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
 import type { CarriesStatements } from "../../statements.ts";
 import { sqliteSchemaOnPostgres } from "./schema-plugin.ts";
+import { preparedName } from "./prepared.ts";
 import { postgresStatements } from "./statements.ts";
 
 // The connection to PostgreSQL: node-postgres through Kysely's own PostgresDialect, how values
@@ -61,6 +62,9 @@ export function openPostgres(url: string, timeouts: PostgresTimeouts = DEFAULT_T
   return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool: boundedPool(pool, timeouts.queryTimeoutMs) }), plugins: [sqliteSchemaOnPostgres] });
 }
 
+/** SQLSTATE of "cached plan must not change result type" (feature_not_supported). */
+const CACHED_PLAN_CHANGED = "0A000";
+
 type PoolClient = pg.PoolClient & { connection?: { stream?: { destroy(): void } } };
 
 /**
@@ -88,13 +92,19 @@ function boundedPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
               // node-postgres's own way to unblock a connection whose query was sent.
               client.connection?.stream?.destroy();
             }, queryTimeoutMs);
-            client.query(text, [...values]).then(
+            // The hand-written statements go as named prepared statements (prepared.ts).
+            const name = preparedName(text);
+            (name === undefined ? client.query(text, [...values]) : client.query({ name, text, values: [...values] })).then(
               (r) => {
                 clearTimeout(timer);
                 resolve(r);
               },
               (e) => {
                 clearTimeout(timer);
+                // A table under a prepared statement changed its columns (a migration by a newer
+                // daemon): the server refuses the statement on this connection from now on, so the
+                // connection is dropped on release and the next one prepares it afresh.
+                if (name !== undefined && (e as { code?: string }).code === CACHED_PLAN_CHANGED) broken = e as Error;
                 reject(e);
               },
             );

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../../executor.ts";
 import { compiled } from "../compiled.ts";
+import { prepared } from "./prepared.ts";
 
 /**
  * The sliding one-second budgets of the API's per-key and `/rpc`'s per-plan limits across daemons
@@ -14,6 +15,7 @@ import { compiled } from "../compiled.ts";
  *
  * One statement per lease, whose row lock orders the daemons: an upsert whose update reads the
  * row as the last daemon left it (under READ COMMITTED an UPDATE re-reads a row it waited for).
+ * Prepared once per connection: planning it cost more than running it.
  */
 export const postgresSlidingBudget = {
   async create(db: Kysely<any>): Promise<void> {
@@ -90,11 +92,11 @@ const nextRow = (e: string, c: string, h: string) => `(
 // `granted` is the new lease's count less what was carried into it; `next_free` the earliest
 // moment an entry other than the new lease stops counting (when a refused daemon may ask again;
 // its own lease is replaced by what it used whenever it asks).
-const LEASE = `insert into rate_leases as r (limit_key, expires, counts, holders, until)
+const LEASE = prepared(`insert into rate_leases as r (limit_key, expires, counts, holders, until)
 select $1::text, n.* from ${nextRow("'{}'::bigint[]", "'{}'::integer[]", "'{}'::text[]")} as n
 on conflict (limit_key) do update set (expires, counts, holders, until) = ${nextRow("r.expires", "r.counts", "r.holders")}
 returning
   coalesce((select sum(c) from unnest(r.counts, r.holders) as t(c, h) where h = $2::text), 0) - $9::integer as granted,
-  (select min(e) from unnest(r.expires, r.holders) as t(e, h) where h <> $2::text) as next_free`;
+  (select min(e) from unnest(r.expires, r.holders) as t(e, h) where h <> $2::text) as next_free`);
 
 const PRUNE = "delete from rate_leases where until < (extract(epoch from clock_timestamp()) * 1000)::bigint - 5000";

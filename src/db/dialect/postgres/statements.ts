@@ -1,10 +1,17 @@
 import type { NewEvent } from "../../schema.ts";
 import type { EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
-import { compiled, textPerCount } from "../compiled.ts";
+import { compiled as compiledText, textPerCount } from "../compiled.ts";
+import { prepared } from "./prepared.ts";
 
 // The hot-path statements in PostgreSQL's SQL (what each does: `src/db/statements.ts`). Numbered
 // placeholders; the claim's plan is held by `orderedClaimPlan` in primitives.ts, and the settling
-// statements' status test keeps them on the primary key (STILL_PENDING).
+// statements' status test keeps them on the primary key (STILL_PENDING). Every text is a named
+// prepared statement on each connection (prepared.ts).
+
+/** A compiled query whose text is prepared once per connection. */
+function compiled<R = unknown>(sql: string, parameters: unknown[]) {
+  return compiledText<R>(prepared(sql), parameters);
+}
 
 /** `$from, …`: `n` numbered placeholders starting at `from`. */
 function numbered(from: number, n: number): string {
@@ -66,6 +73,12 @@ const ATTEMPTS = textPerCount(
   (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
 );
 const CHARGE = "update accounts set credits = credits - $1, updated_at = $2 where id = $3";
+// One text for any number of accounts (arrays, not a placeholder per row), so it is prepared once.
+// The locking CTE takes the rows in id order before any is updated in whatever order the join
+// yields them: settlements of several daemons lock shared accounts in one order.
+const CHARGE_MANY = `with c(id, credits) as (select * from unnest($2::text[], $3::bigint[])),
+l as materialized (select a.id from accounts as a where a.id in (select id from c) order by a.id for update)
+update accounts as a set credits = a.credits - c.credits, updated_at = $1 from c, l where a.id = c.id and a.id = l.id`;
 
 const EVENTS = textPerCount(
   (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
@@ -140,6 +153,7 @@ export const postgresStatements: Statements = {
     compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
+  chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY, [nowMs, rows.map((r) => r.accountId), rows.map((r) => r.credits)]),
   recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
   insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),

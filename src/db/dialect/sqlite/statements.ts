@@ -1,5 +1,5 @@
 import type { NewEvent } from "../../schema.ts";
-import type { EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import type { AccountCharge, EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
 import { compiled, textPerCount } from "../compiled.ts";
 
 // The hot-path statements in SQLite's SQL (what each does: `src/db/statements.ts`). `?` placeholders;
@@ -50,6 +50,10 @@ const ATTEMPTS = textPerCount(
   (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
 );
 const CHARGE = "update accounts set credits = credits - ?, updated_at = ? where id = ?";
+// No row locks to order: the settlement's write transaction runs alone.
+const CHARGE_MANY = textPerCount(
+  (n) => `update accounts set credits = accounts.credits - c.column2, updated_at = ? from (values ${rowsOf(n, 2)}) as c where accounts.id = c.column1`,
+);
 
 const EVENTS = textPerCount(
   (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
@@ -102,6 +106,12 @@ function eventParams(rows: readonly NewEvent[]): unknown[] {
   return params;
 }
 
+function chargeParams(rows: readonly AccountCharge[], nowMs: number): unknown[] {
+  const params: unknown[] = [nowMs];
+  for (const r of rows) params.push(r.accountId, r.credits);
+  return params;
+}
+
 function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
   const params: unknown[] = [];
   for (const r of rows) params.push(r.accountId, day, r.credits, r.deliveries, r.events);
@@ -125,6 +135,7 @@ export const sqliteStatements: Statements = {
     compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
+  chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY(rows.length), chargeParams(rows, nowMs)),
   recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
   insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),

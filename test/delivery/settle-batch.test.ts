@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, expect, it } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Transaction } from "kysely";
+import { createAccount } from "../../src/accounts/accounts.ts";
+import { type Context, openContext } from "../../src/daemon.ts";
+import type { DB } from "../../src/db/schema.ts";
+import { enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
+import { utcDay } from "../../src/lib/time.ts";
+import { testConfig } from "../support/harness.ts";
+
+// A settlement batch costs the same statements whether its deliveries belong to one account or to
+// many: one charge and one usage upsert for all of its accounts (on PostgreSQL each statement is a
+// round trip). Counted here on the transaction the batch runs in; the balances and usage rows show
+// each account was charged exactly for its own deliveries.
+
+let dir: string;
+let ctx: Context;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-settle-batch-"));
+  ctx = await openContext(testConfig(dir), { env: {} });
+});
+
+afterAll(async () => {
+  await ctx.db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The transaction as recordOutcomes sees it, counting the statements it runs. */
+function counting(trx: Transaction<DB>): { trx: Transaction<DB>; statements: () => number } {
+  let n = 0;
+  const proxy = new Proxy(trx, {
+    get(target, key) {
+      if (key === "executeQuery") return (q: Parameters<Transaction<DB>["executeQuery"]>[0]) => (n++, target.executeQuery(q));
+      const v = Reflect.get(target, key, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { trx: proxy, statements: () => n };
+}
+
+/** Settles `perAccount` successes for each of `accounts` new accounts in one batch; returns what it cost and left. */
+async function settleBatch(accounts: number, perAccount: number, price: number) {
+  const nowMs = Date.now();
+  const ids: string[] = [];
+  for (let i = 0; i < accounts; i++) {
+    const made = await createAccount(ctx, { name: `batch-${accounts}-${i}`, credits: 1_000 });
+    if (!made.ok) throw new Error(made.error);
+    ids.push(made.account.id);
+  }
+  const queued: string[] = [];
+  for (let k = 0; k < perAccount; k++)
+    for (const accountId of ids) queued.push(await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
+  const rows = await ctx.db.selectFrom("deliveries").selectAll().where("id", "in", queued).execute();
+  const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" };
+  const items: Settlement[] = rows.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price } }));
+  let statements = 0;
+  const settled = await ctx.db.transaction().execute(async (trx) => {
+    const c = counting(trx);
+    const out = await recordOutcomes(c.trx, items, nowMs);
+    statements = c.statements();
+    return out;
+  });
+  const balances = await ctx.db.selectFrom("accounts").select(["id", "credits"]).where("id", "in", ids).orderBy("id").execute();
+  const usage = await ctx.db
+    .selectFrom("usage_daily")
+    .select(["account_id", "credits", "deliveries"])
+    .where("account_id", "in", ids)
+    .where("day", "=", utcDay(nowMs))
+    .orderBy("account_id")
+    .execute();
+  const attempts = await ctx.db.selectFrom("delivery_attempts").select("delivery_id").where("delivery_id", "in", queued).execute();
+  return { ids: [...ids].sort(), settled: settled.size, statements, balances, usage, attempts: attempts.length };
+}
+
+it("a batch over several accounts charges each its own deliveries, in as many statements as a batch of one account", async () => {
+  const one = await settleBatch(1, 3, 2);
+  const many = await settleBatch(7, 3, 2);
+
+  expect(many.settled).toBe(21);
+  expect(many.attempts).toBe(21);
+  expect(many.balances.map((b) => [b.id, Number(b.credits)])).toEqual(many.ids.map((id) => [id, 1_000 - 3 * 2]));
+  expect(many.usage.map((u) => [u.account_id, Number(u.credits), Number(u.deliveries)])).toEqual(many.ids.map((id) => [id, 6, 3]));
+  expect(one.balances.map((b) => Number(b.credits))).toEqual([994]);
+
+  // Mark succeeded, log the attempts, charge, count usage: four statements either way.
+  expect(one.statements).toBe(4);
+  expect(many.statements).toBe(one.statements);
+});
+
+it("a second batch for the same accounts adds to their usage rows of the day", async () => {
+  const first = await settleBatch(2, 1, 5);
+  const nowMs = Date.now();
+  const rows = await ctx.db.selectFrom("deliveries").selectAll().where("account_id", "in", first.ids).execute();
+  // The same rows again, as if re-sent after their lease: settled only while pending, so nothing changes.
+  const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" };
+  const again = await recordOutcomes(ctx.db, rows.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price: 5 } })), nowMs);
+  expect(again.size).toBe(0);
+  const balances = await ctx.db.selectFrom("accounts").select("credits").where("id", "in", first.ids).execute();
+  expect(balances.map((b) => Number(b.credits))).toEqual([995, 995]);
+
+  // New deliveries of those accounts: their usage rows of today grow.
+  for (const accountId of first.ids) await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs });
+  const pending = await ctx.db.selectFrom("deliveries").selectAll().where("account_id", "in", first.ids).where("status", "=", "pending").execute();
+  expect(pending.length).toBe(2);
+  const settled = await recordOutcomes(ctx.db, pending.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price: 5 } })), nowMs);
+  expect(settled.size).toBe(2);
+  const usage = await ctx.db.selectFrom("usage_daily").select(["credits", "deliveries"]).where("account_id", "in", first.ids).where("day", "=", utcDay(nowMs)).execute();
+  expect(usage.map((u) => [Number(u.credits), Number(u.deliveries)])).toEqual([
+    [10, 2],
+    [10, 2],
+  ]);
+});
