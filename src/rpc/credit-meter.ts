@@ -209,6 +209,9 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         const gaveBack = giveBackAll || (reserved === 0 && a.held === 0) ? Math.max(0, spendable(a)) : 0;
         a.leased -= c + gaveBack;
         a.unbilled -= c;
+        // What goes back is free again (what was charged left the balance and the lease alike):
+        // the view must say so, or the next call is refused until the view is read afresh.
+        a.free += gaveBack;
         changes.push({ a, charged: c, gaveBack });
       }
       if (batch.size === 0 && changes.length === 0 && !reclaim) return;
@@ -237,6 +240,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         for (const { a, charged: c, gaveBack } of changes) {
           a.leased += c + gaveBack;
           a.unbilled += c;
+          a.free -= gaveBack;
         }
         for (const [k, p] of batch) {
           const cur = pending.get(k);

@@ -68,6 +68,20 @@ describe("rpc credit meter", () => {
     expect(await leases()).toEqual([{ holder: "d1", credits: 1 }]);
   });
 
+  test("credits an idle lease gives back at a flush can be reserved again at once (not refused from a stale view)", async () => {
+    const meter = meterOf("d1", { slice: 10 });
+    const a = await meter.account(accountId);
+    // The slice takes every credit: nothing is free for anyone else.
+    expect(await meter.reserve(a, 2)).toBe(true);
+    expect(await leases()).toEqual([{ holder: "d1", credits: 10 }]);
+    meter.settle(a, 2, 0, 0); // the call failed upstream: released, not charged
+    await meter.flush(); // the interval had a call: the lease stays
+    await meter.flush(); // an idle interval: the lease goes back
+    expect(await leases()).toEqual([]);
+    // Within the same second (no refresh of the view): the credits are free again.
+    expect(await meter.reserve(a, 2)).toBe(true);
+  });
+
   test("a call costing more than a slice sets aside what it needs; the last credits are taken as they are", async () => {
     const meter = meterOf("d1");
     const a = await meter.account(accountId);
