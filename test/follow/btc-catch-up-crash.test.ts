@@ -132,6 +132,9 @@ test(
     const blockEvents = await ctx.db.selectFrom("events").select("body").where("network", "=", "ltc").where("type", "=", "block").execute();
     expect(blockEvents.map((e) => JSON.parse(e.body).block_height).sort((a, b) => a - b)).toEqual(blocks.map((b) => Number(b.height)));
 
+    // The follower saves its state (following, lag 0) a moment after the batch that stored the tip.
+    const follower = async () => JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
+    await until(follower, (f) => f.state === "following" && f.lag === 0, 30_000);
     const status = await runCli(["follow", "status", "--json", "--config", config]);
     expect(status.code).toBe(0);
     const [ltc] = JSON.parse(status.stdout).followers;
