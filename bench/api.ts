@@ -199,7 +199,8 @@ function reportComparison(outcomes: Outcome[], run: { bodyBytes: number; postgre
   const cols = ["bare req/s", "signed req/s", "ratio", "p50 ms", "p99 ms", "errors"];
   console.log(`${"set-up".padEnd(16)} ${cols.map((c) => c.padStart(12)).join(" ")}  CPU µs/request`);
   for (const o of outcomes) {
-    const per = Object.entries(cpuPerUnit(o.cpu, o.signed.requests)).map(([k, us]) => `${k} ${us}`).join(", ");
+    const bareUs = cpuPerUnit(o.bareCpu, o.bare.requests);
+    const per = `${Object.entries(cpuPerUnit(o.cpu, o.signed.requests)).map(([k, us]) => `${k} ${us}`).join(", ")}; bare server ${bareUs.server}, its load generator ${bareUs["load generator"] ?? "-"}`;
     const cells = [o.bare.rps, o.signed.rps, (o.signed.rps / o.bare.rps).toFixed(2), o.signed.p50.toFixed(2), o.signed.p99.toFixed(2), o.signed.errors + o.bare.errors];
     console.log(`${scenarioLabel(o.scenario).padEnd(16)} ${cells.map((c) => String(c).padStart(12)).join(" ")}  ${per}`);
   }
@@ -223,6 +224,7 @@ function reportComparison(outcomes: Outcome[], run: { bodyBytes: number; postgre
         signed: o.signed,
         ratio: Number((o.signed.rps / o.bare.rps).toFixed(3)),
         cpu_us_per_request: cpuPerUnit(o.cpu, o.signed.requests),
+        bare_cpu_us_per_request: cpuPerUnit(o.bareCpu, o.bare.requests),
       })),
     }),
   );
