@@ -41,7 +41,9 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
     await db.destroy();
     throw new StartupError(reached.error);
   }
-  const migrated = await migrateChecked(db, VERSION);
+  // Migrations run on connections of their own without the per-statement bound: building an index
+  // on a large table may take longer than any request should.
+  const migrated = await migrateChecked(db, VERSION, () => openDatabase(config.database.url, { timeouts: { ...timeouts, queryTimeoutMs: 0 } }));
   if (!migrated.ok) {
     await db.destroy();
     throw new StartupError(migrated.error);

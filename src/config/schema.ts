@@ -169,7 +169,7 @@ export const ConfigSchema = T.Object(
         query_timeout_ms: PositiveInt(
           10_000,
           3_600_000,
-          "PostgreSQL: how long one statement may run (the server's statement_timeout) or wait for an answer from a server that stalled, before it fails as database unavailable (503)",
+          "PostgreSQL: how long one statement may run (the server's statement_timeout) or wait for an answer from a server that stalled, before it fails as database unavailable (503); migrations are not bounded",
         ),
       },
       { ...strict, default: {}, description: "Where chainwatch stores everything" },

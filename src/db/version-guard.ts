@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { type Db, type MigrationOutcome, migrate } from "./database.ts";
+import { isPostgres } from "./dialect/detect.ts";
 import { migrations } from "./migrations/index.ts";
 import { startupFailure } from "../lib/error-codes.ts";
 import { compareVersions } from "../version.ts";
@@ -44,7 +45,7 @@ export function refusalFor(stamp: SchemaStamp, version: string, known: readonly 
  * Refuses a database from a newer chainwatch, applies pending migrations, and stamps the database
  * with this version when it applied any. Every command and `serve` open the database through this.
  */
-export async function migrateChecked(db: Db, version: string): Promise<MigrationOutcome> {
+export async function migrateChecked(db: Db, version: string, migrationDb?: () => Db): Promise<MigrationOutcome> {
   const stamp = await readSchemaStamp(db);
   const known = Object.keys(migrations);
   const refusal = refusalFor(stamp, version, known);
@@ -52,7 +53,15 @@ export async function migrateChecked(db: Db, version: string): Promise<Migration
   // Every migration already applied (every start but the first after an upgrade): the migrator's
   // lock table and introspection would cost each CLI command more than the command itself.
   if (known.every((name) => stamp.applied.includes(name))) return { ok: true, applied: [] };
-  const outcome = await migrate(db);
+  // On PostgreSQL, `migrationDb` (when given) opens connections without the statement bound for
+  // the migrations; on SQLite the file's own handle is the one to use.
+  const own = migrationDb && isPostgres(db) ? migrationDb() : null;
+  let outcome: MigrationOutcome;
+  try {
+    outcome = await migrate(own ?? db);
+  } finally {
+    await own?.destroy();
+  }
   if (outcome.ok && outcome.applied.length > 0) {
     await db
       .insertInto("meta")

@@ -44,6 +44,7 @@ const DEFAULT_TIMEOUTS: PostgresTimeouts = { connectTimeoutMs: 5_000, queryTimeo
  * (DATABASE_UNAVAILABLE, src/db/availability.ts) instead of hang: getting a connection takes at
  * most `connectTimeoutMs`, and a statement at most `queryTimeoutMs` (the server's
  * statement_timeout, and the same bound on the client for a server that does not answer at all).
+ * `queryTimeoutMs` 0: statements unbounded (the connections migrations run on).
  */
 export function openPostgres(url: string, timeouts: PostgresTimeouts = DEFAULT_TIMEOUTS): Db {
   const pool = new pg.Pool({
@@ -86,12 +87,15 @@ function boundedPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
         query: ((text: string, values: ReadonlyArray<unknown>) => {
           if (broken) return Promise.reject(broken);
           return new Promise<pg.QueryResult>((resolve, reject) => {
-            const timer = setTimeout(() => {
-              broken = new DatabaseTimeout(queryTimeoutMs);
-              reject(broken);
-              // node-postgres's own way to unblock a connection whose query was sent.
-              client.connection?.stream?.destroy();
-            }, queryTimeoutMs);
+            const timer =
+              queryTimeoutMs > 0
+                ? setTimeout(() => {
+                    broken = new DatabaseTimeout(queryTimeoutMs);
+                    reject(broken);
+                    // node-postgres's own way to unblock a connection whose query was sent.
+                    client.connection?.stream?.destroy();
+                  }, queryTimeoutMs)
+                : undefined;
             // The hand-written statements go as named prepared statements (prepared.ts).
             const name = preparedName(text);
             (name === undefined ? client.query(text, [...values]) : client.query({ name, text, values: [...values] })).then(
