@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { Context } from "../../src/daemon.ts";
-import { createLeadership, FOLLOWER_LOCK_NAMESPACE, LeadLost } from "../../src/db/leadership.ts";
+import { FOLLOWER_LOCK_NAMESPACE, LeadLost } from "../../src/db/leadership.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
 import { until, writeToml } from "../delivery/fixtures.ts";
+import { leadTakenOver } from "../support/lead-take-over.ts";
 import { onPostgres, startTestDaemon, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -36,16 +37,7 @@ describe("a follower's batch is fenced by its lead's epoch", () => {
   const stored = async () => (await d.ctx.db.selectFrom("blocks").select("hash").where("network", "=", "gen").execute()).map((r) => r.hash);
 
   test("the old lead's batch is refused and stores nothing; the lead that took over after it writes", async () => {
-    const url = d.config.database.url;
-    const first = createLeadership({ db: d.ctx.db, url, onLost: () => {} });
-    const old = first.lead("gen");
-    expect(await old.acquire()).toBe(true);
-    // The first daemon goes (on SQLite: it died and a new `serve` started on the file; on
-    // PostgreSQL: its lock session ended) and a second one takes the lead: the next epoch.
-    await first.close();
-    const second = createLeadership({ db: d.ctx.db, url, onLost: () => {} });
-    const now = second.lead("gen");
-    expect(await now.acquire()).toBe(true);
+    const { old, now, close } = await leadTakenOver(d.ctx.db, d.config.database.url, "gen");
     const row = await d.ctx.db.selectFrom("lead_epochs").select("epoch").where("name", "=", "follower:gen").executeTakeFirstOrThrow();
     expect(Number(row.epoch)).toBe(2);
 
@@ -54,7 +46,7 @@ describe("a follower's batch is fenced by its lead's epoch", () => {
     expect(old.held()).toBe(false);
     expect(await d.daemon.deps.ingest.ingest([block(0)], { fence: now.fence })).toMatchObject({ ok: true, blocks: 1 });
     expect(await stored()).toEqual([hashOf("a", 0)]);
-    await second.close();
+    await close();
   });
 });
 

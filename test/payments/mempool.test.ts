@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "bun:test";
-import { createLeadership, LeadLost } from "../../src/db/leadership.ts";
+import { LeadLost } from "../../src/db/leadership.ts";
+import { leadTakenOver } from "../support/lead-take-over.ts";
 import { hasWaitingOrders, observeMempool } from "../../src/payments/mempool.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
@@ -46,15 +47,8 @@ const look = (arrived: { txid: string; to: string; value: bigint }[], present: s
 describe("payment orders and the mempool", () => {
   it("a look by a follower that lost its lead writes nothing; the lead that took over after it writes", async () => {
     const id = await start();
-    const url = td.config.database.url;
-    const first = createLeadership({ db: td.ctx.db, url, onLost: () => {} });
-    const old = first.lead("btc");
-    expect(await old.acquire()).toBe(true);
-    // The first daemon goes (paused past the take-over, say) and another takes the lead.
-    await first.close();
-    const second = createLeadership({ db: td.ctx.db, url, onLost: () => {} });
-    const now = second.lead("btc");
-    expect(await now.acquire()).toBe(true);
+    // The follower's daemon goes (paused past the take-over, say) and another takes the lead.
+    const { old, now, close } = await leadTakenOver(td.ctx.db, td.config.database.url, "btc");
 
     await expect(look([{ txid: h("t1"), to: A, value: 100_000n }], [h("t1")], old.fence)).rejects.toBeInstanceOf(LeadLost);
     expect(await order(id)).toMatchObject({ status: "pending", tx_hash: null });
@@ -62,7 +56,7 @@ describe("payment orders and the mempool", () => {
     expect(await webhooks()).toEqual([]);
     expect(await look([{ txid: h("t1"), to: A, value: 100_000n }], [h("t1")], now.fence)).toBe(1);
     expect(await webhooks()).toEqual([["seen", h("t1")]]);
-    await second.close();
+    await close();
   });
 
   it("a mempool payment announces seen at once; the block then counts it, once", async () => {
