@@ -102,6 +102,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const accounts = new Map<string, AccountMeter>();
   let pending = new Map<string, Pending>();
   let flushing: Promise<void> | null = null;
+  let queuedFlush: Promise<void> | null = null;
   let reclaimedAt = Number.NEGATIVE_INFINITY;
   let takesFailing = false;
 
@@ -315,10 +316,19 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       } else pending.set(k, { accountId: a.accountId, day, credits: charged, calls });
     },
     flush() {
-      flushing ??= flushOnce(false).finally(() => {
-        flushing = null;
+      if (!flushing) {
+        flushing = flushOnce(false).finally(() => {
+          flushing = null;
+        });
+        return flushing;
+      }
+      // One is running: it took its batch before this call, so what was settled since waits for
+      // the next flush, shared by every caller that comes meanwhile.
+      queuedFlush ??= flushing.then(() => {
+        queuedFlush = null;
+        return meter.flush();
       });
-      return flushing;
+      return queuedFlush;
     },
     async reclaim(all) {
       const dropped = await oneWriter(() => (all ? dropAllLeases(deps.db) : dropExpiredLeases(deps.db, deps.clock.now())));

@@ -107,6 +107,9 @@ describe.skipIf(!onPostgres)(postgresOnly("follower leadership across three daem
       const row = await followerRow();
       expect(row?.leader).toContain(`pid ${leader.proc.pid}`);
       expect(row?.leader).toContain(`:${new URL(leader.url).port}`);
+      // The leader saves its state (following) a moment after the batch that stored the tip.
+      const follower = async () => JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
+      await until(follower, (f) => f.state === "following", 15_000);
       const status = await runCli(["follow", "status", "--json", "--config", config]);
       expect(status.code).toBe(0);
       expect(JSON.parse(status.stdout).followers[0]).toMatchObject({ network: "anv", state: "following", stored_tip: head, leader: row?.leader });
