@@ -11,7 +11,7 @@ export type PollOptions = {
 
 /** Reads until `check` holds and returns that value; throws after the deadline. A number is the deadline in ms. */
 export async function until<T>(read: () => Promise<T>, check: (v: T) => boolean, opts: PollOptions | number = {}): Promise<T> {
-  const { timeoutMs = 10_000, everyMs = 20 } = typeof opts === "number" ? { timeoutMs: opts } : opts;
+  const { timeoutMs = 20_000, everyMs = 20 } = typeof opts === "number" ? { timeoutMs: opts } : opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await read();

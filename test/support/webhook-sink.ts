@@ -41,7 +41,7 @@ export function startWebhookSink(): WebhookSink {
     respond(fn) {
       responder = fn;
     },
-    waitFor(count, timeoutMs = 10_000) {
+    waitFor(count, timeoutMs = 20_000) {
       if (received.length >= count) return Promise.resolve(received);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`sink got ${received.length} of ${count} requests`)), timeoutMs);
