@@ -155,6 +155,9 @@ function signedHeaders(key: { api_key: string; secret: string }, path: string): 
   return { "X-Api-Key": key.api_key, "X-Timestamp": ts, "X-Signature": signature };
 }
 
+/** What every JSON line of this bench says of its run. */
+const runOf = (bodyBytes: number) => ({ bench: "api", path: PATH, connections: CONNECTIONS, duration_ms: DURATION_MS, keys: KEYS, body_bytes: bodyBytes });
+
 function report(o: Outcome, bodyBytes: number): void {
   const { bare, signed } = o;
   const bareUs = cpuPerUnit(o.bareCpu, bare.requests);
@@ -175,12 +178,7 @@ function report(o: Outcome, bodyBytes: number): void {
   console.log(`CPU while signed answered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
   console.log(
     JSON.stringify({
-      bench: "api",
-      path: PATH,
-      connections: CONNECTIONS,
-      duration_ms: DURATION_MS,
-      keys: KEYS,
-      body_bytes: bodyBytes,
+      ...runOf(bodyBytes),
       bare,
       signed,
       ratio: Number(ratio.toFixed(3)),
@@ -208,12 +206,7 @@ function reportComparison(outcomes: Outcome[], run: { bodyBytes: number; postgre
   for (const o of outcomes) console.log(`CPU while ${scenarioLabel(o.scenario)} answered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
   console.log(
     JSON.stringify({
-      bench: "api",
-      path: PATH,
-      connections: CONNECTIONS,
-      duration_ms: DURATION_MS,
-      keys: KEYS,
-      body_bytes: run.bodyBytes,
+      ...runOf(run.bodyBytes),
       postgres: run.postgres,
       load_before: run.loadBefore,
       load_after: run.loadAfter,

@@ -1,8 +1,6 @@
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
-import { utcDay } from "../lib/time.ts";
-
-const DAY_MS = 86_400_000;
+import { utcDayCache } from "../lib/time.ts";
 import { type AccountSnapshot, accountSnapshot } from "./accounts.ts";
 
 /** Account snapshots (GET /v1/account) served from memory for up to `ttlMs`. */
@@ -20,19 +18,19 @@ export type SnapshotCache = {
  */
 export function createSnapshotCache(deps: { db: Db; clock: Clock; ttlMs?: number }): SnapshotCache {
   const ttl = deps.ttlMs ?? 1000;
-  // A snapshot counts the usage of one UTC day: it is good while the wall clock is within that day
-  // (two comparisons; formatting the day on every request cost more) and for `ttlMs` on the monotonic clock.
-  const cache = new Map<string, { snapshot: AccountSnapshot; dayFrom: number; dayUntil: number; expiresAt: number }>();
+  // A snapshot counts the usage of one UTC day (the wall clock's): good while that is still the day,
+  // and for `ttlMs` of the monotonic clock.
+  const today = utcDayCache();
+  const cache = new Map<string, { snapshot: AccountSnapshot; day: string; expiresAt: number }>();
   return {
     async get(accountId) {
-      const wall = deps.clock.now();
+      const day = today(deps.clock.now());
       const now = deps.clock.monotonic();
       const hit = cache.get(accountId);
-      if (hit && hit.expiresAt > now && wall >= hit.dayFrom && wall < hit.dayUntil) return hit.snapshot;
-      const snapshot = await accountSnapshot(deps.db, accountId, utcDay(wall));
+      if (hit && hit.expiresAt > now && hit.day === day) return hit.snapshot;
+      const snapshot = await accountSnapshot(deps.db, accountId, day);
       if (cache.size > 100_000) cache.clear();
-      const dayFrom = wall - (((wall % DAY_MS) + DAY_MS) % DAY_MS);
-      cache.set(accountId, { snapshot, dayFrom, dayUntil: dayFrom + DAY_MS, expiresAt: now + ttl });
+      cache.set(accountId, { snapshot, day, expiresAt: now + ttl });
       return snapshot;
     },
     invalidate(accountId) {

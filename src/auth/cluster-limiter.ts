@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SlidingRateBudget } from "../db/primitives.ts";
+import type { SlidingLease, SlidingRateBudget } from "../db/primitives.ts";
 import type { Instant } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createSlidingWindowLimiter, type RateLimiter, type SlidingWindowLimiter } from "./rate-limiter.ts";
@@ -98,6 +98,20 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
    */
   const settledUntil = (h: Hold, at: Instant) => Math.ceil(at.wallMs - (at.monoMs - h.lastUse)) + WINDOW_MS;
 
+  /**
+   * The lease statement at `at`: `want` more tokens of `limit` (0: a report alone), `carried` kept
+   * from the current lease, and the `settled` tokens it used, counted until `settledUntil`.
+   */
+  const leaseAt = (h: Hold, key: string, at: Instant, t: { want: number; limit: number; carried: number; settled: number }): SlidingLease => ({
+    key,
+    holder,
+    nowMs: at.wallMs,
+    ...t,
+    reserveUntilMs: at.wallMs + holdMs + WINDOW_MS,
+    settledUntilMs: settledUntil(h, at),
+    horizonMs: at.wallMs + holdMs + WINDOW_MS + CLOCK_SLACK_MS,
+  });
+
   /** Sends a lease of `want` more tokens, reporting what the previous one used. */
   const sendLease = async (h: Hold, key: string, limit: number, want: number, at: Instant): Promise<void> => {
     if (h.tokens > 0 && at.monoMs > h.usableUntil) h.tokens = 0;
@@ -105,18 +119,7 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
     const settled = h.used;
     h.used = 0;
     try {
-      const got = await deps.budget.lease({
-        key,
-        holder,
-        nowMs: at.wallMs,
-        want,
-        limit,
-        reserveUntilMs: at.wallMs + holdMs + WINDOW_MS,
-        settled,
-        settledUntilMs: settledUntil(h, at),
-        carried,
-        horizonMs: at.wallMs + holdMs + WINDOW_MS + CLOCK_SLACK_MS,
-      });
+      const got = await deps.budget.lease(leaseAt(h, key, at, { want, limit, carried, settled }));
       reachable();
       h.tokens += got.granted;
       h.reserved = carried + got.granted;
@@ -147,14 +150,9 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
       const settled = h.used;
       h.used = 0;
       h.reserved = 0;
-      const at = h.lastSeen;
-      const lease = {
-        ...{ key, holder, nowMs: at.wallMs, want: 0, limit: 0, reserveUntilMs: 0, settled, carried: 0 },
-        ...{ settledUntilMs: settledUntil(h, at), horizonMs: at.wallMs + holdMs + WINDOW_MS + CLOCK_SLACK_MS },
-      };
       // Unanswered, the lease stops counting by itself a second after its hold: nothing to log.
       const run: Promise<void> = deps.budget
-        .lease(lease)
+        .lease(leaseAt(h, key, h.lastSeen, { want: 0, limit: 0, carried: 0, settled }))
         .then(reachable, () => {})
         .finally(() => {
           if (h.inflight === run) h.inflight = null;

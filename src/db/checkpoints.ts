@@ -8,16 +8,16 @@ import type { Db } from "./executor.ts";
 // their own (dialect/sqlite/checkpoints.ts); PostgreSQL checkpoints by itself, and an in-memory
 // database has no WAL, so there the worker does nothing.
 
-/** The checkpoint worker of `serve`; started and stopped with the daemon's other workers. */
-/** `url`: the database URL the daemon opened `db` from. */
+/** The checkpoint worker of `serve` (`url`: the one `db` was opened from); started and stopped with the daemon's other workers. */
 export function walCheckpointWorker(deps: { url: string; db: Db; log: Logger }): Worker {
-  const url = deps.url;
-  const path = dialectOfUrl(url) === "sqlite" ? sqlitePath(url) : ":memory:";
+  // A file with a WAL: a SQLite database not in memory.
+  const path = dialectOfUrl(deps.url) === "sqlite" ? sqlitePath(deps.url) : null;
+  const hasWal = path !== null && path !== ":memory:";
   let running: CheckpointThread | null = null;
   return {
     name: "wal-checkpoint",
     start() {
-      if (path === ":memory:" || running) return;
+      if (!hasWal || running) return;
       running = startCheckpointThread(deps.db, path, deps.log);
     },
     wake() {},

@@ -2,11 +2,10 @@ import { type AnyElysia, Elysia } from "elysia";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
-import { FailureError, knownFailure, methodNotAllowed } from "./errors.ts";
+import { FailureError, methodNotAllowed, refusalFor } from "./errors.ts";
 import { requestCounter } from "./request-metrics.ts";
 import { nativeRoutes } from "./native-routes.ts";
 import { requestUrl } from "../net/request-target.ts";
-import { loggablePath } from "./log-path.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -62,23 +61,15 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof FailureError) error = (error as Error).cause as FailureError;
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
-      let failure: FailureError;
-      const known = knownFailure(error);
-      if (known) failure = known;
-      else if (code === "NOT_FOUND") failure = unmatched(request);
-      else if (code === "PARSE") failure = new FailureError("INVALID_JSON");
-      else if (code === "VALIDATION") {
+      const failure = refusalFor(error, request, deps.log, () => {
+        if (code === "NOT_FOUND") return unmatched(request);
+        if (code === "PARSE") return new FailureError("INVALID_JSON");
+        if (code !== "VALIDATION") return null;
         const first = (error as { all?: Parameters<typeof describeValueError>[0][] }).all?.[0];
-        failure = new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);
-      } else {
-        deps.log.error("unhandled error", { path: loggablePath(request), error: String(error) });
-        failure = new FailureError("INTERNAL");
-      }
+        return new FailureError("INVALID_INPUT", first ? describeValueError(first) : undefined);
+      });
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
-      // Every refusal (4xx) is logged at debug: useful while wiring a client, noise otherwise.
-      if (failure.status < 500)
-        deps.log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
       return { error: failure.message };
     })
     .onAfterResponse(({ request, route, set }) => countRequest(route, request.method, typeof set.status === "number" ? set.status : 200))

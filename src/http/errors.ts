@@ -1,6 +1,8 @@
 import { isDatabaseUnavailable } from "../db/availability.ts";
 import { isStorageFull } from "../db/storage-full.ts";
 import { bodyTooLarge, FailureError, fromFailure } from "../lib/failures.ts";
+import type { Logger } from "../lib/log.ts";
+import { loggablePath } from "./log-path.ts";
 
 // The HTTP edge's refusals. Every one is a FailureError: the app's one error handler answers it
 // with its code's status (src/lib/failures.ts) and `{"error": message}`.
@@ -15,13 +17,27 @@ export const invalidJson = () => new FailureError("INVALID_JSON");
 export const unsupportedMediaType = () => new FailureError("UNSUPPORTED_MEDIA_TYPE");
 export const tooLarge = (limit: number) => fromFailure(bodyTooLarge(limit));
 
-/**
- * The refusal a thrown error stands for: a FailureError itself, a full disk (507) or an unreachable
- * database (503); null for anything else, which is a bug the caller logs and answers as a 500.
- */
-export function knownFailure(error: unknown): FailureError | null {
+/** The refusal a thrown error stands for: a FailureError itself, a full disk or an unreachable database (503); else null. */
+function knownFailure(error: unknown): FailureError | null {
   if (error instanceof FailureError) return error;
   if (isStorageFull(error)) return new FailureError("STORAGE_FULL");
   if (isDatabaseUnavailable(error)) return new FailureError("DATABASE_UNAVAILABLE");
   return null;
+}
+
+/**
+ * What a request that threw is answered with, logged as every answer of the edge is: a known
+ * refusal, else what `framework` makes of the error (Elysia's own not-found, parse and validation
+ * failures), else a bug: logged at error and answered 500 `Internal error.`. Every refusal (4xx) is
+ * logged at debug: useful while wiring a client, noise otherwise. One path for Elysia's error hook
+ * and the routes Bun's server answers itself (native-routes.ts).
+ */
+export function refusalFor(error: unknown, request: Request, log: Logger, framework: () => FailureError | null = () => null): FailureError {
+  let failure = knownFailure(error) ?? framework();
+  if (!failure) {
+    log.error("unhandled error", { path: loggablePath(request), error: String(error) });
+    failure = new FailureError("INTERNAL");
+  }
+  if (failure.status < 500) log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
+  return failure;
 }

@@ -1,6 +1,5 @@
 import type { AppDeps } from "./deps.ts";
-import { FailureError, knownFailure } from "./errors.ts";
-import { loggablePath } from "./log-path.ts";
+import { refusalFor } from "./errors.ts";
 import type { CountRequest } from "./request-metrics.ts";
 import { RPC_PATHS, rpcResponder } from "./routes/rpc.ts";
 import type { RpcProxy } from "../rpc/proxy.ts";
@@ -32,7 +31,8 @@ export function nativeRoutes(
       try {
         res = await answer(request, request.params as { network: string; api_key?: string }, server);
       } catch (error) {
-        res = failureResponse(error, request, deps);
+        const failure = refusalFor(error, request, deps.log);
+        res = Response.json({ error: failure.message }, { status: failure.status, headers: failure.headers });
       }
       deps.countRequest(path, "POST", res.status);
       return res;
@@ -45,16 +45,4 @@ export function nativeRoutes(
 function isPlainRpcPath(url: string): boolean {
   const pathStart = url.indexOf("/", url.indexOf("//") + 2);
   return url.startsWith("/rpc/", pathStart);
-}
-
-/** The app's error envelope for a throw on a native route (its onError, for these paths). */
-function failureResponse(error: unknown, request: Request, deps: Pick<AppDeps, "log">): Response {
-  let failure = knownFailure(error);
-  if (!failure) {
-    deps.log.error("unhandled error", { path: loggablePath(request), error: String(error) });
-    failure = new FailureError("INTERNAL");
-  } else if (failure.status < 500) {
-    deps.log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
-  }
-  return Response.json({ error: failure.message }, { status: failure.status, headers: failure.headers });
 }

@@ -5,15 +5,32 @@ export function rfc3339(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, -1)}+00:00`;
 }
 
+const DAY_MS = 86_400_000;
+
 /** The UTC calendar day of an instant, `YYYY-MM-DD`. */
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/**
+ * `utcDay` for a caller that asks on every request: the day is formatted again only when the
+ * instant leaves the day formatted last (two comparisons otherwise).
+ */
+export function utcDayCache(): (ms: number) => string {
+  let day = { name: "", from: 0, until: 0 };
+  return (ms) => {
+    if (ms < day.from || ms >= day.until) {
+      const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+      day = { name: utcDay(ms), from, until: from + DAY_MS };
+    }
+    return day.name;
+  };
+}
+
 /** The `count` UTC days ending with the day of `ms`, oldest first. */
 export function lastUtcDays(ms: number, count: number): string[] {
   const today = Date.UTC(new Date(ms).getUTCFullYear(), new Date(ms).getUTCMonth(), new Date(ms).getUTCDate());
-  return Array.from({ length: count }, (_, i) => utcDay(today - (count - 1 - i) * 86_400_000));
+  return Array.from({ length: count }, (_, i) => utcDay(today - (count - 1 - i) * DAY_MS));
 }
 
 const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

@@ -3,7 +3,7 @@ import type { Db } from "../db/database.ts";
 import { statementsOf } from "../db/statements.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import { utcDay } from "../lib/time.ts";
+import { utcDayCache } from "../lib/time.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
 
 /**
@@ -34,6 +34,8 @@ export type AccountMeter = {
   /** Slices taken since the last flush: each one twice the one before, so a burst needs few takes. */
   takesSinceFlush: number;
   refreshedAt: number;
+  /** Bumped whenever this daemon changes its lease (a take, a give-back): a view read before is stale. */
+  leaseChanges: number;
   refreshing: Promise<void> | null;
 };
 
@@ -85,8 +87,6 @@ export type CreditMeterDeps = {
 /** A lease not renewed for this many flush intervals belongs to a daemon that is gone. */
 export const LEASE_FLUSHES = 10;
 
-const DAY_MS = 86_400_000;
-
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 type Pending = { accountId: string; day: string; credits: number; calls: number };
@@ -128,11 +128,14 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   };
 
   const read = async (a: AccountMeter) => {
+    const before = a.leaseChanges;
     const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
     const row = rows[0];
     if (!row) throw new Error(`no account ${a.accountId}`);
     a.rpcRps = Number(row.rpc_rps);
-    a.free = Number(row.credits) - Number(row.leased) - promised(a.accountId);
+    // A take or a give-back of this daemon's lease while the row was read already set `free` from
+    // what it knew; the row read before it would undo that (and refuse calls the credits can pay).
+    if (a.leaseChanges === before) a.free = Number(row.credits) - Number(row.leased) - promised(a.accountId);
     a.refreshedAt = deps.clock.now();
   };
   const refresh = (a: AccountMeter) => {
@@ -160,6 +163,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       });
       a.leased += got.taken;
       a.free = got.free - got.taken;
+      a.leaseChanges++;
       if (got.taken > 0) a.takesSinceFlush++;
     });
 
@@ -213,6 +217,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         // What goes back is free again (what was charged left the balance and the lease alike):
         // the view must say so, or the next call is refused until the view is read afresh.
         a.free += gaveBack;
+        if (gaveBack > 0) a.leaseChanges++;
         changes.push({ a, charged: c, gaveBack });
       }
       if (batch.size === 0 && changes.length === 0 && !reclaim) return;
@@ -254,15 +259,8 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       }
     });
 
-  // The UTC day of settled calls, recomputed only when the clock leaves the cached day.
-  let day = { name: "", from: 0, until: 0 };
-  const today = (nowMs: number) => {
-    if (nowMs < day.from || nowMs >= day.until) {
-      const from = nowMs - (nowMs % DAY_MS);
-      day = { name: utcDay(nowMs), from, until: from + DAY_MS };
-    }
-    return day.name;
-  };
+  // The UTC day of settled calls.
+  const today = utcDayCache();
 
   const meter: CreditMeter = {
     async account(accountId) {
@@ -280,6 +278,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
           pace: 0,
           takesSinceFlush: 0,
           refreshedAt: Number.NEGATIVE_INFINITY,
+          leaseChanges: 0,
           refreshing: null,
         };
         accounts.set(accountId, a);
