@@ -18,15 +18,20 @@ export async function failedBacklog(db: Db, accountId: string, count: number, cr
     body: JSON.stringify({ n }),
     nowMs: createdAtMs,
   }));
-  const ids = await db.transaction().execute((trx) => enqueueDeliveries(trx, inputs));
-  for (let i = 0; i < ids.length; i += 500) {
-    await db
-      .updateTable("deliveries")
-      .set({ status: "failed", attempts: 11, last_status_code: 503, completed_at: createdAtMs })
-      .where("id", "in", ids.slice(i, i + 500))
-      .execute();
-  }
-  return ids;
+  // Queued and failed in one transaction: the rows are due (queued an hour ago), and a running
+  // daemon's loop would otherwise claim and send some of them between the two, before the recovery
+  // sends them all again.
+  return db.transaction().execute(async (trx) => {
+    const ids = await enqueueDeliveries(trx, inputs);
+    for (let i = 0; i < ids.length; i += 500) {
+      await trx
+        .updateTable("deliveries")
+        .set({ status: "failed", attempts: 11, last_status_code: 503, completed_at: createdAtMs })
+        .where("id", "in", ids.slice(i, i + 500))
+        .execute();
+    }
+    return ids;
+  });
 }
 
 /** The `n` of each backlog body received, in arrival order. */
