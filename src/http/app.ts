@@ -72,7 +72,11 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       Object.assign(set.headers, failure.headers);
       return { error: failure.message };
     })
-    .onAfterResponse(({ request, route, set }) => countRequest(route, request.method, typeof set.status === "number" ? set.status : 200))
+    // A handler that returns its own Response (the cabinet's pages, /metrics) carries its status
+    // there; `set.status` is only what the other handlers set.
+    .onAfterResponse(({ request, route, set, responseValue }) =>
+      countRequest(route, request.method, responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200),
+    )
     // The JSON document at /openapi/json; the page at /openapi is ours (below), not a CDN viewer.
     .use(openapiDocumentRoute(openapiDocumentation(VERSION, deps.config)))
     .use(healthRoutes(deps))

@@ -47,6 +47,16 @@ describe("operations endpoints", () => {
     expect(text).not.toContain("random-");
   });
 
+  test("a page that answers with its own response is counted under its real status", async () => {
+    // The cabinet's pages build their Response themselves: a 401 without a session, a 410 for a bad link.
+    expect((await fetch(`${td.url}/cabinet/`)).status).toBe(401);
+    expect((await fetch(`${td.url}/cabinet/login`)).status).toBe(410);
+    const text = await metricsMatching(/route="\/cabinet\/login",method="GET",status="410"\} 1/);
+    expect(text).toContain('chainwatch_http_requests_total{route="/cabinet/",method="GET",status="401"} 1');
+    expect(text).toContain('chainwatch_http_requests_total{route="/cabinet/login",method="GET",status="410"} 1');
+    expect(text).not.toMatch(/route="\/cabinet\/(login)?",method="GET",status="200"/);
+  });
+
   test("GET /openapi/json is an OpenAPI document listing the signed routes", async () => {
     const res = await fetch(`${td.url}/openapi/json`);
     expect(res.status).toBe(200);
