@@ -17,7 +17,7 @@ export type FeedBatch = { ok: true; blocks: IngestedBlock[]; placed: PlacedBlock
 /**
  * Checks a batch as sent (one block or an array) against the schema and the configured networks;
  * a bad block anywhere refuses all of it, with the field named. Blocks sent twice in one batch
- * count once (the first).
+ * count once (the first); one hash sent at two heights is refused.
  */
 export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkConfig>): FeedBatch | InvalidInput {
   const parsed = parseBatch(raw);
@@ -27,6 +27,7 @@ export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkCon
   const mixed = mixedTransaction(parsed.blocks);
   if (mixed) return invalidInput(`${Array.isArray(raw) ? `[${mixed.block}].` : ""}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
   const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
+  if (typeof blocks === "string") return invalidInput(blocks);
   const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
   return { ok: true, blocks, placed };
 }
@@ -40,15 +41,19 @@ function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: n
   return null;
 }
 
-/** Keeps the first of blocks sent twice in one batch. */
-function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] {
-  const seen = new Set<string>();
-  return blocks.filter((b) => {
+/** Keeps the first of blocks sent twice in one batch; a hash at two heights is the error returned. */
+function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] | string {
+  const heights = new Map<string, number>();
+  const out: IngestedBlock[] = [];
+  for (const [i, b] of blocks.entries()) {
     const key = blockKey(b.network, b.hash);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    const first = heights.get(key);
+    if (first === undefined) {
+      heights.set(key, b.height);
+      out.push(b);
+    } else if (first !== b.height) return `[${i}].height: block ${b.hash} is at height ${first} earlier in this batch; a block's hash names one height`;
+  }
+  return out;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { BlockRef } from "../chain/chain-change.ts";
 // How a batch changes the stored chain (docs/chains.md), for POST /ingest/blocks and the follower
 // alike. Blocks are taken in batch order, each against the chain as the earlier ones left it:
 //  - a stored canonical block is a duplicate and adds nothing;
+//  - a hash already stored at another height is refused: a block's hash names one height;
 //  - a block whose parent_hash is not the canonical block at height − 1 is refused: the common
 //    ancestor lies below what the batch shows, so the new chain must be sent from there, parents
 //    first (the follower walks back with canonicalBlocks before it feeds);
@@ -26,7 +27,8 @@ export type Reorg = { network: string; depth: number; fromHeight: number };
 /** Why a batch was refused; nothing of it is stored. */
 export type ChainRefusal =
   | { code: "REORG_TOO_DEEP"; network: string; depth: number; maxDepth: number; error: string }
-  | { code: "PARENT_MISMATCH"; network: string; height: number; error: string };
+  | { code: "PARENT_MISMATCH"; network: string; height: number; error: string }
+  | { code: "BLOCK_HEIGHT_MISMATCH"; network: string; height: number; error: string };
 
 /** Thrown inside the ingest transaction to roll the whole batch back; caught by the ingest service. */
 export class ChainRefused extends Error {
@@ -58,7 +60,7 @@ export async function applyChain(
   blocks: readonly IngestedBlock[],
   opts: { maxReorgDepth: (network: string) => number; nowMs: number },
 ): Promise<ChainUpdate> {
-  const statuses = await storedStatuses(trx, blocks);
+  const { statuses, heights } = await storedBlocks(trx, blocks);
   const networks = new Map<string, NetworkState>();
   const made = new Map<string, Made>();
   const orphaned: BlockRef[] = [];
@@ -100,6 +102,8 @@ export async function applyChain(
 
   for (const b of blocks) {
     const key = blockKey(b.network, b.hash);
+    const storedAt = heights.get(key);
+    if (storedAt !== undefined && storedAt !== b.height) throw new ChainRefused(heightMismatch(b, storedAt));
     const status = statuses.get(key);
     if (status === "canonical") continue;
     const net = await stateOf(b.network);
@@ -143,6 +147,7 @@ export async function applyChain(
       made.set(key, { block: b, how: current === "orphaned" ? "revived" : "reattached" });
     }
     statuses.set(key, "canonical");
+    heights.set(key, b.height);
     if (from !== null || net.tip === null || b.height > net.tip.height) net.tip = { hash: b.hash, height: b.height, parentHash: b.parentHash };
   }
   await flush();
@@ -169,6 +174,15 @@ function checkParent(b: IngestedBlock, below: StoredBlock): void {
   });
 }
 
+function heightMismatch(b: IngestedBlock, storedAt: number): ChainRefusal {
+  return {
+    code: "BLOCK_HEIGHT_MISMATCH",
+    network: b.network,
+    height: b.height,
+    error: `Block ${b.hash} on ${b.network} is stored at height ${storedAt}, not ${b.height}: a block's hash names one height. Nothing was stored.`,
+  };
+}
+
 function tooDeep(b: IngestedBlock, tip: number, from: number, depth: number, maxDepth: number): ChainRefusal {
   return {
     code: "REORG_TOO_DEEP",
@@ -181,27 +195,34 @@ function tooDeep(b: IngestedBlock, tip: number, from: number, depth: number, max
   };
 }
 
-/** The status of each block of the batch that is already stored. */
-async function storedStatuses(trx: Transaction<DB>, blocks: readonly IngestedBlock[]): Promise<Map<string, BlockStatus>> {
+/** The status and height of each block of the batch that is already stored. */
+async function storedBlocks(
+  trx: Transaction<DB>,
+  blocks: readonly IngestedBlock[],
+): Promise<{ statuses: Map<string, BlockStatus>; heights: Map<string, number> }> {
   const byNetwork = new Map<string, string[]>();
   for (const b of blocks) {
     const list = byNetwork.get(b.network);
     if (list) list.push(b.hash);
     else byNetwork.set(b.network, [b.hash]);
   }
-  const out = new Map<string, BlockStatus>();
+  const statuses = new Map<string, BlockStatus>();
+  const heights = new Map<string, number>();
   for (const [network, hashes] of byNetwork) {
     for (let i = 0; i < hashes.length; i += 500) {
       const rows = await trx
         .selectFrom("blocks")
-        .select(["hash", "status"])
+        .select(["hash", "status", "height"])
         .where("network", "=", network)
         .where("hash", "in", hashes.slice(i, i + 500))
         .execute();
-      for (const r of rows) out.set(blockKey(network, r.hash), r.status);
+      for (const r of rows) {
+        statuses.set(blockKey(network, r.hash), r.status);
+        heights.set(blockKey(network, r.hash), Number(r.height));
+      }
     }
   }
-  return out;
+  return { statuses, heights };
 }
 
 /** The canonical blocks at height − 1, height and height + 1. */

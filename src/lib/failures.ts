@@ -52,6 +52,7 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   // A batch that contradicts the stored chain beyond repair; the refusal's sentence says how.
   REORG_TOO_DEEP: { status: 409, message: "Reorg deeper than max_reorg_depth." },
   PARENT_MISMATCH: { status: 409, message: "Block does not connect to the stored chain." },
+  BLOCK_HEIGHT_MISMATCH: { status: 409, message: "Block is stored at another height." },
   // Services chainwatch calls: a chain node, the AML provider. The sentence says what went wrong.
   UPSTREAM_UNAVAILABLE: { status: 502, message: "Upstream unavailable." },
   UPSTREAM_ANSWER_TOO_LARGE: { status: 502, message: "Upstream answer too large." },

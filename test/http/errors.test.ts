@@ -41,6 +41,7 @@ describe("every error code has one status and one default message", () => {
     ["SIGN_IN_LINK_INVALID", 410, "This sign-in link is invalid, already used or expired."],
     ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
     ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
+    ["BLOCK_HEIGHT_MISMATCH", 409, "Block is stored at another height."],
     ["UPSTREAM_UNAVAILABLE", 502, "Upstream unavailable."],
     ["UPSTREAM_ANSWER_TOO_LARGE", 502, "Upstream answer too large."],
     ["AML_UNAVAILABLE", 502, "AML provider unavailable."],
@@ -53,7 +54,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(40);
+    expect(Object.keys(FAILURES).length).toBe(41);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

@@ -168,6 +168,27 @@ describe("re-sending", () => {
     expect(await counts()).toEqual(before);
   });
 
+  it("refuses a stored hash sent at another height, orphaned or canonical, and stores nothing of the batch", async () => {
+    rig = await startRig();
+    await ingest(rig.td, chain("0xa", 1, 3, "0xa0"));
+    // b3 orphans a3; a3 then comes back claiming height 1 (it was a 500 when its stored height was taken).
+    await ingest(rig.td, blk(3, "0xb3", "0xa2"));
+    const before = await counts();
+    const refusal = (hash: string, stored: number, sent: number) => ({
+      status: 409,
+      body: { error: `Block ${hash} on eth is stored at height ${stored}, not ${sent}: a block's hash names one height. Nothing was stored.` },
+    });
+    expect(await ingest(rig.td, [blk(4, "0xb4", "0xb3"), blk(1, "0xa3", "0xa0")])).toEqual(refusal("0xa3", 3, 1));
+    // A canonical block at another height was silently taken as a duplicate.
+    expect(await ingest(rig.td, blk(7, "0xa2", "0xa6"))).toEqual(refusal("0xa2", 2, 7));
+    // Within one batch, the same new block at two heights: the field is named.
+    expect(await ingest(rig.td, [blk(4, "0xc4", "0xb3"), blk(5, "0xc4", "0xc4")])).toEqual({
+      status: 400,
+      body: { error: "[1].height: block 0xc4 is at height 4 earlier in this batch; a block's hash names one height" },
+    });
+    expect(await counts()).toEqual(before);
+  });
+
   it("sees a block that is not the parent of the stored block above it as a reorg from there", async () => {
     rig = await startRig();
     // A feed that skipped height 2: a3 names 0xa2 as its parent.

@@ -38,14 +38,15 @@ export function ingestRoutes(deps: AppDeps) {
           // A batch is never empty: no body is not "no blocks" (that is `[]`).
           if (!raw?.trim()) throw invalidJson();
           const result = await deps.ingest.ingest(body);
-          // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect) conflicts with it: 409.
+          // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect, a
+          // stored hash at another height) conflicts with it: 409.
           if (!result.ok) throw fromFailure(result);
           set.status = 202;
           return { blocks: result.blocks, events: result.events };
         },
         {
           detail: {
-            summary: "Feed a block batch (one block or an array); 202 with new blocks and events written; 409 for a reorg deeper than max_reorg_depth or a block that does not connect",
+            summary: "Feed a block batch (one block or an array); 202 with new blocks and events written; 409 for a reorg deeper than max_reorg_depth, a block that does not connect or a stored block hash sent at another height",
             description: "Authenticated by `Authorization: Bearer <ingest.token>`, not by API keys; disabled (404) when no token is configured.",
             tags: ["ingest"],
             security: [{ IngestToken: [] }],
@@ -56,7 +57,7 @@ export function ingestRoutes(deps: AppDeps) {
                 [400, "Invalid JSON body, or a field error naming the block and field; nothing of the batch is stored"],
                 [401, says("INVALID_INGEST_TOKEN")],
                 [404, "The feed is off (no ingest.token)"],
-                [409, "A reorg deeper than max_reorg_depth, or a block that does not connect to the stored chain"],
+                [409, "A reorg deeper than max_reorg_depth, a block that does not connect to the stored chain, or a stored block hash sent at another height"],
                 413,
                 [415, says("UNSUPPORTED_MEDIA_TYPE")],
               ],
