@@ -1,6 +1,8 @@
 import { isDatabaseUnavailable } from "../db/availability.ts";
 import { isStorageFull } from "../db/storage-full.ts";
+import { isUnstorableText } from "../db/unstorable-text.ts";
 import { bodyTooLarge, FailureError, fromFailure } from "../lib/failures.ts";
+import { NO_NUL } from "../lib/nul-text.ts";
 import type { Logger } from "../lib/log.ts";
 import { loggablePath } from "./log-path.ts";
 
@@ -10,6 +12,8 @@ import { loggablePath } from "./log-path.ts";
 export { FailureError, fromFailure };
 
 export const badRequest = (message: string) => new FailureError("INVALID_INPUT", message);
+/** A URL holding `%00`, the NUL character no stored text may hold (src/lib/nul-text.ts). */
+export const nulInUrl = () => badRequest(`The URL ${NO_NUL}: %00`);
 export const notFound = () => new FailureError("NOT_FOUND");
 /** 405 with the methods the path does answer (an empty Allow: the target answers none). */
 export const methodNotAllowed = (allow: string[]) => new FailureError("METHOD_NOT_ALLOWED", undefined, { Allow: allow.join(", ") });
@@ -17,9 +21,13 @@ export const invalidJson = () => new FailureError("INVALID_JSON");
 export const unsupportedMediaType = () => new FailureError("UNSUPPORTED_MEDIA_TYPE");
 export const tooLarge = (limit: number) => fromFailure(bodyTooLarge(limit));
 
-/** The refusal a thrown error stands for: a FailureError itself, a full disk or an unreachable database (503); else null. */
+/**
+ * The refusal a thrown error stands for: a FailureError itself, a full disk or an unreachable
+ * database (503), a text value the database cannot store (400); else null.
+ */
 function knownFailure(error: unknown): FailureError | null {
   if (error instanceof FailureError) return error;
+  if (isUnstorableText(error)) return badRequest(`A text value ${NO_NUL}.`);
   if (isStorageFull(error)) return new FailureError("STORAGE_FULL");
   if (isDatabaseUnavailable(error)) return new FailureError("DATABASE_UNAVAILABLE");
   return null;

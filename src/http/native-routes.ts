@@ -1,5 +1,5 @@
 import type { AppDeps } from "./deps.ts";
-import { refusalFor } from "./errors.ts";
+import { nulInUrl, refusalFor } from "./errors.ts";
 import type { CountRequest } from "./request-metrics.ts";
 import { RPC_PATHS, rpcResponder } from "./routes/rpc.ts";
 import type { RpcProxy } from "../rpc/proxy.ts";
@@ -29,6 +29,8 @@ export function nativeRoutes(
       if (!isPlainRpcPath(request.url)) return deps.fallback(request);
       let res: Response;
       try {
+        // As the app's request hook does for every other route.
+        if (request.url.includes("%00")) throw nulInUrl();
         res = await answer(request, request.params as { network: string; api_key?: string }, server);
       } catch (error) {
         const failure = refusalFor(error, request, deps.log);

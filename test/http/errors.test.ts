@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { methodNotAllowed } from "../../src/http/errors.ts";
+import { methodNotAllowed, refusalFor } from "../../src/http/errors.ts";
+import { sql } from "kysely";
+import { openDatabase } from "../../src/db/database.ts";
+import { testDatabaseUrl } from "../support/harness.ts";
+import { postgresOnly } from "../support/postgres-only.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ErrorCode } from "../../src/lib/error-codes.ts";
 import { FailureError, FAILURES, fromFailure } from "../../src/lib/failures.ts";
 
@@ -75,5 +82,28 @@ describe("every error code has one status and one default message", () => {
     expect([e.status, e.message]).toEqual([400, "days must be an integer from 1 to 90"]);
     const busy = fromFailure({ ok: false, code: "ADDRESS_BUSY" });
     expect([busy.status, busy.message]).toEqual([409, "Address already has an active order."]);
+  });
+});
+
+const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
+
+describe.skipIf(!onPostgres)(postgresOnly("a text value PostgreSQL cannot store"), () => {
+  test("is the client's error (400 naming the NUL character), not a bug", async () => {
+    // The edge refuses NUL in every input first; this is what answers one that reaches a statement.
+    const dir = mkdtempSync(join(tmpdir(), "cw-nul-"));
+    const db = openDatabase(testDatabaseUrl(dir));
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    try {
+      const thrown = await sql`select ${"a\u0000b"}::text as t`.execute(db).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(thrown).not.toBeNull();
+      const failure = refusalFor(thrown, new Request("http://127.0.0.1/v1/payments"), quiet);
+      expect([failure.status, failure.message]).toEqual([400, "A text value must not contain the NUL character (\\u0000)."]);
+    } finally {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -225,6 +225,37 @@ describe("hostile input to every documented operation", () => {
     expect(answers).toEqual([]);
   });
 
+  test("a NUL character is refused wherever it comes in, naming where, on either database", async () => {
+    const nul = (where: string) => ({ status: 400, body: { error: `${where} must not contain the NUL character (\\u0000)` } });
+    const got = async (res: Promise<Response>) => {
+      const r = await res;
+      return { status: r.status, body: await r.json() };
+    };
+    // A JSON body: the field is named, however deep.
+    expect(await got(client.request("POST", "/v1/payments", { order_id: "a\u0000b", network: "eth", address: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", amount: "1" }))).toEqual(nul("order_id"));
+    const block = { network: "eth", height: 7, hash: "0x07", parent_hash: null, transactions: [{ hash: "0x\u0000", from: "0x01", to: "0x02", value: "1" }] };
+    expect(await got(send("POST", "/ingest/blocks", JSON.stringify(block)))).toEqual(nul("transactions[0].hash"));
+    expect(await got(client.request("PUT", "/v1/address-watch/webhook", { url: null, enabled: false, events: { payment_networks: ["eth", "\u0000"] } }))).toEqual(
+      nul("events.payment_networks[1]"),
+    );
+    // A query or path parameter, on the app's routes and on /rpc alike.
+    const inUrl = { status: 400, body: { error: "The URL must not contain the NUL character (\\u0000): %00" } };
+    for (const path of ["/v1/payments?order_id=%00", "/v1/payments/pay_%00", "/v1/address-watch/events?after=%00"]) {
+      expect(await got(client.request("GET", path))).toEqual(inUrl);
+    }
+    expect(await got(client.request("POST", "/rpc/eth%00", { jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }))).toEqual(inUrl);
+    // A cabinet form, before its session or CSRF token is looked at.
+    const form = await fetch(`${td.url}/cabinet/addresses`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "network_slug=eth&address=0x%00",
+    });
+    expect({ status: form.status, body: await form.json() }).toEqual(nul("address"));
+    // Nothing of it was stored.
+    const orders = (await (await client.request("GET", "/v1/payments")).json()) as { payments: { order_id: string }[] };
+    expect(orders.payments.filter((p) => p.order_id.includes("\u0000"))).toEqual([]);
+  });
+
   test("the daemon is healthy afterwards, and its data whole", async () => {
     const health = await fetch(`${td.url}/healthz`);
     expect([health.status, await health.json()]).toEqual([200, { ok: true }]);

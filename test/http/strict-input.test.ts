@@ -24,39 +24,53 @@ const CONTROLS = [
   ["a C1 control", "\u0085"],
 ];
 
+/** The refusal of `field` holding `ch`: NUL has a sentence of its own, refused in every field (src/lib/nul-text.ts). */
+const refusedFor = (field: string, ch: string) =>
+  ch.includes("\u0000") ? `${field} must not contain the NUL character (\\u0000)` : `${field} must not contain control characters`;
+
 describe("control characters are refused in ids, hashes and addresses", () => {
   const order = (o: Record<string, unknown>) => ({ order_id: "inv-1", network: "eth", address: EVM, amount: "1", ...o });
 
   test.each(CONTROLS)("%s in order_id", async (_name, ch) => {
     expect(await answer(await c.request("POST", "/v1/payments", order({ order_id: `inv${ch}1` })))).toEqual({
       status: 400,
-      body: { error: "order_id must not contain control characters" },
+      body: { error: refusedFor("order_id", ch) },
     });
   });
 
   test.each([
-    ["address", { address: `${EVM}\u0000` }, "address must not contain control characters"],
-    ["asset", { asset: "0xdac17f958d2ee523a2206206994597c13d831ec7\u0000", decimals: 6 }, "asset must not contain control characters"],
+    ["address", { address: `${EVM}\u0000` }, refusedFor("address", "\u0000")],
+    ["address", { address: `${EVM}\u0001` }, "address must not contain control characters"],
+    ["asset", { asset: "0xdac17f958d2ee523a2206206994597c13d831ec7\u0000", decimals: 6 }, refusedFor("asset", "\u0000")],
+    ["asset", { asset: "0xdac17f958d2ee523a2206206994597c13d831ec7\u0001", decimals: 6 }, "asset must not contain control characters"],
   ])("a payment order's %s", async (_name, fields, error) => {
     expect(await answer(await c.request("POST", "/v1/payments", order(fields)))).toEqual({ status: 400, body: { error } });
   });
 
   test.each(CONTROLS)("%s in a watched address, even on a generic network that takes free text", async (_name, ch) => {
     const res = await c.request("POST", "/v1/address-watch/addresses", { network_slug: "labels", address: `shop${ch}1` });
-    expect(await answer(res)).toEqual({ status: 400, body: { error: "address must not contain control characters" } });
+    expect(await answer(res)).toEqual({ status: 400, body: { error: refusedFor("address", ch) } });
   });
 
   const tx = (o: Record<string, unknown> = {}) => ({ hash: "0xt1", from: "0xa", to: "0xb", value: "1", ...o });
   const blk = (o: Record<string, unknown> = {}) => ({ network: "labels", height: 1, hash: "0xb1", parent_hash: "0xb0", transactions: [tx()], ...o });
   test.each([
-    ["a block hash", blk({ hash: "0xb1\u0000" }), "hash must not contain control characters"],
+    ["a block hash", blk({ hash: "0xb1\u0000" }), refusedFor("hash", "\u0000")],
+    ["a block hash", blk({ hash: "0xb1\u0002" }), "hash must not contain control characters"],
     ["a parent hash", blk({ parent_hash: "0xb0\n" }), "parent_hash must not contain control characters"],
-    ["a transaction hash", blk({ transactions: [tx({ hash: "0x\u0000" })] }), "transactions[0].hash must not contain control characters"],
-    ["a sender", blk({ transactions: [tx({ from: "0xa\u0000" })] }), "transactions[0].from must not contain control characters"],
+    ["a transaction hash", blk({ transactions: [tx({ hash: "0x\u0000" })] }), refusedFor("transactions[0].hash", "\u0000")],
+    ["a transaction hash", blk({ transactions: [tx({ hash: "0x\u0003" })] }), "transactions[0].hash must not contain control characters"],
+    ["a sender", blk({ transactions: [tx({ from: "0xa\u0000" })] }), refusedFor("transactions[0].from", "\u0000")],
+    ["a sender", blk({ transactions: [tx({ from: "0xa\u0004" })] }), "transactions[0].from must not contain control characters"],
     ["a recipient", blk({ transactions: [tx({ to: "0xb\u001b" })] }), "transactions[0].to must not contain control characters"],
     [
       "a transfer's asset",
       blk({ transactions: [tx({ transfers: [{ asset: "0xc\u0000", from: "0xa", to: "0xb", value: "1" }] })] }),
+      refusedFor("transactions[0].transfers[0].asset", "\u0000"),
+    ],
+    [
+      "a transfer's asset",
+      blk({ transactions: [tx({ transfers: [{ asset: "0xc\u0005", from: "0xa", to: "0xb", value: "1" }] })] }),
       "transactions[0].transfers[0].asset must not contain control characters",
     ],
     [

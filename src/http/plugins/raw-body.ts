@@ -1,9 +1,12 @@
 import { Elysia } from "elysia";
 import { readLimitedText } from "../../net/read-body.ts";
-import { invalidJson, tooLarge, unsupportedMediaType } from "../errors.ts";
+import { NO_NUL, nulPathInJson } from "../../lib/nul-text.ts";
+import { badRequest, invalidJson, tooLarge, unsupportedMediaType } from "../errors.ts";
 
 /** Marks a body that was not valid JSON; the route learns of it only after authentication. */
 export const INVALID_JSON = Symbol("invalid-json");
+/** Marks a body with a NUL character in a string (../../lib/nul-text.ts), holding where; reported like INVALID_JSON. */
+export const NUL_TEXT = Symbol("nul-text");
 
 /** The raw body text kept beside the parsed one, for signature checks over the bytes as sent. */
 export type RawBodyContext = { rawBody?: string };
@@ -21,11 +24,14 @@ export function rawJsonParser(limit: number) {
     if (text === null) throw tooLarge(limit);
     (ctx as RawBodyContext).rawBody = text;
     if (text.trim() === "") return {};
+    let parsed: unknown;
     try {
-      return JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
       return { [INVALID_JSON]: true };
     }
+    const nulAt = nulPathInJson(text, parsed);
+    return nulAt === null ? parsed : { [NUL_TEXT]: nulAt };
   };
 }
 
@@ -36,12 +42,15 @@ export function rawJsonBody(limit: number) {
 
 /**
  * Throws the 415 for a body declared as anything but JSON (`text/plain`, a form), then the 400
- * for a body that did not parse. A body sent with no Content-Type at all is taken as JSON.
+ * for a body that did not parse or holds a NUL character (naming where). A body sent with no
+ * Content-Type at all is taken as JSON.
  * Called after authentication, so a stranger learns nothing about the route.
  */
 export function requireJson(request: Request, raw: string | undefined, body: unknown): void {
   if (raw && !isJsonMediaType(request.headers.get("content-type"))) throw unsupportedMediaType();
-  if (typeof body === "object" && body !== null && INVALID_JSON in body) throw invalidJson();
+  if (typeof body !== "object" || body === null) return;
+  if (INVALID_JSON in body) throw invalidJson();
+  if (NUL_TEXT in body) throw badRequest(`${String(body[NUL_TEXT])} ${NO_NUL}`);
 }
 
 /** `application/json`, in any case, with or without parameters (`; charset=utf-8`); absent counts. */
