@@ -7,6 +7,10 @@
 // = 0), and the difference is the checkpoint's share. On PostgreSQL it counts
 // the statements sent to the server per step (each a round trip) and adds the server's CPU.
 // The send itself (fetch to a receiver) is what `bench:deliver` adds on top.
+// `--floor` then runs the same batches through the durable raw loop's bookkeeping
+// (support/durable-loop.ts: one table, one transaction a batch marking the previous batch done and
+// claiming the next with one UPDATE … RETURNING) over a database of its own on the same engine, so
+// the line after it is the least a durable outbox costs per delivery at this batch size.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,12 +28,14 @@ import { webhookHeaders, webhookKey } from "../src/delivery/signer.ts";
 import { cpuOfTree } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { startCluster } from "./support/postgres.ts";
+import { openStore } from "./support/durable-loop.ts";
 
 const TOTAL = 20_000;
 const BATCH = Number(process.env.STAGES_BATCH ?? 64);
 const argv = process.argv.slice(2);
 const postgres = argv.includes("--database") && argv[argv.indexOf("--database") + 1] === "postgres";
 const noCheckpoint = argv.includes("--no-checkpoint");
+const floor = argv.includes("--floor");
 const accounts = argv.includes("--accounts") ? Number(argv[argv.indexOf("--accounts") + 1]) : 1;
 
 // Statements sent to PostgreSQL: every pooled client's query() is one round trip.
@@ -116,7 +122,40 @@ try {
     console.log(`round trips per batch: BEGIN 1, claim ${b(trips.claim)}, settle ${b(trips.settle)}, COMMIT ${b(trips.commit)}`);
   }
   await ctx.db.destroy();
+  if (floor) await runFloor(cluster ? await cluster.createDatabase("floor") : `sqlite://${dir}/floor.db`, t.claim + t.settle + t.commit, done);
 } finally {
   cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The durable raw loop's bookkeeping over the same bodies and batch size: per batch one
+ * transaction (on PostgreSQL one statement) that marks the previous batch done and claims the
+ * next; CPU µs per delivery of this process, and on PostgreSQL the server's and the round trips.
+ */
+async function runFloor(url: string, daemonUs: number, daemonDone: number): Promise<void> {
+  const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
+  const store = await openStore(url, bodies);
+  const server0 = cluster ? cpuOfTree(cluster.pid) : 0;
+  const s0 = sent;
+  const c0 = cpuUs();
+  let previous: number[] = [];
+  let done = 0;
+  let batches = 0;
+  for (;;) {
+    const now = Date.now();
+    const claimed = await store.commit(previous, BATCH, now, now + 30_000);
+    batches++;
+    done += previous.length;
+    if (claimed.length === 0) break;
+    previous = claimed.map((j) => j.id);
+  }
+  const us = cpuUs() - c0;
+  const server = cluster ? (cpuOfTree(cluster.pid) - server0) * 1000 : 0;
+  await store.close();
+  const per = (x: number) => (x / done).toFixed(1);
+  const daemon = (daemonUs / daemonDone).toFixed(1);
+  console.log(
+    `durable floor: ${done} deliveries in ${batches} transactions of up to ${BATCH}: CPU µs per delivery ${per(us)}${cluster ? `, PostgreSQL server ${per(server)}, round trips per batch ${((sent - s0) / batches).toFixed(1)}` : ""} (the loop's claim + settle + commit above: ${daemon})`,
+  );
 }

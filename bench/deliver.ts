@@ -16,14 +16,21 @@
 // receiver; ingest POSTs go round-robin over their ports. Each set-up is measured against its own
 // raw fetch loop, run right after it, and reports the CPU each process used.
 //
+// Between the two, a baseline made of the fixed stack's parts only (support/durable-loop.ts): the
+// raw fetch loop plus the least bookkeeping that keeps "0 lost, at least once" over the same kind
+// of database (one table; per round one transaction marking the finished rows done and claiming
+// the next with one UPDATE … RETURNING), scheduled as the daemon's loop is; on PostgreSQL one loop
+// per daemon on one database. Daemon against durable loop is chainwatch's own work; durable loop
+// against raw loop is the floor a durable outbox costs (BENCH_DURABLE=0 skips it).
+//
 // BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
 // one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
 import type { Subprocess } from "bun";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
 import { sql } from "kysely";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
@@ -46,6 +53,8 @@ const ACCOUNTS = positiveIntFromEnv("BENCH_ACCOUNTS", 1);
 const RECOVERY = process.env.BENCH_RECOVERY === "1";
 const RECOVERY_MAX_RPS = process.env.BENCH_RECOVERY_MAX_RPS ? positiveIntFromEnv("BENCH_RECOVERY_MAX_RPS", 1) : 0;
 const LATENCY_SAMPLES = 200;
+/** The durable raw loop baseline (support/durable-loop.ts); BENCH_DURABLE=0 leaves it out. */
+const DURABLE = process.env.BENCH_DURABLE !== "0";
 const INGEST_TOKEN = "bench-token";
 const WATCHED = "0x52908400098527886e0f7030069857d2e4169ee7";
 
@@ -144,6 +153,8 @@ type Outcome = {
   rawRate: number;
   /** CPU of the raw fetch loop (this process) and the receiver while the loop ran. */
   rawCpu: CpuWindow;
+  /** The durable raw loop(s), when run. */
+  durable: DurableOutcome | null;
   p50: number;
   p99: number;
   cpu: CpuWindow;
@@ -196,6 +207,21 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** What the durable raw loop(s) did: rate first→last arrival, CPU of the loops, the receiver (and PostgreSQL), duplicates, and the loops' own counts. */
+type DurableOutcome = {
+  rate: number;
+  cpu: CpuWindow;
+  duplicates: number;
+  lost: number;
+  loops: number;
+  sent: number;
+  failed: number;
+  commits: number;
+  claims: number;
+  /** Wall ms the loops spent inside their commits (SQLite: the thread busy; PostgreSQL: mostly waiting for the round trip). */
+  commitMs: number;
+};
 
 type ScenarioEnv = { dir: string; url: string; base: string; receiver: Subprocess; cluster: BenchCluster | undefined; track: (p: Subprocess) => void };
 
@@ -295,6 +321,9 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     const rawCpu = rawWindow();
     const rawRate = ((TOTAL - 1) / (stats.last - stats.first)) * 1000;
 
+    // --- Throughput: the durable raw loop(s), same bodies, concurrency and receiver, one per daemon ---
+    const durable = DURABLE ? await runDurableLoops(scenario, env, bodies, hookUrl) : null;
+
     // --- Latency: ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons) ---
     await Bun.sleep(1500);
     const latencies: number[] = [];
@@ -315,11 +344,86 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
       await Bun.sleep(10);
     }
     latencies.sort((a, b) => a - b);
-    return { scenario, daemonRate, daemonWallMs, duplicates, rawRate, rawCpu, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu, load };
+    return { scenario, daemonRate, daemonWallMs, duplicates, rawRate, rawCpu, durable, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu, load };
   } finally {
     await stopAll(daemons);
     await ctx.db.destroy();
   }
+}
+
+/** One line at a time from a subprocess's stdout. */
+async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    buf += decoder.decode(chunk, { stream: true });
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+      yield buf.slice(0, i);
+      buf = buf.slice(i + 1);
+    }
+  }
+}
+
+/**
+ * The durable raw loop baseline: one loop per daemon of the set-up (support/durable-loop.ts), over
+ * a SQLite file of its own beside the daemon's or a fresh database on the same PostgreSQL cluster,
+ * filled with the same bodies before the window opens. Measured from "go" to the last arrival.
+ */
+async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: string[], hookUrl: string): Promise<DurableOutcome> {
+  const bodiesFile = join(env.dir, "durable-bodies.json");
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const url = scenario.database === "sqlite" ? `sqlite://${env.dir}/durable.db` : await env.cluster!.createDatabase(`bench_durable_${basename(env.dir)}`);
+  const loops = scenario.database === "sqlite" ? 1 : scenario.daemons;
+  const script = join(import.meta.dir, "support/durable-loop.ts");
+  const procs: Subprocess<"pipe", "pipe", "inherit">[] = [];
+  const outputs: AsyncIterator<string>[] = [];
+  try {
+    for (let i = 0; i < loops; i++) {
+      // The first fills the table; the others (PostgreSQL) use it as it is.
+      const proc = Bun.spawn([process.execPath, script, url, hookUrl, i === 0 ? bodiesFile : "-", String(CONCURRENCY)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+      procs.push(proc);
+      env.track(proc);
+      const out = linesOf(proc.stdout)[Symbol.asyncIterator]();
+      outputs.push(out);
+      const first = await out.next();
+      if (first.done || !first.value.includes('"ready"')) throw new Error(`durable loop did not start: ${first.value ?? "exited"}`);
+    }
+    await fetch(`${env.base}/reset`);
+    const window = startCpuWindow({
+      loop: () => procs.reduce((sum, p) => sum + cpuOf(p.pid), 0),
+      ...(env.cluster ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
+      receiver: () => cpuOf(env.receiver.pid),
+    });
+    for (const p of procs) {
+      p.stdin.write("go\n");
+      p.stdin.flush();
+    }
+    let stats: Stats = { count: 0, unique: 0, first: 0, last: 0 };
+    const deadline = Date.now() + 120_000;
+    while (stats.unique < TOTAL) {
+      if (Date.now() > deadline) throw new Error(`durable loop: only ${stats.unique} of ${TOTAL} deliveries arrived within 120 s`);
+      await Bun.sleep(100);
+      stats = (await (await fetch(`${env.base}/stats`)).json()) as Stats;
+    }
+    // Each loop prints its counts after its last commit and then waits, so its CPU is still in /proc.
+    const counts = { sent: 0, failed: 0, commits: 0, claims: 0, commitMs: 0 };
+    for (const out of outputs) {
+      const last = await out.next();
+      if (last.done) throw new Error("durable loop exited without its counts");
+      const c = JSON.parse(last.value) as typeof counts;
+      for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += c[k];
+    }
+    const cpu = window();
+    for (const p of procs) p.stdin.end();
+    return { rate: ((TOTAL - 1) / (stats.last - stats.first)) * 1000, cpu, duplicates: stats.count - stats.unique, lost: TOTAL - stats.unique, loops, ...counts };
+  } finally {
+    await stopAll(procs);
+  }
+}
+
+/** "daemon 223 = durable loop 120 + 103 of chainwatch's own; raw fetch loop 85". */
+function describeFloor(daemonUs: number, durableUs: number, rawUs: number): string {
+  return `daemon ${daemonUs} = durable loop ${durableUs} + ${daemonUs - durableUs} of chainwatch's own; durable loop = raw fetch loop ${rawUs} + ${durableUs - rawUs} for the outbox`;
 }
 
 /** The report of a plain `bun run bench:deliver` (docs/benchmarks.md quotes it): CPU per delivery first. */
@@ -330,12 +434,22 @@ function printSingle(o: Outcome): void {
   const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, us]) => `${k} ${us}`).join(" + ");
   console.log(`deliveries:           ${TOTAL} (concurrency ${CONCURRENCY}, receiver answers 200 at once)`);
-  console.log(`CPU µs per delivery:  ${total(per)} (${list(per)}); raw fetch loop ${total(raw)} (${list(raw)})`);
+  const d = o.durable;
+  const durableUs = d ? cpuPerUnit(d.cpu, TOTAL) : null;
+  const durablePart = durableUs ? `; durable loop ${total(durableUs)} (${list(durableUs)})` : "";
+  console.log(`CPU µs per delivery:  ${total(per)} (${list(per)})${durablePart}; raw fetch loop ${total(raw)} (${list(raw)})`);
+  if (durableUs) console.log(`stack floor:          ${describeFloor(total(per), total(durableUs), total(raw))}`);
   console.log(`daemon throughput:    ${o.daemonRate.toFixed(0)} deliveries/s (first→last arrival; ${(o.daemonWallMs / 1000).toFixed(2)} s from commit incl. the next tick)`);
+  if (d)
+    console.log(
+      `durable loop:         ${d.rate.toFixed(0)} deliveries/s, ${d.duplicates} duplicates, ${d.lost} lost, ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
+    );
   console.log(`raw fetch throughput: ${o.rawRate.toFixed(0)} requests/s`);
   console.log(`ratio daemon/raw:     ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "OK" : "MISSED"}`);
+  if (d) console.log(`ratio durable/raw:    ${(d.rate / o.rawRate).toFixed(2)} (the floor's own ratio); daemon/durable ${(o.daemonRate / d.rate).toFixed(2)}`);
   console.log(`ingest→receipt:       p50 ${o.p50.toFixed(1)} ms, p99 ${o.p99.toFixed(1)} ms over ${LATENCY_SAMPLES} blocks (target p99 < 100 ms) ${o.p99 < 100 ? "OK" : "MISSED"}`);
   console.log(`CPU (share of one core) while the daemon delivered: ${describeCpu(o.cpu, navigator.hardwareConcurrency)}; load average ${o.load}`);
+  if (d) console.log(`CPU (share of one core) while the durable loop delivered: ${describeCpu(d.cpu, navigator.hardwareConcurrency)}`);
 }
 
 function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
@@ -345,25 +459,36 @@ function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefor
   console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
   console.log("");
   // CPU per delivery first: on shared cores it is the steady figure, throughput swings with the load.
-  const head = ["set-up", "CPU µs/deliv", "raw loop µs", "deliveries/s", "raw fetch/s", "ratio", "dup", "p50 ms", "p99 ms", "CPU µs/delivery by process"];
-  console.log(`${head[0].padEnd(16)} ${head.slice(1, 9).map((h) => h.padStart(12)).join(" ")}  ${head[9]}`);
+  const head = ["set-up", "CPU µs/deliv", "durable µs", "raw loop µs", "deliveries/s", "durable/s", "raw fetch/s", "ratio", "dup", "p50 ms", "p99 ms", "CPU µs/delivery by process"];
+  console.log(`${head[0].padEnd(16)} ${head.slice(1, 11).map((h) => h.padStart(12)).join(" ")}  ${head[11]}`);
   for (const o of outcomes) {
     const byRole = cpuPerUnit(o.cpu, TOTAL);
     const per = Object.entries(byRole).map(([k, us]) => `${k} ${us}`).join(", ");
     const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+    const durableUs = o.durable ? cpuPerUnit(o.durable.cpu, TOTAL) : null;
     const cells = [
       String(sum(byRole)),
+      durableUs ? String(sum(durableUs)) : "-",
       String(sum(cpuPerUnit(o.rawCpu, TOTAL))),
       o.daemonRate.toFixed(0),
+      o.durable ? o.durable.rate.toFixed(0) : "-",
       o.rawRate.toFixed(0),
       (o.daemonRate / o.rawRate).toFixed(2),
       String(o.duplicates),
       o.p50.toFixed(1),
       o.p99.toFixed(1),
     ];
-    console.log(`${scenarioLabel(o.scenario).padEnd(16)} ${cells.map((c) => c.padStart(12)).join(" ")}  ${per}`);
+    const durablePer = durableUs ? `; durable ${Object.entries(durableUs).map(([k, us]) => `${k} ${us}`).join(", ")}` : "";
+    console.log(`${scenarioLabel(o.scenario).padEnd(16)} ${cells.map((c) => c.padStart(12)).join(" ")}  ${per}${durablePer}`);
   }
   console.log("");
+  for (const o of outcomes) {
+    const d = o.durable;
+    if (!d) continue;
+    console.log(
+      `durable loop, ${scenarioLabel(o.scenario)}: ${d.loops} loop(s), ${d.duplicates} duplicates, ${d.lost} lost, ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
+    );
+  }
   for (const o of outcomes) console.log(`CPU while ${scenarioLabel(o.scenario)} delivered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
   console.log(
     JSON.stringify({
@@ -385,9 +510,29 @@ function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefor
         p99_ms: Number(o.p99.toFixed(1)),
         cpu_us_per_delivery: cpuPerUnit(o.cpu, TOTAL),
         raw_cpu_us_per_delivery: cpuPerUnit(o.rawCpu, TOTAL),
+        durable: o.durable && durableJson(o.durable),
       })),
     }),
   );
+}
+
+/** Wall µs inside the durable loops' commits per delivery. */
+function commitUs(d: DurableOutcome): number {
+  return Math.round((d.commitMs * 1000) / TOTAL);
+}
+
+function durableJson(d: DurableOutcome) {
+  return {
+    per_s: Math.round(d.rate),
+    cpu_us_per_delivery: cpuPerUnit(d.cpu, TOTAL),
+    loops: d.loops,
+    duplicates: d.duplicates,
+    lost: d.lost,
+    commits: d.commits,
+    claims: d.claims,
+    commit_wall_us_per_delivery: commitUs(d),
+    failed: d.failed,
+  };
 }
 
 function printRecovery(outcomes: RecoveryOutcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {

@@ -5,7 +5,8 @@
 // upstream pool, batched charges) against the same calls sent straight to the same anvil node.
 // One load generator subprocess drives both with the same connections and duration, in one run.
 // A minimal Bun proxy (bench/support/bare-rpc-proxy.ts) runs beside them: what the extra HTTP hop
-// alone costs here. Added latency is also measured with one connection, where nothing queues.
+// alone costs here, and the same proxy as one Elysia route (what the framework's pipeline adds to a
+// call; chainwatch serves /rpc from Bun's routes, past that pipeline). Added latency is also measured with one connection, where nothing queues.
 // The first figure is the CPU a call costs (µs, from /proc: the proxy or chainwatch, anvil and the
 // load generator), steady on a shared machine. Targets: chainwatch >= 0.9 of the minimal proxy's
 // req/s, its CPU per call <= 1.3 times the minimal proxy's, added p50 latency < 1 ms.
@@ -82,6 +83,10 @@ async function main(): Promise<void> {
   const bare = spawn([process.execPath, join(ROOT, "bench/support/bare-rpc-proxy.ts"), String(barePort), anvil.url], dir);
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await waitForHealth(bareUrl, bare, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) });
+  const elysiaPort = freePort();
+  const elysia = spawn([process.execPath, join(ROOT, "bench/support/bare-rpc-proxy.ts"), String(elysiaPort), anvil.url, "elysia"], dir);
+  const elysiaUrl = `http://127.0.0.1:${elysiaPort}`;
+  await waitForHealth(`${elysiaUrl}/rpc/eth/probe`, elysia, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }) });
 
   const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS };
   const single = { connections: 1, durationMs: Math.min(DURATION_MS, 3_000), warmupMs: 500 };
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
     const headers = { "Content-Type": "application/json" };
     const directTargets: LoadTarget[] = [{ url: anvil.url, method: "POST", headers, body }];
     const bareTargets: LoadTarget[] = [{ url: bareUrl, method: "POST", headers, body }];
+    const elysiaTargets: LoadTarget[] = keys.map((k) => ({ url: `${elysiaUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     const proxyTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     await expectSameAnswer(directTargets[0], proxyTargets[0]);
     // CPU per call: the serving process, anvil and the load generator, over each measured window.
@@ -101,10 +107,11 @@ async function main(): Promise<void> {
     };
     const direct = await measured({}, directTargets);
     const bareProxy = await measured({ proxy: () => cpuOf(bare.pid) }, bareTargets);
+    const elysiaProxy = await measured({ proxy: () => cpuOf(elysia.pid) }, elysiaTargets);
     const proxied = await measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets);
     const directOne = await runLoadInSubprocess({ ...single, targets: directTargets }, track);
     const proxiedOne = await runLoadInSubprocess({ ...single, targets: proxyTargets }, track);
-    results.push({ method: c.name, direct, bareProxy, proxied, directOne, proxiedOne, load: loadAverage() });
+    results.push({ method: c.name, direct, bareProxy, elysiaProxy, proxied, directOne, proxiedOne, load: loadAverage() });
   }
   report(results);
 }
@@ -139,7 +146,7 @@ async function createKeys(configPath: string): Promise<string[]> {
 }
 
 type Measured = { result: LoadResult; us: Record<string, number> };
-type Result = { method: string; direct: Measured; bareProxy: Measured; proxied: Measured; directOne: LoadResult; proxiedOne: LoadResult; load: string };
+type Result = { method: string; direct: Measured; bareProxy: Measured; elysiaProxy: Measured; proxied: Measured; directOne: LoadResult; proxiedOne: LoadResult; load: string };
 
 function report(results: Result[]): void {
   const row = (name: string, r: LoadResult, us?: Record<string, number>) =>
@@ -150,6 +157,7 @@ function report(results: Result[]): void {
   for (const r of results) {
     console.log(row(`${r.method} direct to anvil`, r.direct.result, r.direct.us));
     console.log(row(`${r.method} minimal Bun proxy`, r.bareProxy.result, r.bareProxy.us));
+    console.log(row(`${r.method} minimal Elysia proxy`, r.elysiaProxy.result, r.elysiaProxy.us));
     console.log(row(`${r.method} through chainwatch`, r.proxied.result, r.proxied.us));
     console.log(row(`${r.method} direct, 1 connection`, r.directOne));
     console.log(row(`${r.method} chainwatch, 1 connection`, r.proxiedOne));
@@ -162,16 +170,20 @@ function report(results: Result[]): void {
       `  CPU µs per call: chainwatch ${r.proxied.us.chainwatch}, minimal proxy ${r.bareProxy.us.proxy} (${hopRatio.toFixed(2)}×, target <= 1.3); every process ${totalUs(r.proxied.us)} against ${totalUs(r.bareProxy.us)} (${cpuRatio.toFixed(2)}×)`,
     );
     console.log(
+      `  stack floor: minimal Elysia proxy ${r.elysiaProxy.us.proxy} µs per call (${(r.elysiaProxy.us.proxy / Math.max(1, r.bareProxy.us.proxy)).toFixed(2)}× the Bun proxy's), ${(r.elysiaProxy.result.rps / r.bareProxy.result.rps).toFixed(2)} of its req/s; chainwatch is ${r.proxied.us.chainwatch - r.bareProxy.us.proxy} µs above the Bun proxy`,
+    );
+    console.log(
       `  req/s: chainwatch / minimal proxy ${ratio.toFixed(2)} (target >= 0.9), / direct ${directRatio.toFixed(2)}; added latency, 1 connection: p50 ${added.p50.toFixed(2)} ms (target < 1 ms), p99 ${added.p99.toFixed(2)} ms; load average ${r.load}`,
     );
     summary.push({
       method: r.method,
       direct: r.direct.result,
       bare_proxy: r.bareProxy.result,
+      elysia_proxy: r.elysiaProxy.result,
       proxied: r.proxied.result,
       direct_one: r.directOne,
       proxied_one: r.proxiedOne,
-      cpu_us_per_call: { direct: r.direct.us, bare_proxy: r.bareProxy.us, proxied: r.proxied.us },
+      cpu_us_per_call: { direct: r.direct.us, bare_proxy: r.bareProxy.us, elysia_proxy: r.elysiaProxy.us, proxied: r.proxied.us },
       cpu_ratio: Number(hopRatio.toFixed(3)),
       cpu_ratio_all: Number(cpuRatio.toFixed(3)),
       ratio: Number(ratio.toFixed(3)),
@@ -179,7 +191,7 @@ function report(results: Result[]): void {
       added_p50_ms: Number(added.p50.toFixed(2)),
       added_p99_ms: Number(added.p99.toFixed(2)),
     });
-    if ([r.direct.result, r.bareProxy.result, r.proxied.result, r.directOne, r.proxiedOne].some((x) => x.errors > 0)) process.exitCode = 1;
+    if ([r.direct.result, r.bareProxy.result, r.elysiaProxy.result, r.proxied.result, r.directOne, r.proxiedOne].some((x) => x.errors > 0)) process.exitCode = 1;
   }
   console.log(JSON.stringify({ bench: "rpc", connections: CONNECTIONS, duration_ms: DURATION_MS, accounts: ACCOUNTS, results: summary }));
 }
