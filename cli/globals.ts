@@ -21,14 +21,19 @@ export function liftGlobals(argv: string[], io: CliIo = processIo()): { globals:
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--json") globals.json = true;
-    else if (a === "--create") globals.create = true;
+    // `--json=true` too: citty would take it, and the command would quietly print its table instead.
+    const toggle = /^--(json|create)(?:=(true|false))?$/.exec(a);
+    if (toggle) globals[toggle[1] as "json" | "create"] = toggle[2] !== "false";
+    else if ((a === "--config" || a.startsWith("--config=")) && globals.config !== undefined) throw new UsageError("--config is given more than once");
     else if (a === "--config") {
       const value = argv[++i];
-      if (value === undefined || value.startsWith("-")) throw new UsageError("--config needs a file path");
+      if (value === undefined || value === "" || value.startsWith("-")) throw new UsageError("--config needs a file path");
       globals.config = value;
-    } else if (a.startsWith("--config=")) globals.config = a.slice("--config=".length);
-    else rest.push(a);
+    } else if (a.startsWith("--config=")) {
+      // An empty path would quietly mean "no --config": the defaults, or another file found elsewhere.
+      globals.config = a.slice("--config=".length);
+      if (globals.config === "") throw new UsageError("--config needs a file path");
+    } else rest.push(a);
   }
   return { globals, rest };
 }

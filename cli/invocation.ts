@@ -49,36 +49,57 @@ export async function checkInvocation(root: CommandDef, argv: string[]): Promise
   return { cmd, path, rest };
 }
 
+/**
+ * Flags that may be given more than once, each value counting (`--allow-ip a --allow-ip b`). Any
+ * other flag given twice is a usage error: citty would keep only the last value, so
+ * `accounts credit shop --add 5 --add 6` would quietly add 6.
+ */
+const REPEATABLE_FLAGS = new Set(["allow-ip"]);
+
 /** The words of a command's own argv (after its name): flags, their values and positionals. */
 function checkArgs(rest: string[], defs: Record<string, ArgDef>, path: string[]): void {
   const flags = new Map<string, ArgDef>();
   for (const [name, def] of Object.entries(defs)) if (def.type !== "positional") flags.set(name, def);
   const positionals = Object.entries(defs).filter(([, d]) => d.type === "positional").map(([n]) => n);
+  const given = new Set<string>();
+  const once = (flag: string) => {
+    if (given.has(flag) && !REPEATABLE_FLAGS.has(flag)) throw new UsageError(`--${flag} is given more than once`);
+    given.add(flag);
+  };
   let seenPositionals = 0;
+  const positional = (word: string) => {
+    seenPositionals++;
+    if (seenPositionals > positionals.length) throw new UsageError(`unexpected argument ${word} for ${path.join(" ")}`);
+    // An empty word is no name, id or file: citty would pass it on, and `--account ""` would mean "every account".
+    if (word === "") throw new UsageError(`${positionals[seenPositionals - 1].toUpperCase()} must not be empty`);
+  };
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i];
     if (word === "--") {
-      seenPositionals += rest.length - i - 1;
+      for (const w of rest.slice(i + 1)) positional(w);
       break;
     }
     if (!word.startsWith("-") || word === "-") {
-      seenPositionals++;
-      if (seenPositionals > positionals.length) throw new UsageError(`unexpected argument ${word} for ${path.join(" ")}`);
+      positional(word);
       continue;
     }
     const [flag, inline] = splitFlag(word);
     const def = word.startsWith("--") ? flags.get(flag) : undefined;
     const negated = word.startsWith("--no-") ? flags.get(flag.slice(3)) : undefined;
-    if (negated?.type === "boolean" && inline === undefined) continue;
+    if (negated?.type === "boolean" && inline === undefined) {
+      once(flag.slice(3));
+      continue;
+    }
     if (!def) throw unknownFlag(word, path, [...flags.keys()]);
+    once(flag);
     if (def.type === "boolean") {
       if (inline !== undefined && inline !== "true" && inline !== "false") throw new UsageError(`--${flag} takes no value`);
       continue;
     }
     // A string flag takes the next word as its value (citty does too, even one starting with "-").
-    if (inline !== undefined) continue;
-    if (i + 1 >= rest.length) throw new UsageError(`--${flag} needs a value`);
-    i++;
+    if (inline === undefined && i + 1 >= rest.length) throw new UsageError(`--${flag} needs a value`);
+    const value = inline ?? rest[++i];
+    if (value === "") throw new UsageError(`--${flag} must not be empty`);
   }
 }
 

@@ -25,6 +25,19 @@ async function usageOf(root: CommandDef, words: string[], colour: boolean): Prom
   return colour ? text : stripAnsi(text);
 }
 
+/** Words longer than this in an error are cut: a 5,000-character value echoed back buries the reason. */
+const LONGEST_WORD = 120;
+
+/**
+ * An error as the one line a failure prints: line breaks become spaces, and a word past
+ * LONGEST_WORD characters (a pasted value, a path) keeps its start and says how long it was.
+ */
+function oneLine(message: string): string {
+  return message
+    .replace(/\s*[\r\n]+\s*/g, " ")
+    .replace(new RegExp(`\\S{${LONGEST_WORD + 1},}`, "g"), (w) => `${w.slice(0, 60)}… (${w.length} characters)`);
+}
+
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "").replace(/ +$/gm, "");
 
 /** Colour only for a person at a terminal who has not asked for none (https://no-color.org). */
@@ -57,7 +70,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   } catch (error) {
     const usage = error instanceof UsageError || (error as Error).name === "CLIError";
     const message = (error as Error).message ?? String(error);
-    io.stderr.write(`chainwatch: ${stripAnsi(message)}${usage ? " (see --help)" : ""}\n`);
+    io.stderr.write(`chainwatch: ${oneLine(stripAnsi(message))}${usage ? " (see --help)" : ""}\n`);
     return usage ? 2 : 1;
   }
 }

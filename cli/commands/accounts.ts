@@ -58,13 +58,10 @@ export function accountsCommand(g: Globals) {
           plan: { type: "string", description: "Plan name (default: free)" },
           credits: { type: "string", description: "Starting credit balance (default: 0)" },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const result = await createAccount(ctx, {
-              name: String(args.name),
-              plan: args.plan,
-              credits: intFlag(args.credits, "credits"),
-            });
+        run: ({ args }) => {
+          const credits = intFlag(args.credits, "credits");
+          return withContext(g, async (ctx) => {
+            const result = await createAccount(ctx, { name: String(args.name), plan: args.plan, credits });
             if (!result.ok) throw new CommandError(result.error);
             const a = result.account;
             const doc = { account_id: a.id, name: a.name, plan: a.plan, credits: a.credits, webhook_secret: result.webhookSecret };
@@ -74,7 +71,8 @@ export function accountsCommand(g: Globals) {
               const warning = defaultPlanWarning({ name: a.name, plan: a.plan, slots, credits: a.credits, billing: ctx.config.billing.enabled });
               if (warning) g.io.stderr.write(`chainwatch: ${warning}\n`);
             }
-          }),
+          });
+        },
       }),
       list: defineCommand({
         meta: { name: "list", description: "List accounts with plan, credits and slots used" },
@@ -106,14 +104,15 @@ export function accountsCommand(g: Globals) {
           account: { type: "positional", description: "Account name or id", required: true },
           add: { type: "string", description: "Credits to add", required: true },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const amount = intFlag(args.add, "add");
-            if (!amount) throw new UsageError("--add must be a positive integer");
+        run: ({ args }) => {
+          const amount = intFlag(args.add, "add");
+          if (!amount) throw new UsageError("--add must be a positive integer");
+          return withContext(g, async (ctx) => {
             const a = await requireAccount(ctx.db, String(args.account));
             const v = await view(ctx, await addCredits(ctx.db, ctx.clock, a.id, amount));
             emit(g, v, () => human(v));
-          }),
+          });
+        },
       }),
       "set-plan": defineCommand({
         meta: { name: "set-plan", description: "Move an account to another plan" },

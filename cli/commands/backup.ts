@@ -24,8 +24,10 @@ export function backupCommand(g: Globals) {
       const { config } = configFor(g);
       const file = String(args.file);
       if (dialectOfUrl(config.database.url) === "postgres") {
-        // A cron job must not mistake this for a backup taken: print the command, exit 1.
-        g.io.stdout.write(`${pgDumpCommand(config.database.url, file)}\n`);
+        // A cron job must not mistake this for a backup taken: print the command, exit 1. With
+        // --json stdout stays one JSON document, saying no backup was taken.
+        const command = pgDumpCommand(config.database.url, file);
+        emit(g, { ok: false, pg_dump: command }, () => command);
         throw new CommandError("backup of a PostgreSQL database is pg_dump's job: run the command above (password from PGPASSWORD or ~/.pgpass)");
       }
       const dbPath = sqlitePath(config.database.url);

@@ -38,12 +38,12 @@ export function deliveriesCommand(g: Globals) {
           cursor: { type: "string", description: "Start after this delivery (the id the previous page named as its cursor)" },
           count: { type: "boolean", description: "Print how many deliveries match --account and --status instead of listing them" },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const limit = intFlag(args.limit, "limit") ?? DEFAULT_LIMIT;
-            if (limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be from 1 to ${MAX_LIMIT}`);
-            if (args.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(args.status))
-              throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(", ")}`);
+        run: ({ args }) => {
+          const limit = intFlag(args.limit, "limit") ?? DEFAULT_LIMIT;
+          if (limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be from 1 to ${MAX_LIMIT}`);
+          if (args.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(args.status))
+            throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(", ")}`);
+          return withContext(g, async (ctx) => {
             const accountId = args.account ? (await requireAccount(ctx.db, args.account)).id : undefined;
             if (args.count) {
               const count = await countDeliveries(ctx.db, { accountId, status: args.status });
@@ -93,7 +93,8 @@ export function deliveriesCommand(g: Globals) {
                 }),
               ),
             );
-          }),
+          });
+        },
       }),
       retry: defineCommand({
         meta: {
@@ -121,11 +122,13 @@ export function deliveriesCommand(g: Globals) {
           since: { type: "string", description: "Start of the range: a duration ago (30m, 24h, 7d) or an RFC 3339 time", required: true },
           until: { type: "string", description: "End of the range, excluded, in the same forms (default now)" },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
+        run: ({ args }) => {
+          const sinceAt = instantFlag(String(args.since), "since");
+          const untilAt = args.until === undefined ? undefined : instantFlag(String(args.until), "until");
+          return withContext(g, async (ctx) => {
             const nowMs = ctx.clock.now();
-            const since = instantFlag(String(args.since), "since", nowMs);
-            const until = args.until === undefined ? undefined : instantFlag(String(args.until), "until", nowMs);
+            const since = sinceAt(nowMs);
+            const until = untilAt?.(nowMs);
             if (since * 1000 > nowMs) throw new UsageError("--since must not be in the future");
             if (until !== undefined && until <= since) throw new UsageError("--until must be after --since");
             const account = await requireAccount(ctx.db, String(args.account));
@@ -139,17 +142,21 @@ export function deliveriesCommand(g: Globals) {
                 ...(result.more ? ["More remain: run the command again."] : []),
               ].join("\n"),
             );
-          }),
+          });
+        },
       }),
     },
   });
 }
 
-/** A --since or --until value as Unix seconds: a duration before now, or an RFC 3339 time. */
-function instantFlag(value: string, name: string, nowMs: number): number {
+/**
+ * A --since or --until value (a duration before now, or an RFC 3339 time), read before anything is
+ * opened, as the Unix seconds it names once "now" is known.
+ */
+function instantFlag(value: string, name: string): (nowMs: number) => number {
   const ago = parseDuration(value);
-  if (ago !== null) return Math.floor((nowMs - ago) / 1000);
+  if (ago !== null) return (nowMs) => Math.floor((nowMs - ago) / 1000);
   const at = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isNaN(at)) return Math.floor(at / 1000);
+  if (!Number.isNaN(at)) return () => Math.floor(at / 1000);
   throw new UsageError(`--${name} must be a duration ago such as 30m, 24h or 7d, or an RFC 3339 time`);
 }

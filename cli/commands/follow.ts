@@ -33,18 +33,19 @@ export function followCommand(g: Globals) {
           network: { type: "positional", description: "Network slug", required: true },
           to: { type: "string", description: "Height to keep; blocks above it are read again", required: true },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
+        run: ({ args }) => {
+          const to = intFlag(args.to, "to");
+          if (to === undefined) throw new UsageError("--to is required");
+          return withContext(g, async (ctx) => {
             const network = String(args.network);
             if (!findNetwork(ctx.config.networks, network)) throw new CommandError(unknownNetwork(network));
-            const to = intFlag(args.to, "to");
-            if (to === undefined) throw new UsageError("--to is required");
             const forgotten = await rewindBlocks(ctx.db, network, to);
             // A follower stopped by a deep reorg waits for this before it reads the chain again.
             await requestResume(ctx.db, network, ctx.clock.now());
             const doc = { network, to, blocks_forgotten: forgotten };
             emit(g, doc, () => fields(Object.entries(doc)));
-          }),
+          });
+        },
       }),
     },
   });

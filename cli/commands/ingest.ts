@@ -22,8 +22,8 @@ export const INGEST_SLICE = 1000;
 /** The batch text from a file, or from stdin for `-`; a large file shows how much is read. */
 async function readBatch(source: string, progress: Progress): Promise<string> {
   if (source === "-") return Bun.stdin.text();
-  const file = Bun.file(source);
   try {
+    const file = Bun.file(source);
     const size = file.size;
     if (size < 8 * 1024 * 1024) return await file.text();
     const chunks: Uint8Array[] = [];

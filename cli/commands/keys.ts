@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { createApiKey, invalidAllowIp, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { MAX_KEY_LABEL } from "../../src/accounts/own-keys.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, repeated, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -15,14 +16,16 @@ export function keysCommand(g: Globals) {
           ...globalArgs,
           account: { type: "string", description: "Account name or id", required: true },
           "allow-ip": { type: "string", description: "Allowed client IP or CIDR (v4/v6); repeat for more" },
-          label: { type: "string", description: "A note to recognize the key by" },
+          label: { type: "string", description: `A note to recognize the key by (at most ${MAX_KEY_LABEL} characters)` },
         },
-        run: ({ args, rawArgs }) =>
-          withContext(g, async (ctx) => {
-            // A malformed --allow-ip is a usage error (exit 2), like any other bad flag value.
-            const allowIps = repeated(rawArgs, "allow-ip");
-            const bad = invalidAllowIp(allowIps);
-            if (bad !== undefined) throw new UsageError(`--allow-ip ${bad} is not an IP address or CIDR`);
+        run: ({ args, rawArgs }) => {
+          // A malformed --allow-ip is a usage error (exit 2), like any other bad flag value.
+          const allowIps = repeated(rawArgs, "allow-ip");
+          const bad = invalidAllowIp(allowIps);
+          if (bad !== undefined) throw new UsageError(`--allow-ip ${bad} is not an IP address or CIDR`);
+          // The cabinet's limit, so a key made here shows there like any other.
+          if (args.label !== undefined && args.label.length > MAX_KEY_LABEL) throw new UsageError(`--label must be at most ${MAX_KEY_LABEL} characters`);
+          return withContext(g, async (ctx) => {
             const account = await requireAccount(ctx.db, String(args.account));
             const result = await createApiKey(ctx, {
               accountId: account.id,
@@ -32,7 +35,8 @@ export function keysCommand(g: Globals) {
             if (!result.ok) throw new CommandError(result.error);
             const { label: _label, ...doc } = result.key;
             emit(g, doc, () => `${fields(Object.entries(doc))}\n\nStore the secret now: it is not shown again.`);
-          }),
+          });
+        },
       }),
       list: defineCommand({
         meta: { name: "list", description: "List API keys (never their secrets)" },

@@ -24,20 +24,22 @@ export function plansCommand(g: Globals) {
           },
           "monthly-credits": { type: "string", description: "Credits granted per month" },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const slots = intFlag(args.slots, "slots");
-            if (slots === undefined) throw new UsageError("--slots is required");
-            const result = await setPlan(ctx.db, ctx.clock, {
-              name: String(args.name),
-              slots,
-              rpcRps: intFlag(args["rpc-rps"], "rpc-rps"),
-              monthlyCredits: intFlag(args["monthly-credits"], "monthly-credits"),
-            });
+        run: ({ args }) => {
+          const slots = intFlag(args.slots, "slots");
+          if (slots === undefined) throw new UsageError("--slots is required");
+          const input = {
+            name: String(args.name),
+            slots,
+            rpcRps: intFlag(args["rpc-rps"], "rpc-rps"),
+            monthlyCredits: intFlag(args["monthly-credits"], "monthly-credits"),
+          };
+          return withContext(g, async (ctx) => {
+            const result = await setPlan(ctx.db, ctx.clock, input);
             if (!result.ok) throw new CommandError(result.error);
             const view = planView(result.plan);
             emit(g, view, () => fields(Object.entries(view)));
-          }),
+          });
+        },
       }),
       list: defineCommand({
         meta: { name: "list", description: "List plans" },

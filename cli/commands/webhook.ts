@@ -59,9 +59,9 @@ export function webhookCommand(g: Globals) {
             description: `Most deliveries a second to it, 0 to ${MAX_DELIVERY_RPS} (0: no limit); left out, keeps the current setting`,
           },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const maxRps = parseMaxRps(args["max-rps"]);
+        run: ({ args }) => {
+          const maxRps = parseMaxRps(args["max-rps"]);
+          return withContext(g, async (ctx) => {
             const account = await requireAccount(ctx.db, String(args.account));
             const current = await readWebhookSettings(ctx.db, account.id);
             const enabled = typeof args.enabled === "boolean" ? args.enabled : current.enabled;
@@ -74,7 +74,8 @@ export function webhookCommand(g: Globals) {
             }
             const doc = outcome.webhook;
             emit(g, doc, () => fields(Object.entries(doc)));
-          }),
+          });
+        },
       }),
       "rotate-secret": defineCommand({
         meta: {
@@ -86,15 +87,16 @@ export function webhookCommand(g: Globals) {
           account: { type: "string", description: "Account name or id", required: true },
           grace: { type: "string", description: "How long the old secret keeps signing too: 0 (ends at once), 30m, 24h, 7d (default 24h, at most 7d)" },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const graceSeconds = parseGrace(args.grace);
+        run: ({ args }) => {
+          const graceSeconds = parseGrace(args.grace);
+          return withContext(g, async (ctx) => {
             const account = await requireAccount(ctx.db, String(args.account));
             const rotated = await rotateWebhookSecret(ctx, account.id, { grace_seconds: graceSeconds });
             if (!rotated.ok) throw new CommandError(failureMessage(rotated));
             const doc = rotatedView(rotated);
             emit(g, doc, () => fields(Object.entries(doc)));
-          }),
+          });
+        },
       }),
       test: defineCommand({
         meta: {
@@ -107,12 +109,11 @@ export function webhookCommand(g: Globals) {
           event: { type: "string", description: TEST_EVENTS.join(" | "), required: true },
           network: { type: "string", description: "Network slug", required: true },
         },
-        run: ({ args }) =>
-          withContext(g, async (ctx) => {
-            const event = String(args.event);
-            const network = String(args.network);
-            if (!(TEST_EVENTS as readonly string[]).includes(event))
-              throw new UsageError(`--event must be one of ${TEST_EVENTS.join(", ")}`);
+        run: ({ args }) => {
+          const event = String(args.event);
+          const network = String(args.network);
+          if (!(TEST_EVENTS as readonly string[]).includes(event)) throw new UsageError(`--event must be one of ${TEST_EVENTS.join(", ")}`);
+          return withContext(g, async (ctx) => {
             if (!findNetwork(ctx.config.networks, network)) throw new UsageError(`--network: unknown network ${network}`);
             const account = await requireAccount(ctx.db, String(args.account));
             const queued = await queueTestDelivery({ db: ctx.db, config: ctx.config, nowMs: ctx.clock.now() }, account, {
@@ -122,7 +123,8 @@ export function webhookCommand(g: Globals) {
             if (!queued.ok) throw new CommandError(`${failureMessage(queued)}${webhookHint(queued.code, account.name)}`);
             const doc = { queued: true, delivery_id: queued.deliveryId };
             emit(g, doc, () => fields(Object.entries(doc)));
-          }),
+          });
+        },
       }),
     },
   });

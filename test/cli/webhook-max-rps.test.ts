@@ -61,7 +61,9 @@ describe("chainwatch webhook set --max-rps", () => {
   test.each([["-1"], ["10001"], ["2.5"], ["fast"], [""]])("refuses --max-rps %p as a usage error, changing nothing", async (value) => {
     const before = await storedAccount();
     const r = await set(`--max-rps=${value}`);
-    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: "", stderr: "chainwatch: --max-rps must be a whole number from 0 to 10000 (see --help)\n" });
+    // An empty value of any flag is refused as such, before the flag's own reading.
+    const reason = value === "" ? "must not be empty" : "must be a whole number from 0 to 10000";
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: "", stderr: `chainwatch: --max-rps ${reason} (see --help)\n` });
     expect(await storedAccount()).toEqual(before);
   });
 });

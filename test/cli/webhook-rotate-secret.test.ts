@@ -91,7 +91,11 @@ describe("chainwatch webhook rotate-secret", () => {
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
       code: 2,
       stdout: "",
-      stderr: "chainwatch: --grace must be a duration such as 0, 30m, 24h or 7d, at most 7d (see --help)\n",
+      // An empty value of any flag is refused as such, before the flag's own reading.
+      stderr:
+        grace === ""
+          ? "chainwatch: --grace must not be empty (see --help)\n"
+          : "chainwatch: --grace must be a duration such as 0, 30m, 24h or 7d, at most 7d (see --help)\n",
     });
     // Nothing changed: neither secret nor the old one's grace (read in-process, not by two more CLI runs).
     expect(await storedSecrets()).toEqual(stored);
