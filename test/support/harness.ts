@@ -15,6 +15,7 @@ import type { Clock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
 import { VERSION } from "../../src/version.ts";
+import { createTestDatabase } from "./pg-databases.ts";
 import { templateName } from "./pg-template.ts";
 
 export const INGEST_TOKEN = "test-ingest-token";
@@ -36,10 +37,11 @@ function deepMerge(a: Json, b: Json): Json {
 /**
  * The database a test gets: a temp SQLite file in `dir`, or, when CHAINWATCH_TEST_DATABASE_URL
  * names a PostgreSQL server (`.ci/run` starts one), a fresh database of its own on that server,
- * so tests stay isolated and may run in parallel. Created with psql because configs are built
- * synchronously. On PostgreSQL it is a copy of a migrated template (test/support/pg-template.ts)
- * unless `empty` (tests of migrating itself); a SQLite file starts empty here (the CLI's tests
- * create it with `migrate`), and startTestDaemon copies a migrated one into place first.
+ * so tests stay isolated and may run in parallel (made by pg-databases.ts, synchronously because
+ * configs are built synchronously). On PostgreSQL it is a copy of a migrated template
+ * (test/support/pg-template.ts) unless `empty` (tests of migrating itself); a SQLite file starts
+ * empty here (the CLI's tests create it with `migrate`), and startTestDaemon copies a migrated one
+ * into place first.
  */
 export function testDatabaseUrl(dir: string, opts: { empty?: boolean } = {}): string {
   const server = process.env.CHAINWATCH_TEST_DATABASE_URL;
@@ -47,10 +49,7 @@ export function testDatabaseUrl(dir: string, opts: { empty?: boolean } = {}): st
   // One directory, one database, as one directory holds one SQLite file.
   const known = databaseOfDir.get(dir);
   if (known) return known;
-  const name = `cw_${process.pid}_${++databases}_${Math.random().toString(36).slice(2, 8)}`;
-  const copy = opts.empty ? "" : ` template ${templateOf(server)} strategy file_copy`;
-  const created = Bun.spawnSync([psqlBinary(), "-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", `create database ${name}${copy}`], { stderr: "pipe", stdout: "ignore" });
-  if (created.exitCode !== 0) throw new Error(`cannot create test database ${name}: ${created.stderr.toString()}`);
+  const name = createTestDatabase(server, { empty: opts.empty });
   const url = new URL(server);
   url.pathname = `/${name}`;
   databaseOfDir.set(dir, url.toString());
@@ -69,25 +68,7 @@ export function testDatabaseName(dir: string): string {
 /** Whether the suite runs on PostgreSQL (for the few tests that read SQLite's file directly). */
 export const onPostgres = Boolean(process.env.CHAINWATCH_TEST_DATABASE_URL);
 
-let databases = 0;
 const databaseOfDir = new Map<string, string>();
-let template: string | undefined;
-
-/** The migrated template on this server, made by the first test process that needs it. */
-function templateOf(server: string): string {
-  if (template) return template;
-  const made = Bun.spawnSync([process.execPath, join(import.meta.dir, "pg-template.ts"), server], { stderr: "pipe", stdout: "pipe" });
-  if (made.exitCode !== 0) throw new Error(`cannot make the test template database: ${made.stderr.toString()}`);
-  template = made.stdout.toString().trim();
-  return template;
-}
-
-function psqlBinary(): string {
-  if (Bun.which("psql")) return "psql";
-  const found = [...new Bun.Glob("/usr/lib/postgresql/*/bin/psql").scanSync("/")].sort().pop();
-  if (!found) throw new Error("CHAINWATCH_TEST_DATABASE_URL is set but psql is not installed");
-  return found;
-}
 
 /** A config for tests: a temp database (see testDatabaseUrl), port 0, private targets allowed (receivers live on 127.0.0.1). */
 export function testConfig(dir: string, overrides: Json = {}, opts: { emptyDatabase?: boolean } = {}): Config {

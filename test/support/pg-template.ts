@@ -1,9 +1,10 @@
-// A migrated PostgreSQL database for tests to copy: `bun test/support/pg-template.ts <server url>`
-// prints its name. Creating a test database from it (`create database … template …`) skips the
-// ~0.5 s every test daemon would spend applying all migrations to an empty database; the template is
-// made by the same migrations and stamp a daemon applies, once per migration set, under an advisory
-// lock so concurrent test processes make it once. Tests about migrating itself ask the harness for
-// an empty database instead.
+// A migrated PostgreSQL database for tests to copy, made by pg-databases.ts's thread before its
+// first copy (`bun test/support/pg-template.ts <server url>` makes it by hand and prints its name).
+// Creating a test database from it (`create database … template …`) skips the ~0.5 s every test
+// daemon would spend applying all migrations to an empty database; the template is made by the
+// same migrations and stamp a daemon applies, once per migration set, under an advisory lock so
+// concurrent test processes make it once. Tests about migrating itself ask the harness for an
+// empty database instead.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,7 +29,8 @@ function withDatabase(server: string, name: string): string {
   return url.toString();
 }
 
-async function ensureTemplate(server: string): Promise<string> {
+/** Makes the template on `server` unless it is there already (under an advisory lock); answers its name. */
+export async function ensureTemplate(server: string): Promise<string> {
   const name = templateName();
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
