@@ -97,7 +97,7 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     // Networks are led independently.
     expect(await b.lead("other").acquire()).toBe(true);
     expect(await a.lead("other").acquire()).toBe(false);
-    const locks = await sql<{ n: number }>`select count(*) as n from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objsubid = 2 and granted`.execute(db);
+    const locks = await sql<{ n: number }>`select count(*) as n from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objsubid = 2 and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
     expect(locks.rows[0].n).toBe(2);
 
     await a.close();
@@ -116,7 +116,7 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     expect(await b.lead("killed").acquire()).toBe(false);
     const [, objid] = followerLockKey("killed");
     // The backend holding the lock, terminated from outside (as a crash or a network cut would end it).
-    const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted`.execute(db);
+    const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
     expect(holder.rows).toHaveLength(1);
     await sql`select pg_terminate_backend(${holder.rows[0].pid})`.execute(db);
     await until(async () => lead.held(), (held) => !held, 5_000);
@@ -139,7 +139,7 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     expect(await epochOf("pgf")).toBe(1);
     await fencedWrite(a, "pgf-a1");
     const [, objid] = followerLockKey("pgf");
-    const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted`.execute(db);
+    const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
     await sql`select pg_terminate_backend(${holder.rows[0].pid})`.execute(db);
     await until(() => b.acquire(), (v) => v, 5_000);
     expect(await epochOf("pgf")).toBe(2);
