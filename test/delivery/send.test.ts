@@ -59,7 +59,8 @@ describe("one delivery attempt against a real receiver", () => {
     resolveHost: async () => ["127.0.0.1"],
     clock: systemClock,
     allowPrivateTargets: true,
-    timeoutMs: 300,
+    // Room for a loaded machine; the timeout test sets its own short one.
+    timeoutMs: 10_000,
     userAgent: "chainwatch/test",
     ...o,
   });
@@ -100,7 +101,7 @@ describe("one delivery attempt against a real receiver", () => {
 
   test("a receiver that does not answer within timeout_ms fails as timeout", async () => {
     sink.respond(() => new Promise<Response>(() => {}));
-    expect(await attemptDelivery(deps(), d, at(sink.url), key)).toMatchObject({ ok: false, statusCode: null, error: "timeout" });
+    expect(await attemptDelivery(deps({ timeoutMs: 300 }), d, at(sink.url), key)).toMatchObject({ ok: false, statusCode: null, error: "timeout" });
   });
 
   test("a closed port fails as connection refused", async () => {
