@@ -1,6 +1,5 @@
 import { defineCommand } from "citty";
-import { createApiKey, invalidAllowIp, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
-import { MAX_KEY_LABEL } from "../../src/accounts/own-keys.ts";
+import { createApiKey, invalidAllowIp, listApiKeys, MAX_KEY_LABEL, revokeApiKey } from "../../src/accounts/api-keys.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, repeated, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -23,7 +22,7 @@ export function keysCommand(g: Globals) {
           const allowIps = repeated(rawArgs, "allow-ip");
           const bad = invalidAllowIp(allowIps);
           if (bad !== undefined) throw new UsageError(`--allow-ip ${bad} is not an IP address or CIDR`);
-          // The cabinet's limit, so a key made here shows there like any other.
+          // createApiKey's limit, checked as a flag before anything is opened.
           if (args.label !== undefined && args.label.length > MAX_KEY_LABEL) throw new UsageError(`--label must be at most ${MAX_KEY_LABEL} characters`);
           return withContext(g, async (ctx) => {
             const account = await requireAccount(ctx.db, String(args.account));

@@ -7,6 +7,9 @@ import { rfc3339 } from "../lib/time.ts";
 import { parseCidr } from "../net/ip.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 
+/** The longest label a key may carry (the cabinet's form and the CLI's flag alike). */
+export const MAX_KEY_LABEL = 100;
+
 export type CreatedKey = { api_key: string; secret: string; account_id: string; allow_ips: string[]; label: string | null };
 export type KeyResult = Result<{ key: CreatedKey }, InvalidInput>;
 
@@ -17,6 +20,7 @@ export async function createApiKey(
 ): Promise<KeyResult> {
   const refused = allowIpsError(input.allowIps);
   if (refused !== null) return invalidInput(refused);
+  if ((input.label?.length ?? 0) > MAX_KEY_LABEL) return invalidInput(`label must be at most ${MAX_KEY_LABEL} characters`);
   const key: CreatedKey = {
     api_key: crypto.randomUUID(),
     secret: randomBytes(32).toString("hex"),

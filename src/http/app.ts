@@ -2,7 +2,7 @@ import { type AnyElysia, Elysia } from "elysia";
 import { describeValueError } from "../lib/value-errors.ts";
 import type { AppDeps } from "./deps.ts";
 import { methodTable, type MethodTable, type RouteEntry } from "./allowed-methods.ts";
-import { FailureError, methodNotAllowed, nulInUrl, refusalFor } from "./errors.ts";
+import { FailureError, methodNotAllowed, refusalFor, refuseNulInUrl } from "./errors.ts";
 import { requestCounter } from "./request-metrics.ts";
 import { nativeRoutes } from "./native-routes.ts";
 import { requestUrl } from "../net/request-target.ts";
@@ -73,9 +73,7 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       return { error: failure.message };
     })
     // A query or path parameter cannot carry a NUL character into a use case (src/lib/nul-text.ts).
-    .onRequest(({ request }) => {
-      if (request.url.includes("%00")) throw nulInUrl();
-    })
+    .onRequest(({ request }) => refuseNulInUrl(request))
     // A handler that returns its own Response (the cabinet's pages, /metrics) carries its status
     // there; `set.status` is only what the other handlers set.
     .onAfterResponse(({ request, route, set, responseValue }) =>

@@ -12,8 +12,10 @@ import { loggablePath } from "./log-path.ts";
 export { FailureError, fromFailure };
 
 export const badRequest = (message: string) => new FailureError("INVALID_INPUT", message);
-/** A URL holding `%00`, the NUL character no stored text may hold (src/lib/nul-text.ts). */
-export const nulInUrl = () => badRequest(`The URL ${NO_NUL}: %00`);
+/** Refuses a URL holding `%00`, the NUL character no stored text may hold (src/lib/nul-text.ts). */
+export function refuseNulInUrl(request: Request): void {
+  if (request.url.includes("%00")) throw badRequest(`The URL ${NO_NUL}: %00`);
+}
 export const notFound = () => new FailureError("NOT_FOUND");
 /** 405 with the methods the path does answer (an empty Allow: the target answers none). */
 export const methodNotAllowed = (allow: string[]) => new FailureError("METHOD_NOT_ALLOWED", undefined, { Allow: allow.join(", ") });

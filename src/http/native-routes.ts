@@ -1,5 +1,5 @@
 import type { AppDeps } from "./deps.ts";
-import { nulInUrl, refusalFor } from "./errors.ts";
+import { refusalFor, refuseNulInUrl } from "./errors.ts";
 import type { CountRequest } from "./request-metrics.ts";
 import { RPC_PATHS, rpcResponder } from "./routes/rpc.ts";
 import type { RpcProxy } from "../rpc/proxy.ts";
@@ -30,7 +30,7 @@ export function nativeRoutes(
       let res: Response;
       try {
         // As the app's request hook does for every other route.
-        if (request.url.includes("%00")) throw nulInUrl();
+        refuseNulInUrl(request);
         res = await answer(request, request.params as { network: string; api_key?: string }, server);
       } catch (error) {
         const failure = refusalFor(error, request, deps.log);

@@ -323,10 +323,11 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       }
       // One is running: it took its batch before this call, so what was settled since waits for
       // the next flush, shared by every caller that comes meanwhile.
-      queuedFlush ??= flushing.then(() => {
+      const next = () => {
         queuedFlush = null;
         return meter.flush();
-      });
+      };
+      queuedFlush ??= flushing.then(next, next);
       return queuedFlush;
     },
     async reclaim(all) {

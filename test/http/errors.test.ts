@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { methodNotAllowed, refusalFor } from "../../src/http/errors.ts";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/database.ts";
+import { silentLogger } from "../../src/lib/log.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -92,14 +93,13 @@ describe.skipIf(!onPostgres)(postgresOnly("a text value PostgreSQL cannot store"
     // The edge refuses NUL in every input first; this is what answers one that reaches a statement.
     const dir = mkdtempSync(join(tmpdir(), "cw-nul-"));
     const db = openDatabase(testDatabaseUrl(dir));
-    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
     try {
       const thrown = await sql`select ${"a\u0000b"}::text as t`.execute(db).then(
         () => null,
         (e: unknown) => e,
       );
       expect(thrown).not.toBeNull();
-      const failure = refusalFor(thrown, new Request("http://127.0.0.1/v1/payments"), quiet);
+      const failure = refusalFor(thrown, new Request("http://127.0.0.1/v1/payments"), silentLogger);
       expect([failure.status, failure.message]).toEqual([400, "A text value must not contain the NUL character (\\u0000)."]);
     } finally {
       await db.destroy();

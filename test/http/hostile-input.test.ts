@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { INGEST_TOKEN, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { INGEST_TOKEN, signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 // Bad input gets a clear error and never a 500: every operation of the OpenAPI document, signed
 // as a real client signs, with each field of its documented example replaced in turn by values a
@@ -112,19 +112,7 @@ async function send(method: string, path: string, body?: string | Uint8Array): P
   if (path.startsWith("/v1/") || path.startsWith("/rpc/")) {
     if (body instanceof Uint8Array) {
       // Bytes that are not UTF-8: signed over the exact bytes sent.
-      const { createHash, createHmac } = await import("node:crypto");
-      const ts = Math.floor(Date.now() / 1000);
-      const canonical = `${ts}\n${method}\n${path}\n${createHash("sha256").update(body).digest("hex")}`;
-      return fetch(`${td.url}${path}`, {
-        method,
-        body,
-        headers: {
-          "content-type": "application/json",
-          "X-Api-Key": client.apiKey,
-          "X-Timestamp": String(ts),
-          "X-Signature": createHmac("sha256", client.secret).update(canonical).digest("hex"),
-        },
-      });
+      return fetch(`${td.url}${path}`, { method, body, headers: { "content-type": "application/json", ...signedHeaders(client, method, path, body) } });
     }
     return client.request(method, path, body);
   }

@@ -90,7 +90,7 @@ export function testConfig(dir: string, overrides: Json = {}, opts: { emptyDatab
 export type Credentials = { apiKey: string; secret: string };
 
 /** Signs like an independent client would (node:crypto directly, not chainwatch's own signer). */
-export function signedHeaders(creds: Credentials, method: string, path: string, body = "", timestamp = Math.floor(Date.now() / 1000)) {
+export function signedHeaders(creds: Credentials, method: string, path: string, body: string | Uint8Array = "", timestamp = Math.floor(Date.now() / 1000)) {
   const bodyHash = createHash("sha256").update(body).digest("hex");
   const canonical = `${timestamp}\n${method}\n${path}\n${bodyHash}`;
   return {
