@@ -34,6 +34,28 @@ export async function failedBacklog(db: Db, accountId: string, count: number, cr
   });
 }
 
+/**
+ * The `n` of each backlog body of the account whose first attempt is in the delivery log, in the
+ * order those attempts started (`started_at`): the order the daemon sent them in. Rows started in
+ * the same millisecond went out at once (and may reach the receiver in either order): they are
+ * listed in their own order.
+ */
+export async function sendOrderOf(db: Db, accountId: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom("delivery_attempts as a")
+    .innerJoin("deliveries as d", "d.id", "a.delivery_id")
+    .select(["a.delivery_id", "a.started_at", "d.body"])
+    .where("d.account_id", "=", accountId)
+    .execute();
+  const first = new Map<string, { at: number; n: number }>();
+  for (const r of rows) {
+    const at = Number(r.started_at);
+    const seen = first.get(r.delivery_id);
+    if (!seen || at < seen.at) first.set(r.delivery_id, { at, n: (JSON.parse(r.body) as { n: number }).n });
+  }
+  return [...first.values()].sort((x, y) => x.at - y.at || x.n - y.n).map((r) => r.n);
+}
+
 /** The `n` of each backlog body received, in arrival order. */
 export const sequenceOf = (received: readonly Received[]) => received.map((r) => (JSON.parse(r.body) as { n: number }).n);
 
