@@ -33,8 +33,12 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   if (!key.ok) throw new StartupError(key.error);
   const log = opts.log ?? silentLogger;
   // A full disk under the SQLite file is logged once when it fills and once when writes succeed again.
-  const timeouts = { connectTimeoutMs: config.database.connect_timeout_ms, queryTimeoutMs: config.database.query_timeout_ms };
-  const db = openDatabase(config.database.url, { storage: createStorageWatch(log), timeouts });
+  const pool = {
+    connectTimeoutMs: config.database.connect_timeout_ms,
+    queryTimeoutMs: config.database.query_timeout_ms,
+    poolSize: config.database.pool_size,
+  };
+  const db = openDatabase(config.database.url, { storage: createStorageWatch(log), pool });
   // A database that cannot be reached says so, naming database.url, before anything is migrated.
   const reached = await checkConnection(db, config.database.url);
   if (!reached.ok) {
@@ -43,7 +47,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   }
   // Migrations run on connections of their own without the per-statement bound: building an index
   // on a large table may take longer than any request should.
-  const migrated = await migrateChecked(db, VERSION, () => openDatabase(config.database.url, { timeouts: { ...timeouts, queryTimeoutMs: 0 } }));
+  const migrated = await migrateChecked(db, VERSION, () => openDatabase(config.database.url, { pool: { ...pool, queryTimeoutMs: 0 } }));
   if (!migrated.ok) {
     await db.destroy();
     throw new StartupError(migrated.error);

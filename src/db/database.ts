@@ -1,5 +1,5 @@
 import { Migrator } from "kysely";
-import { openPostgres, type PostgresTimeouts } from "./dialect/postgres/connection.ts";
+import { openPostgres, type PostgresPoolOptions } from "./dialect/postgres/connection.ts";
 import { openSqlite } from "./dialect/sqlite/connection.ts";
 import type { Db } from "./executor.ts";
 import { migrations } from "./migrations/index.ts";
@@ -23,10 +23,10 @@ export function sqlitePath(url: string): string {
 /**
  * Opens the database a URL names: a pool for postgres(ql)://, else the SQLite file (its folder
  * created) of a sqlite:// URL or `:memory:`. `storage` hears of a full disk under the SQLite file
- * and of the first write after it (storage-full.ts); `timeouts` bound every wait on PostgreSQL.
+ * and of the first write after it (storage-full.ts); `pool` sizes PostgreSQL's pool and bounds its every wait.
  */
-export function openDatabase(url: string, opts: { storage?: StorageWatch; timeouts?: PostgresTimeouts } = {}): Db {
-  if (dialectOfUrl(url) === "postgres") return openPostgres(url, opts.timeouts);
+export function openDatabase(url: string, opts: { storage?: StorageWatch; pool?: PostgresPoolOptions } = {}): Db {
+  if (dialectOfUrl(url) === "postgres") return openPostgres(url, opts.pool);
   return openSqlite(sqlitePath(url), opts.storage);
 }
 

@@ -15,7 +15,7 @@ describe.skipIf(!onPostgres)(postgresOnly("the per-statement bound on PostgreSQL
   const url = testDatabaseUrl(dir);
   const opened: Db[] = [];
   const open = (queryTimeoutMs: number) => {
-    const db = openDatabase(url, { timeouts: { connectTimeoutMs: 5_000, queryTimeoutMs } });
+    const db = openDatabase(url, { pool: { connectTimeoutMs: 5_000, queryTimeoutMs, poolSize: 2 } });
     opened.push(db);
     return db;
   };

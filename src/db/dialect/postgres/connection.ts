@@ -33,34 +33,37 @@ class ChainwatchPostgresDialect extends PostgresDialect {
   }
 }
 
-/** How long a query may wait: for a connection (pool slot and connect), and for its answer. */
-export type PostgresTimeouts = { connectTimeoutMs: number; queryTimeoutMs: number };
+/**
+ * How long a query may wait: for a connection (pool slot and connect), and for its answer; and how
+ * many connections the pool may hold at once.
+ */
+export type PostgresPoolOptions = { connectTimeoutMs: number; queryTimeoutMs: number; poolSize: number };
 
-const DEFAULT_TIMEOUTS: PostgresTimeouts = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000 };
+const DEFAULTS: PostgresPoolOptions = { connectTimeoutMs: 5_000, queryTimeoutMs: 10_000, poolSize: 10 };
 
 /**
- * A Kysely over a pool of 10 connections to `url`. Nothing connects until the first query. Every
+ * A Kysely over a pool of up to `poolSize` connections to `url`. Nothing connects until the first query. Every
  * wait is bounded, so a database that restarts, stalls or drops packets makes a request fail
  * (DATABASE_UNAVAILABLE, src/db/availability.ts) instead of hang: getting a connection takes at
  * most `connectTimeoutMs`, and a statement at most `queryTimeoutMs` (the server's
  * statement_timeout, and the same bound on the client for a server that does not answer at all).
  * `queryTimeoutMs` 0: statements unbounded (the connections migrations run on).
  */
-export function openPostgres(url: string, timeouts: PostgresTimeouts = DEFAULT_TIMEOUTS): Db {
+export function openPostgres(url: string, options: PostgresPoolOptions = DEFAULTS): Db {
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: options.poolSize,
     types,
     idleTimeoutMillis: 10_000,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    statement_timeout: timeouts.queryTimeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    statement_timeout: options.queryTimeoutMs,
     // A server that vanished without closing the socket is noticed by the kernel's probes.
     keepAlive: true,
   });
   // An idle client that loses its server (restart, kill) emits `error` on the pool; without a
   // listener that would end the process. The next query simply opens a new connection.
   pool.on("error", () => {});
-  return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool: boundedPool(pool, timeouts.queryTimeoutMs) }), plugins: [sqliteSchemaOnPostgres] });
+  return new Kysely<DB>({ dialect: new ChainwatchPostgresDialect({ pool: boundedPool(pool, options.queryTimeoutMs) }), plugins: [sqliteSchemaOnPostgres] });
 }
 
 /** SQLSTATE of "cached plan must not change result type" (feature_not_supported). */
