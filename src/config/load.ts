@@ -30,6 +30,23 @@ export function resolveConfigPath(flag: string | undefined, env: Record<string, 
 /** The environment a config is read in: `$CHAINWATCH_<SLUG>_API_KEY` overrides a tron network's `api_key`. */
 export type ConfigEnv = Record<string, string | undefined>;
 
+/** Why a config file could not be read, in words rather than the system's error text. */
+function unreadable(path: string, code: string | undefined): string {
+  switch (code) {
+    case "ENOENT":
+      return `config file ${path} does not exist`;
+    case "EACCES":
+    case "EPERM":
+      return `config file ${path} cannot be read: permission denied`;
+    case "EISDIR":
+      return `config file ${path} is a folder, not a file`;
+    case "ENOTDIR":
+      return `config file ${path} does not exist: part of its path is not a folder`;
+    default:
+      return `cannot read config file ${path}${code ? ` (${code})` : ""}`;
+  }
+}
+
 /** Reads, parses and validates a config file (or the built-in defaults when `path` is null). */
 export function loadConfig(path: string | null, env: ConfigEnv = {}): ConfigResult {
   if (path === null) return parseConfig({}, null, env);
@@ -37,7 +54,7 @@ export function loadConfig(path: string | null, env: ConfigEnv = {}): ConfigResu
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    return startupFailure(`cannot read config file ${path}: ${(e as Error).message}`);
+    return startupFailure(unreadable(path, (e as { code?: string }).code));
   }
   let raw: unknown;
   try {

@@ -287,8 +287,19 @@ describe("a bad config names the key and the reason", () => {
 
   test("a missing file is refused naming the file", () => {
     const result = loadConfig(join(dir, "absent.toml"));
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toStartWith(`cannot read config file ${join(dir, "absent.toml")}: `);
+    expect(result.ok ? "" : result.error).toBe(`config file ${join(dir, "absent.toml")} does not exist`);
+  });
+
+  const errorOfPath = (path: string) => {
+    const result = loadConfig(path);
+    return result.ok ? "" : result.error;
+  };
+
+  test("a folder, or a path through a file, is refused in words, not the system's error text", () => {
+    expect(errorOfPath(dir)).toBe(`config file ${dir} is a folder, not a file`);
+    const file = join(dir, "plain.toml");
+    writeFileSync(file, "");
+    expect(errorOfPath(join(file, "x.toml"))).toBe(`config file ${join(file, "x.toml")} does not exist: part of its path is not a folder`);
   });
 
   test("an http AML provider on a private address is fine once allowed, and a name is checked per request", () => {
