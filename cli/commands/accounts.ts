@@ -109,7 +109,9 @@ export function accountsCommand(g: Globals) {
           if (!amount) throw new UsageError("--add must be a positive integer");
           return withContext(g, async (ctx) => {
             const a = await requireAccount(ctx.db, String(args.account));
-            const v = await view(ctx, await addCredits(ctx.db, ctx.clock, a.id, amount));
+            const result = await addCredits(ctx.db, ctx.clock, a.id, amount);
+            if (!result.ok) throw new CommandError(result.error);
+            const v = await view(ctx, result.account);
             emit(g, v, () => human(v));
           });
         },

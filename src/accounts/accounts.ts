@@ -84,16 +84,29 @@ export async function accountSnapshot(db: Db, accountId: string, day: string): P
   return rows[0];
 }
 
+/** The largest balance an account may hold: every figure chainwatch reports stays an exact integer. */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
+
 /**
  * Adds credits and, in the same transaction, resumes deliveries paused for lack of credits, so
- * the delivery loop (in this or another process) picks them up on its next tick.
+ * the delivery loop (in this or another process) picks them up on its next tick. A credit that
+ * would take the balance past MAX_BALANCE is refused whole.
  */
-export async function addCredits(db: Db, clock: Clock, accountId: string, amount: number): Promise<Account> {
+export async function addCredits(db: Db, clock: Clock, accountId: string, amount: number): Promise<AccountResult> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
-    await creditAccount(trx, accountId, amount, now);
+  return db.transaction().execute(async (trx): Promise<AccountResult> => {
+    const added = await trx
+      .updateTable("accounts")
+      .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: now }))
+      .where("id", "=", accountId)
+      .where("credits", "<=", MAX_BALANCE - amount)
+      .executeTakeFirst();
+    if (Number(added.numUpdatedRows) === 0) {
+      const { credits } = await trx.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow();
+      return invalidInput(`adding ${amount} credits to a balance of ${credits} would pass the largest balance, ${MAX_BALANCE}`);
+    }
     await resumePausedDeliveries(trx, [accountId], now);
-    return trx.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
+    return { ok: true, account: await trx.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow() };
   });
 }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addCredits, createAccount, findAccount, listAccounts, setAccountPlan } from "../../src/accounts/accounts.ts";
+import { addCredits, createAccount, findAccount, listAccounts, MAX_BALANCE, setAccountPlan } from "../../src/accounts/accounts.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
 import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
@@ -115,13 +115,30 @@ describe("accounts", () => {
       completed_at: null,
     });
     await ctx.db.insertInto("deliveries").values([paused("dlv_mine", r.account.id), paused("dlv_theirs", other.account.id)]).execute();
-    expect((await addCredits(ctx.db, clock, r.account.id, 250)).credits).toBe(250);
-    expect((await addCredits(ctx.db, clock, r.account.id, 50)).credits).toBe(300);
+    const credited = async (amount: number) => {
+      const result = await addCredits(ctx.db, clock, r.account.id, amount);
+      return result.ok ? result.account.credits : result.error;
+    };
+    expect(await credited(250)).toBe(250);
+    expect(await credited(50)).toBe(300);
     const rows = await ctx.db.selectFrom("deliveries").select(["id", "status", "next_attempt_at"]).orderBy("id").execute();
     expect(rows).toEqual([
       { id: "dlv_mine", status: "pending", next_attempt_at: clock.now() },
       { id: "dlv_theirs", status: "paused", next_attempt_at: 0 },
     ]);
+  });
+
+  test("a credit that would pass the largest exact balance is refused whole", async () => {
+    const r = await account("whale");
+    const credit = async (amount: number) => {
+      const result = await addCredits(ctx.db, clock, r.account.id, amount);
+      return result.ok ? result.account.credits : result.error;
+    };
+    expect(await credit(MAX_BALANCE - 10)).toBe(MAX_BALANCE - 10);
+    expect(await credit(11)).toBe(`adding 11 credits to a balance of ${MAX_BALANCE - 10} would pass the largest balance, ${MAX_BALANCE}`);
+    expect(await credit(10)).toBe(MAX_BALANCE);
+    const stored = await ctx.db.selectFrom("accounts").select("credits").where("id", "=", r.account.id).executeTakeFirstOrThrow();
+    expect(Number(stored.credits)).toBe(MAX_BALANCE);
   });
 });
 
