@@ -172,11 +172,11 @@ export const ConfigSchema = T.Object(
           "PostgreSQL: how long one statement may run (the server's statement_timeout) or wait for an answer from a server that stalled, before it fails as database unavailable (503); migrations are not bounded",
         ),
         pool_size: T.Integer({
-          minimum: 2,
+          minimum: 1,
           maximum: 1000,
           default: 10,
           description:
-            "PostgreSQL: the most connections this process holds in its pool at once (plus one for notifications and one for leadership locks); at least 2, as the delivery claim of a rate-limited webhook takes its seconds on a second connection while it holds the first; an idle one closes after 10 s",
+            "PostgreSQL: the most connections this process holds in its pool at once (plus one for notifications and one for leadership locks); a statement that finds them all busy waits for one; an idle one closes after 10 s",
         }),
       },
       { ...strict, default: {}, description: "Where chainwatch stores everything" },

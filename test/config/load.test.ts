@@ -239,7 +239,7 @@ describe("a bad config names the key and the reason", () => {
     ["a negative reorg brake", "[networks.eth]\nfamily = \"evm\"\nmax_reorgs_per_minute = -1\n", "config key `networks.eth.max_reorgs_per_minute`: expected integer to be greater or equal to 0"],
     ["a database URL of an unknown engine", '[database]\nurl = "mysql://db/cw"\n', "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL"],
     ["an environment without rates", 'environment = "staging"\n', 'config key `billing.rates.staging` is required for environment "staging"'],
-    ["a pool of one connection", "[database]\npool_size = 1\n", "config key `database.pool_size`: expected integer to be greater or equal to 2"],
+    ["a pool of no connections", "[database]\npool_size = 0\n", "config key `database.pool_size`: expected integer to be greater or equal to 1"],
     ["an empty backoff list", "[delivery]\nbackoff_seconds = []\n", "config key `delivery.backoff_seconds`: expected array length to be greater or equal to 1"],
     [
       "an extra /rpc method that is not a method name",

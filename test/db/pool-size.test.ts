@@ -5,8 +5,10 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { openDatabase } from "../../src/db/database.ts";
 import { openContext } from "../../src/context.ts";
-import { onPostgres, testConfig } from "../support/harness.ts";
+import { onPostgres, startTestDaemon, testConfig } from "../support/harness.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
+import { startWebhookSink } from "../support/webhook-sink.ts";
+import { block, ingest } from "../delivery/recovery-support.ts";
 
 // docs/config.md, `database.pool_size`: on PostgreSQL a daemon holds at most that many pooled
 // connections; statements beyond them wait for one instead of opening more.
@@ -44,6 +46,26 @@ describe.skipIf(!onPostgres)(postgresOnly("database.pool_size on PostgreSQL"), (
     } finally {
       await observer.destroy();
       await ctx.db.destroy();
+    }
+  });
+
+  test("a daemon on a pool of 1 delivers to a rate-limited webhook: its claim needs no second connection", async () => {
+    const td = await startTestDaemon({ config: { database: { pool_size: 1 } } });
+    const sink = startWebhookSink();
+    try {
+      const c = await td.client({ credits: 1_000_000, slots: 5 });
+      const payees = Array.from({ length: 5 }, (_, i) => `0x${(i + 1).toString(16).padStart(40, "0")}`);
+      for (const address of payees) expect((await c.request("POST", "/v1/address-watch/addresses", { network_slug: "eth", address })).status).toBe(201);
+      const put = await c.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true, events: { block: false }, delivery: { max_rps: 50 } });
+      expect(put.status).toBe(200);
+      await ingest(td, block(1, payees));
+      // Each claim leases its slots of the second in its own transaction; on a second connection
+      // it would wait for itself until the pool's timeout, every time, and nothing would go out.
+      const received = await sink.waitFor(payees.length);
+      expect(new Set(received.map((r) => (JSON.parse(r.body) as { address: string }).address.toLowerCase()))).toEqual(new Set(payees));
+    } finally {
+      await sink.stop();
+      await td.stop();
     }
   });
 });
