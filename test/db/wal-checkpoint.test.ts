@@ -63,8 +63,11 @@ it("the thread checkpoints, the daemon's connection only as a backstop, and the 
       (v) => v.count > seen && v.last !== null && v.last.log > 0 && v.last.checkpointed === v.last.log,
     );
   }
-  // About 9,000 frames were written; without checkpoints (the backstop is far away) the WAL would hold them all.
-  expect(largest).toBeLessThan(3_000 * FRAME);
+  // About 9,000 frames were written; without checkpoints (the backstop is far away) the WAL would
+  // hold them all. Started over after each round it holds one round (~300); a writer that starts
+  // while the thread, descheduled on a loaded machine, still reads the WAL appends instead (a loaded
+  // run saw 4,083), so the bound is two thirds of all, not a round.
+  expect(largest).toBeLessThan(6_000 * FRAME);
   const total = (await sql<{ n: number }>`select count(*) as n from blobs`.execute(db)).rows[0].n;
   expect(Number(total)).toBe(PER_ROUND * ROUNDS);
 });
