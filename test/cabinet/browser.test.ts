@@ -83,7 +83,7 @@ beforeAll(async () => {
   failing = startWebhookSink();
   failing.respond(() => new Response("receiver unavailable", { status: 500 }));
   td = await startTestDaemon({
-    config: { delivery: { backoff_seconds: [3600], max_attempts: 1, timeout_ms: 1000 }, networks: { eth: { family: "evm", confirmations: 2 } } },
+    config: { delivery: { backoff_seconds: [3600], max_attempts: 1 }, networks: { eth: { family: "evm", confirmations: 2 } } },
   });
   configPath = join(td.dir, "cli.toml");
   writeFileSync(

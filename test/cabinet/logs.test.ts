@@ -22,7 +22,7 @@ beforeAll(async () => {
   sink = startWebhookSink();
   td = await startTestDaemon({
     config: {
-      delivery: { backoff_seconds: [3600], max_attempts: 1, timeout_ms: 1000 },
+      delivery: { backoff_seconds: [3600], max_attempts: 1 },
       networks: { gen: { family: "generic", decimals: 0, confirmations: 1 } },
     },
   });

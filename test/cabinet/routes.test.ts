@@ -9,7 +9,7 @@ let sink: WebhookSink;
 
 beforeAll(async () => {
   sink = startWebhookSink();
-  td = await startTestDaemon({ config: { delivery: { backoff_seconds: [3600], max_attempts: 1, timeout_ms: 1000 } } });
+  td = await startTestDaemon({ config: { delivery: { backoff_seconds: [3600], max_attempts: 1 } } });
 });
 afterAll(async () => {
   await td.stop();

@@ -20,7 +20,9 @@ const priced = {
   environment: "production",
   billing: { enabled: true, rates: { production: { address_activity: 7, payments: 11 } } },
   networks: { eth: { family: "evm", get_block_cost: 3 }, btc: { family: "btc", decimals: 8, get_block_cost: 5 } },
-  delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 300 },
+  // 10 s to answer: on a loaded machine a short timeout_ms turns a send that should succeed into a
+  // timeout and a retry, and the charges below into something else.
+  delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 10_000 },
 };
 
 const credits = async (e: Engine, id: string) =>

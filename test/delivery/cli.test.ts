@@ -24,7 +24,9 @@ beforeAll(async () => {
     "[delivery]",
     "allow_private_targets = true",
     "interval_seconds = 1",
-    "timeout_ms = 500",
+    // 10 s to answer: on a loaded machine a short timeout turns a send that should succeed at once
+    // into a timeout and a second attempt.
+    "timeout_ms = 10000",
     "backoff_seconds = [0]",
     "max_attempts = 2",
     "[billing]",

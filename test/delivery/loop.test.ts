@@ -41,7 +41,10 @@ function holdAnswers() {
   };
 }
 
-const fast = { delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 300 }, billing: { enabled: false } };
+// A receiver gets 10 s to answer: a loaded machine can hold a local answer past a short timeout_ms,
+// which would turn a send these tests expect to succeed into a timeout and a retry. The timeout test
+// sets its own short one.
+const fast = { delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 10_000 }, billing: { enabled: false } };
 
 describe("the delivery loop against a real receiver (docs/webhooks.md)", () => {
   test("POSTs the stored body with both signatures valid for the account's secret", async () => {
@@ -96,7 +99,7 @@ describe("the delivery loop against a real receiver (docs/webhooks.md)", () => {
 
   test("waits backoff_seconds between attempts and fails after max_attempts", async () => {
     const clock = manualClock();
-    engine = await openEngine({ clock, config: { ...fast, delivery: { backoff_seconds: [5, 30], max_attempts: 3, timeout_ms: 300 } } });
+    engine = await openEngine({ clock, config: { ...fast, delivery: { ...fast.delivery, backoff_seconds: [5, 30] } } });
     const acct = await engine.account({ url: sink.url });
     sink.respond(() => new Response("down", { status: 500 }));
     const t0 = clock.now();
@@ -208,7 +211,7 @@ describe("the delivery loop against a real receiver (docs/webhooks.md)", () => {
   });
 
   test("a slow receiver answer holds up only its own slot: the others keep sending", async () => {
-    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 2, timeout_ms: 2000 } } });
+    engine = await openEngine({ config: { ...fast, delivery: { ...fast.delivery, concurrency: 2 } } });
     const acct = await engine.account({ url: sink.url });
     let releaseSlow = () => {};
     const slow = new Promise<void>((resolve) => {

@@ -126,7 +126,7 @@ describe("a delivery that uses up its attempts leaves a delivery_failed notice",
   test("one notice per failed delivery, written with its settlement; retries and successes leave none; nothing is sent about it", async () => {
     sink = startWebhookSink();
     const clock = manualClock();
-    engine = await openEngine({ clock, config: { delivery: { backoff_seconds: [0], max_attempts: 2, timeout_ms: 1000 }, billing: { enabled: false } } });
+    engine = await openEngine({ clock, config: { delivery: { backoff_seconds: [0], max_attempts: 2 }, billing: { enabled: false } } });
     const acct = await engine.account({ url: sink.url });
     sink.respond((req) => new Response("no", { status: req.headers.get("x-webhook-id") === ok ? 200 : 503 }));
     const failing = [await engine.queue(acct.id, { eventType: "payout", network: "bsc" }), await engine.queue(acct.id)];
@@ -149,7 +149,7 @@ describe("a delivery that uses up its attempts leaves a delivery_failed notice",
 
   test("a test delivery that fails leaves none", async () => {
     sink = startWebhookSink();
-    engine = await openEngine({ config: { delivery: { backoff_seconds: [0], max_attempts: 1, timeout_ms: 1000 }, billing: { enabled: false } } });
+    engine = await openEngine({ config: { delivery: { backoff_seconds: [0], max_attempts: 1 }, billing: { enabled: false } } });
     const acct = await engine.account({ url: sink.url });
     sink.respond(() => new Response("no", { status: 500 }));
     const id = await engine.queue(acct.id, { kind: "test" });

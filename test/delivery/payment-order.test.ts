@@ -17,7 +17,9 @@ afterEach(async () => {
   await payments.stop();
 });
 
-const config = { billing: { enabled: false }, delivery: { backoff_seconds: [0], max_attempts: 4, timeout_ms: 300 } };
+// 10 s to answer: on a loaded machine a short timeout_ms turns an answered send into a timeout and a
+// second copy, and the exact sequences below into something else.
+const config = { billing: { enabled: false }, delivery: { backoff_seconds: [0], max_attempts: 4, timeout_ms: 10_000 } };
 const body = (paymentId: string, event: string) => JSON.stringify({ product: "payments", type: "payment_order", event, payment_id: paymentId });
 const events = (s: WebhookSink) => s.received.map((r) => `${JSON.parse(r.body).payment_id}:${JSON.parse(r.body).event}`);
 

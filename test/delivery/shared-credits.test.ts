@@ -15,7 +15,7 @@ let meter: CreditMeter;
 const priced = {
   environment: "production",
   billing: { enabled: true, rates: { production: { address_activity: 7, payments: 11 } } },
-  delivery: { backoff_seconds: [0], max_attempts: 3, timeout_ms: 2000 },
+  delivery: { backoff_seconds: [0], max_attempts: 3 },
 };
 
 beforeEach(async () => {

@@ -7,24 +7,33 @@ let td: TestDaemon;
 let sink: WebhookSink;
 let ingested = 0;
 
-beforeAll(async () => {
-  sink = startWebhookSink();
-  td = await startTestDaemon({
+/**
+ * The daemon of these tests, giving a receiver `timeoutMs` to answer: 10 s unless told, as on a
+ * loaded machine a short timeout turns a send held only for a moment (the first test's) into a
+ * timeout; the timeout test starts one of its own with a short one.
+ */
+const startDaemon = (timeoutMs = 10_000) =>
+  startTestDaemon({
     config: {
       rate_limit: { per_key_rps: 1000 },
-      delivery: { backoff_seconds: [3600], max_attempts: 2, timeout_ms: 300 },
+      delivery: { backoff_seconds: [3600], max_attempts: 2, timeout_ms: timeoutMs },
       billing: { enabled: true, rates: { production: { address_activity: 50, payments: 100 } } },
     },
   });
+
+beforeAll(async () => {
+  sink = startWebhookSink();
+  td = await startDaemon();
 });
 afterAll(async () => {
   await td.stop();
   await sink.stop();
 });
 
-async function clientWithWebhook(o: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number } = {}) {
-  const c = await td.client({ credits: o.credits ?? 1000 });
-  await td.ctx.db
+async function clientWithWebhook(o: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number; on?: TestDaemon } = {}) {
+  const on = o.on ?? td;
+  const c = await on.client({ credits: o.credits ?? 1000 });
+  await on.ctx.db
     .updateTable("accounts")
     .set({ webhook_url: o.url === undefined ? sink.url : o.url, webhook_enabled: o.enabled === false ? 0 : 1, payments_webhook_url: o.paymentsUrl ?? null })
     .where("id", "=", c.accountId)
@@ -37,7 +46,7 @@ async function trigger(c: TestClient, body: unknown) {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const delivery = (id: string) => td.ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+const delivery = (id: string, on: TestDaemon = td) => on.ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 const receivedFor = (id: string) => sink.received.filter((r) => r.headers["x-webhook-id"] === id);
 
 describe("POST /v1/address-watch/webhook/test", () => {
@@ -78,13 +87,18 @@ describe("POST /v1/address-watch/webhook/test", () => {
   });
 
   test("a test to a receiver that hangs past timeout_ms is recorded as a timeout", async () => {
-    const c = await clientWithWebhook();
-    sink.respond(() => new Promise<Response>(() => {}));
-    const res = await trigger(c, { event: "block", network: "eth" });
-    expect(res.status).toBe(202);
-    const d = await until(() => delivery(res.body.delivery_id as string), (row) => row.attempts === 1);
-    expect(d).toMatchObject({ status: "pending", last_error: "timeout", credits_charged: 0 });
-    sink.respond(() => new Response("ok"));
+    const short = await startDaemon(300);
+    try {
+      const c = await clientWithWebhook({ on: short });
+      sink.respond(() => new Promise<Response>(() => {}));
+      const res = await trigger(c, { event: "block", network: "eth" });
+      expect(res.status).toBe(202);
+      const d = await until(() => delivery(res.body.delivery_id as string, short), (row) => row.attempts === 1);
+      expect(d).toMatchObject({ status: "pending", last_error: "timeout", credits_charged: 0 });
+    } finally {
+      sink.respond(() => new Response("ok"));
+      await short.stop();
+    }
   });
 
   test.each([

@@ -38,7 +38,9 @@ beforeAll(async () => {
     clock,
     config: {
       networks: { eth: { family: "evm", decimals: 18, confirmations: 2 } },
-      aml: { provider: "http", http_url: `http://127.0.0.1:${provider.port}/screen`, http_timeout_ms: 2000, allow_private_targets: true },
+      // 10 s to answer: on a loaded machine a short timeout turns an answer into one more failure,
+      // a third retry the clock is never moved for, and a fourth screening.
+      aml: { provider: "http", http_url: `http://127.0.0.1:${provider.port}/screen`, http_timeout_ms: 10_000, allow_private_targets: true },
     },
   });
 });

@@ -80,7 +80,10 @@ export function testConfig(dir: string, overrides: Json = {}, opts: { emptyDatab
       database: { url: testDatabaseUrl(dir, { empty: opts.emptyDatabase }), pool_size: 2 },
       secrets: { master_key_file: `${dir}/master.key` },
       ingest: { token: INGEST_TOKEN },
-      delivery: { allow_private_targets: true, backoff_seconds: [1, 1, 1], timeout_ms: 2000 },
+      // A receiver gets 10 s to answer: on a loaded machine a local receiver's answer can come after a
+      // second or more, and a shorter timeout_ms turns a send a test expects to succeed into a
+      // timeout and a retry. A test of the timeout sets its own short one.
+      delivery: { allow_private_targets: true, backoff_seconds: [1, 1, 1], timeout_ms: 10_000 },
     },
     overrides,
   );
