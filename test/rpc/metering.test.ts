@@ -7,6 +7,8 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";
 import { call, eventually, postRpc, rpcError } from "./support.ts";
 import { CLI } from "../support/cli.ts";
+import { manualClock } from "../support/clock.ts";
+import { until } from "../support/poll.ts";
 
 // The plan's calls-per-second window, credits from the account's pool and the usage series, with
 // a real anvil node behind chainwatch.
@@ -39,8 +41,22 @@ async function balance(c: TestClient): Promise<number> {
 }
 
 describe("rpc_rps: a sliding one-second window per account", () => {
+  // A daemon of their own on a clock held still: every call of a test falls in the same one-second
+  // window however long a loaded machine (or the node) takes over each, and the window slides only
+  // when a test moves the clock. On the real clock, a call made more than a second after the
+  // test's first one would find the window moved on and pass.
+  const clock = manualClock();
+  let held: TestDaemon;
+  beforeAll(async () => {
+    held = await startTestDaemon({ clock, config: { networks: { eth: { ...ETH, rpc_urls: [anvil.url] } } } });
+  });
+  afterAll(async () => {
+    await held?.stop();
+  });
+  const rpcAs = (c: TestClient, body: unknown) => postRpc(`${held.url}/rpc/eth/${c.apiKey}`, body);
+
   test("of a burst of 2 × rpc_rps single calls exactly rpc_rps pass; the rest answer 429 -32005 with Retry-After: 1", async () => {
-    const c = await td.client({ credits: 1000, rpcRps: 5 });
+    const c = await held.client({ credits: 1000, rpcRps: 5 });
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => rpcAs(c, blockNumber(i))));
     const passed = answers.filter((a) => a.status === 200);
     const limited = answers.filter((a) => a.status === 429);
@@ -53,25 +69,24 @@ describe("rpc_rps: a sliding one-second window per account", () => {
     }
     // Every call got its own id back.
     expect(answers.map((a) => a.body.id)).toEqual(Array.from({ length: 10 }, (_, i) => i));
-    // The window slides: once the burst is a second old, calls pass again (waited for, not timed).
-    const recovered = await eventually(async () => {
-      const a = await rpcAs(c, blockNumber(99));
-      return a.status === 200 ? a : undefined;
-    });
+    // The window slides: once the burst is a second old, calls pass again.
+    clock.advance(1000);
+    const recovered = await rpcAs(c, blockNumber(99));
+    expect(recovered.status).toBe(200);
     expect(recovered.body.id).toBe(99);
   });
 
   test("the window is the account's, shared by all its keys", async () => {
-    const c = await td.client({ credits: 1000, rpcRps: 2 });
-    const second = await createApiKey(td.ctx, { accountId: c.accountId, allowIps: [] });
+    const c = await held.client({ credits: 1000, rpcRps: 2 });
+    const second = await createApiKey(held.ctx, { accountId: c.accountId, allowIps: [] });
     if (!second.ok) throw new Error(second.error);
     const viaFirst = await Promise.all([rpcAs(c, blockNumber(1)), rpcAs(c, blockNumber(2))]);
     expect(viaFirst.map((a) => a.status)).toEqual([200, 200]);
-    expect((await postRpc(`${td.url}/rpc/eth/${second.key.api_key}`, blockNumber(3))).status).toBe(429);
+    expect((await postRpc(`${held.url}/rpc/eth/${second.key.api_key}`, blockNumber(3))).status).toBe(429);
   });
 
   test("a batch counts each call: the calls past the limit are answered -32005 and the next batch is refused whole", async () => {
-    const c = await td.client({ credits: 1000, rpcRps: 5 });
+    const c = await held.client({ credits: 1000, rpcRps: 5 });
     const first = await rpcAs(c, Array.from({ length: 10 }, (_, i) => blockNumber(i)));
     expect(first.status).toBe(200);
     expect(first.retryAfter).toBe("1");
@@ -181,16 +196,22 @@ describe("batched charges", () => {
     const slow = await startTestDaemon({ config: { rpc: { flush_interval_seconds: 60 }, networks: { eth: { ...ETH, rpc_urls: [anvil.url] } } } });
     try {
       const c = await slow.client({ credits: 100, rpcRps: 100 });
-      for (let i = 0; i < 4; i++) expect((await postRpc(`${slow.url}/rpc/eth/${c.apiKey}`, blockNumber(i))).status).toBe(200);
       const rows = () => slow.ctx.db.selectFrom("usage_daily").selectAll().where("account_id", "=", c.accountId).execute();
       const credits = async () => Number((await slow.ctx.db.selectFrom("accounts").select("credits").where("id", "=", c.accountId).executeTakeFirstOrThrow()).credits);
-      expect(await rows()).toEqual([]);
-      expect(await credits()).toBe(100);
+      // The flush schedule's first tick comes at the first whole second after the daemon starts
+      // (the interval counts from there): calls around it would be written by it. So one call first,
+      // then past that tick: either the call is written by it, or the tick came before the call;
+      // either way the next flush is a minute away.
+      expect((await postRpc(`${slow.url}/rpc/eth/${c.apiKey}`, blockNumber(0))).status).toBe(200);
+      await until(rows, (r) => r.length > 0, 5_000).catch(() => undefined);
+      const before = { rows: await rows(), credits: await credits() };
+      for (let i = 1; i <= 4; i++) expect((await postRpc(`${slow.url}/rpc/eth/${c.apiKey}`, blockNumber(i))).status).toBe(200);
+      expect({ rows: await rows(), credits: await credits() }).toEqual(before);
       // stop() destroys the database handle: read the file again through a fresh context.
       await slow.daemon.stop();
       const again = await openContext(slow.config, { env: {} });
       const row = await again.db.selectFrom("usage_daily").select(["credits", "rpc_calls"]).where("account_id", "=", c.accountId).executeTakeFirstOrThrow();
-      expect(row).toEqual({ credits: 4, rpc_calls: 4 });
+      expect(row).toEqual({ credits: 5, rpc_calls: 5 });
       await again.db.destroy();
     } finally {
       await slow.stop();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
+import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { call, deadUpstreamUrl } from "./support.ts";
 
@@ -10,6 +11,7 @@ import { call, deadUpstreamUrl } from "./support.ts";
 let anvil: Anvil;
 let hop: Server<undefined>;
 let td: TestDaemon;
+let networks: Record<string, unknown>;
 const received: string[] = [];
 
 beforeAll(async () => {
@@ -26,15 +28,12 @@ beforeAll(async () => {
       return new Response(await res.text(), { status: res.status, headers: { "Content-Type": "application/json" } });
     },
   });
-  td = await startTestDaemon({
-    config: {
-      networks: {
-        eth: { family: "evm", decimals: 18, rpc_urls: [hop.url.href] },
-        geth: { family: "evm", decimals: 18, rpc_urls: [`${hop.url.href}geth`] },
-        down: { family: "evm", decimals: 18, rpc_urls: [deadUpstreamUrl()] },
-      },
-    },
-  });
+  networks = {
+    eth: { family: "evm", decimals: 18, rpc_urls: [hop.url.href] },
+    geth: { family: "evm", decimals: 18, rpc_urls: [`${hop.url.href}geth`] },
+    down: { family: "evm", decimals: 18, rpc_urls: [deadUpstreamUrl()] },
+  };
+  td = await startTestDaemon({ config: { networks } });
 });
 
 afterAll(async () => {
@@ -45,8 +44,8 @@ afterAll(async () => {
 
 const notification = (method: string, params: unknown[] = []) => ({ jsonrpc: "2.0", method, params });
 
-async function send(c: TestClient, body: unknown, network = "eth") {
-  const res = await fetch(`${td.url}/rpc/${network}/${c.apiKey}`, { method: "POST", body: JSON.stringify(body) });
+async function send(c: TestClient, body: unknown, network = "eth", on: TestDaemon = td) {
+  const res = await fetch(`${on.url}/rpc/${network}/${c.apiKey}`, { method: "POST", body: JSON.stringify(body) });
   return { status: res.status, contentType: res.headers.get("content-type"), retryAfter: res.headers.get("retry-after"), text: await res.text() };
 }
 
@@ -101,11 +100,19 @@ describe("notifications", () => {
   });
 
   test("when it cannot be carried out, the status alone says why: 502, 429 with Retry-After, 402", async () => {
-    const c = await td.client({ credits: 10, rpcRps: 2 });
-    expect(await send(c, notification("eth_blockNumber"), "down")).toEqual({ status: 502, contentType: null, retryAfter: null, text: "" });
-    expect(await send(c, notification("eth_blockNumber"))).toMatchObject({ status: 204 });
-    expect(await send(c, notification("eth_blockNumber"))).toEqual({ status: 429, contentType: null, retryAfter: "1", text: "" });
-    const broke = await td.client({ credits: 0, rpcRps: 10 });
-    expect(await send(broke, notification("eth_blockNumber"))).toMatchObject({ status: 402, text: "" });
+    // A daemon on a clock held still: the three calls fall in one second of rpc_rps however long
+    // each takes on a loaded machine (on the real clock, calls spread over more than a second
+    // would let the third through).
+    const still = await startTestDaemon({ clock: manualClock(), config: { networks } });
+    try {
+      const c = await still.client({ credits: 10, rpcRps: 2 });
+      expect(await send(c, notification("eth_blockNumber"), "down", still)).toEqual({ status: 502, contentType: null, retryAfter: null, text: "" });
+      expect(await send(c, notification("eth_blockNumber"), "eth", still)).toMatchObject({ status: 204 });
+      expect(await send(c, notification("eth_blockNumber"), "eth", still)).toEqual({ status: 429, contentType: null, retryAfter: "1", text: "" });
+      const broke = await still.client({ credits: 0, rpcRps: 10 });
+      expect(await send(broke, notification("eth_blockNumber"), "eth", still)).toMatchObject({ status: 402, text: "" });
+    } finally {
+      await still.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { BaseError, createPublicClient, createWalletClient, type Hex, http, pars
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
+import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { eventually } from "../support/poll.ts";
 
@@ -174,10 +175,18 @@ describe("viem reports chainwatch's own errors with chainwatch's words", () => {
   });
 
   test("the rate limit keeps EIP-1474's -32005, which viem reads as a limit too", async () => {
-    const slow = await td.client({ credits: 100, rpcRps: 1 });
-    const url = `${td.url}/rpc/eth/${slow.apiKey}`;
-    await createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }).getBlockNumber({ cacheTime: 0 });
-    expect(await failure(url)).toEqual({ name: "LimitExceededRpcError", shortMessage: "Request exceeds defined limit.", details: "Rate limit exceeded.", code: -32005, status: 429 });
+    // A daemon on a clock held still: both calls fall in one second of rpc_rps however long the
+    // first takes on a loaded machine (on the real clock, a first call answered after more than a
+    // second would let the second through).
+    const still = await startTestDaemon({ clock: manualClock(), config: { networks: { eth: { family: "evm", decimals: 18, rpc_urls: [anvil.url] } } } });
+    try {
+      const slow = await still.client({ credits: 100, rpcRps: 1 });
+      const url = `${still.url}/rpc/eth/${slow.apiKey}`;
+      await createPublicClient({ chain: foundry, transport: http(url, { retryCount: 0 }) }).getBlockNumber({ cacheTime: 0 });
+      expect(await failure(url)).toEqual({ name: "LimitExceededRpcError", shortMessage: "Request exceeds defined limit.", details: "Rate limit exceeded.", code: -32005, status: 429 });
+    } finally {
+      await still.stop();
+    }
   });
 
   // -32700 (a body that is not JSON) cannot come from viem, which always sends JSON; the proxy's own tests cover it.
