@@ -119,7 +119,7 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
     expect(holder.rows).toHaveLength(1);
     await sql`select pg_terminate_backend(${holder.rows[0].pid})`.execute(db);
-    await until(async () => lead.held(), (held) => !held, 5_000);
+    await until(async () => lead.held(), (held) => !held);
     expect(lost).toHaveLength(1);
     expect(lost[0]).toStartWith("a: ");
     expect(await b.lead("killed").acquire()).toBe(true);
@@ -141,7 +141,7 @@ describe.skipIf(!onPostgres)(postgresOnly("on PostgreSQL"), () => {
     const [, objid] = followerLockKey("pgf");
     const holder = await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and classid = ${FOLLOWER_LOCK_NAMESPACE} and objid::bigint = ${(objid >>> 0).toString()}::bigint and objsubid = 2 and granted and database = (select oid from pg_database where datname = current_database())`.execute(db);
     await sql`select pg_terminate_backend(${holder.rows[0].pid})`.execute(db);
-    await until(() => b.acquire(), (v) => v, 5_000);
+    await until(() => b.acquire(), (v) => v);
     expect(await epochOf("pgf")).toBe(2);
     await expect(fencedWrite(a, "pgf-a2")).rejects.toBeInstanceOf(LeadLost);
     expect(await marker("pgf-a2")).toBe(false);

@@ -127,14 +127,14 @@ describe.skipIf(!onPostgres)(postgresOnly("follower leadership across three daem
       expect(takeoverMs).toBeLessThan(10_000);
       expect(after.filter((v) => v === 1)).toHaveLength(1);
       const successor = standbys[after.indexOf(1)];
-      await until(async () => successor.lines.some((l) => l.msg === "follower lead taken"), (v) => v, 5_000);
+      await until(async () => successor.lines.some((l) => l.msg === "follower lead taken"), (v) => v, 15_000);
 
       // Blocks mined after the kill are ingested by the successor, and each payment sent once.
       const later = await pay(5, 100);
       const newHead = Number(await anvil.public.getBlockNumber({ cacheTime: 0 }));
       await until(tip, (h) => h >= newHead, 15_000);
       await until(async () => paymentsByTx(), (m) => later.every((h) => m.has(h)), 15_000);
-      await until(async () => (await followerRow())?.leader ?? "", (l) => l.includes(`pid ${successor.proc.pid}`), 5_000);
+      await until(async () => (await followerRow())?.leader ?? "", (l) => l.includes(`pid ${successor.proc.pid}`), 15_000);
 
       const blocks = await ctx.db.selectFrom("blocks").select("height").where("network", "=", "anv").where("status", "=", "canonical").orderBy("height").execute();
       expect(blocks.map((b) => Number(b.height))).toEqual(Array.from({ length: newHead + 1 }, (_, i) => i));
