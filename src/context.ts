@@ -1,6 +1,6 @@
 import type { Config } from "./config/schema.ts";
 import { checkConnection } from "./db/connection-check.ts";
-import { type Db, openDatabase } from "./db/database.ts";
+import { type Db, openDatabase, type PostgresPoolOptions } from "./db/database.ts";
 import { createStorageWatch } from "./db/storage-full.ts";
 import { migrateChecked } from "./db/version-guard.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
@@ -33,11 +33,7 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
   if (!key.ok) throw new StartupError(key.error);
   const log = opts.log ?? silentLogger;
   // A full disk under the SQLite file is logged once when it fills and once when writes succeed again.
-  const pool = {
-    connectTimeoutMs: config.database.connect_timeout_ms,
-    queryTimeoutMs: config.database.query_timeout_ms,
-    poolSize: config.database.pool_size,
-  };
+  const pool = poolOptions(config);
   const db = openDatabase(config.database.url, { storage: createStorageWatch(log), pool });
   // A database that cannot be reached says so, naming database.url, before anything is migrated.
   const reached = await checkConnection(db, config.database.url);
@@ -59,6 +55,15 @@ export async function openContext(config: Config, opts: ContextOptions = {}): Pr
     throw new StartupError(keyCheck.error);
   }
   return { config, db, box, clock: opts.clock ?? systemClock, log, migrationsApplied: migrated.applied };
+}
+
+/** The PostgreSQL pool's size and bounds, from `[database]`. */
+export function poolOptions(config: Config): PostgresPoolOptions {
+  return {
+    connectTimeoutMs: config.database.connect_timeout_ms,
+    queryTimeoutMs: config.database.query_timeout_ms,
+    poolSize: config.database.pool_size,
+  };
 }
 
 /** A failure that stops start-up with a one-line reason. */

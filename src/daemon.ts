@@ -5,6 +5,7 @@ import { createKeyStore } from "./auth/key-store.ts";
 import { createClusterLimiter } from "./auth/cluster-limiter.ts";
 import { createLocalRateLimiter, type RateLimiter } from "./auth/rate-limiter.ts";
 import type { Config } from "./config/schema.ts";
+import { dialectOfUrl, openDatabase } from "./db/database.ts";
 import { sharedRateBudget, slidingRateBudget } from "./db/primitives.ts";
 import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
@@ -28,7 +29,7 @@ import { createExpiryWorker } from "./payments/expiry.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createServer } from "./server.ts";
-import { type Context, StartupError } from "./context.ts";
+import { type Context, poolOptions, StartupError } from "./context.ts";
 import { gaugesWorker } from "./upkeep/gauges.ts";
 import { retentionWorker } from "./upkeep/retention.ts";
 import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
@@ -67,8 +68,11 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   await rpcMeter.reclaim(opts.soleDaemon === true);
   // SQLite: none, one daemon counts alone. PostgreSQL: per-second budgets every daemon draws from
-  // (the webhooks' delivery rate limits).
-  const budget = sharedRateBudget(ctx.db);
+  // (the webhooks' delivery rate limits), on a connection of their own: a claim holding a pooled
+  // connection leases its slots without asking the pool for a second one (were every other pooled
+  // connection waiting on rows the claim holds, it would wait for itself until connect_timeout_ms).
+  const budgetDb = dialectOfUrl(config.database.url) === "postgres" ? openDatabase(config.database.url, { pool: { ...poolOptions(config), poolSize: 1 } }) : null;
+  const budget = budgetDb && sharedRateBudget(budgetDb);
   // Workers first, so the dependencies that wake them are built complete.
   const delivery = createDeliveryLoop({
     ...ctx,
@@ -166,6 +170,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
       // After the followers wrote their last state: a standby elsewhere takes over from here.
       await leadership.close();
       await bus.close();
+      await budgetDb?.destroy();
       await ctx.db.destroy();
     },
   };

@@ -176,7 +176,7 @@ export const ConfigSchema = T.Object(
           maximum: 1000,
           default: 10,
           description:
-            "PostgreSQL: the most connections this process holds in its pool at once (plus one for notifications and one for leadership locks); a statement that finds them all busy waits for one; an idle one closes after 10 s",
+            "PostgreSQL: the most connections this process holds in its pool at once (plus one each for notifications, the webhooks' shared rate budget and leadership locks, when used); a statement that finds them all busy waits for one; an idle one closes after 10 s",
         }),
       },
       { ...strict, default: {}, description: "Where chainwatch stores everything" },

@@ -7,6 +7,7 @@ import type { StorageWatch } from "./storage-full.ts";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 
 export type { Db, Executor } from "./executor.ts";
+export type { PostgresPoolOptions };
 
 export type DialectName = "sqlite" | "postgres";
 

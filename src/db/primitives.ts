@@ -48,12 +48,8 @@ export function orderedClaimPlan(trx: Transaction<DB>): Promise<void> {
 
 /** The budget of a per-second rate limit that every daemon on one database draws from (the webhooks' delivery rate). */
 export type SharedRateBudget = {
-  /**
-   * Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got.
-   * Given `on`, the caller's transaction, the lease is written in it (and rolls back with it) on the
-   * connection the caller already holds; else in a statement of its own.
-   */
-  lease(key: string, second: number, want: number, limit: number, on?: Executor): Promise<number>;
+  /** Takes up to `want` of `key`'s `limit` for the clock second `second`; resolves how many it got. */
+  lease(key: string, second: number, want: number, limit: number): Promise<number>;
   /** Forgets the seconds before `second`. */
   prune(second: number): Promise<void>;
 };
@@ -65,7 +61,7 @@ export type SharedRateBudget = {
 export function sharedRateBudget(db: Db): SharedRateBudget | null {
   if (!isPostgres(db)) return null;
   return {
-    lease: (key, second, want, limit, on) => postgresRateWindows.lease(on ?? db, key, second, want, limit),
+    lease: (key, second, want, limit) => postgresRateWindows.lease(db, key, second, want, limit),
     prune: (second) => postgresRateWindows.prune(db, second),
   };
 }

@@ -188,9 +188,7 @@ async function pace(trx: Transaction<DB>, throttle: DeliveryThrottle, paced: Map
     }
     const lane = paced.get(accountId);
     if (!lane) continue;
-    // The leases go in the claim's own transaction: no second connection while it holds this one,
-    // and a claim that rolls back takes no slot of the shared budget with it.
-    const dueAt = await throttle.place(accountId, lane.maxRps, lane.rows.length, nowMs, () => lastRateSlot(trx, accountId, nowMs), trx);
+    const dueAt = await throttle.place(accountId, lane.maxRps, lane.rows.length, nowMs, () => lastRateSlot(trx, accountId, nowMs));
     for (const [i, d] of lane.rows.entries()) {
       if (dueAt[i] <= nowMs) now.push(d);
       else {

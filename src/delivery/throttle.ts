@@ -1,4 +1,3 @@
-import type { Executor } from "../db/database.ts";
 import type { SharedRateBudget } from "../db/primitives.ts";
 
 // The delivery rate limit of an account's webhook (docs/webhooks.md): at most `max_rps`
@@ -20,10 +19,9 @@ export type DeliveryThrottle = {
    * Places the next `n` sends to `accountId`'s endpoint at `maxRps` a second, after every send
    * placed before them: answers their due times in order. Those at or before `nowMs` go at once;
    * the others wait for their slot. `lastSlot` reads the last slot any daemon gave a row of the
-   * account still waiting (rate-slots.ts), asked when this daemon does not know the schedule. `on`:
-   * the claim's transaction, which the shared budget's leases are written in.
+   * account still waiting (rate-slots.ts), asked when this daemon does not know the schedule.
    */
-  place(accountId: string, maxRps: number, n: number, nowMs: number, lastSlot: () => Promise<number | null>, on?: Executor): Promise<number[]>;
+  place(accountId: string, maxRps: number, n: number, nowMs: number, lastSlot: () => Promise<number | null>): Promise<number[]>;
   /** When the next slot after `nowMs` of an account with sends still ahead comes, or null: the loop wakes then. */
   nextSlotAfter(nowMs: number): number | null;
   /** The account's schedule moved on whole (rate-slots.ts, resumeLateSlots) and now ends at `lastDue`: place after it. */
@@ -61,8 +59,8 @@ export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
   let prunedAt = 0;
 
   /** Takes up to `want` slots of `key`'s `second`; the whole ask when no other daemon shares the limit. */
-  const lease = (key: string, second: number, want: number, maxRps: number, on?: Executor): Promise<number> | number =>
-    deps.budget ? deps.budget.lease(key, second, want, maxRps, on) : want;
+  const lease = (key: string, second: number, want: number, maxRps: number): Promise<number> | number =>
+    deps.budget ? deps.budget.lease(key, second, want, maxRps) : want;
 
   const prune = (nowMs: number) => {
     if (nowMs - prunedAt < pruneEveryMs && nowMs >= prunedAt) return;
@@ -107,7 +105,7 @@ export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
   };
 
   return {
-    async place(accountId, maxRps, n, nowMs, lastSlot, on) {
+    async place(accountId, maxRps, n, nowMs, lastSlot) {
       prune(nowMs);
       const key = keyOf(accountId, maxRps);
       const lane = laneOf(key, maxRps);
@@ -135,7 +133,7 @@ export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
           continue;
         }
         const want = Math.min(n - due.length, maxRps - lane.slot);
-        const got = await lease(key, lane.second, want, maxRps, on);
+        const got = await lease(key, lane.second, want, maxRps);
         for (let i = 0; i < got; i++) due.push(lane.second * 1000 + Math.floor((lane.slot + i) * gap));
         lane.slot += got;
         if (got === want) continue;

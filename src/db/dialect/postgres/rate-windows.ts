@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Db, Executor } from "../../executor.ts";
+import type { Db } from "../../executor.ts";
 import { compiled } from "../compiled.ts";
 
 /**
@@ -19,7 +19,7 @@ export const postgresRateWindows = {
    * lock orders the daemons), answering how many it got. A row past its limit keeps counting; that
    * only records demand.
    */
-  async lease(db: Executor, key: string, second: number, want: number, limit: number): Promise<number> {
+  async lease(db: Db, key: string, second: number, want: number, limit: number): Promise<number> {
     const { rows } = await db.executeQuery<{ used: number }>(compiled(LEASE, [key, second, want]));
     const before = Number(rows[0].used) - want;
     return Math.max(0, Math.min(want, limit - before));
