@@ -49,7 +49,7 @@ describe.skipIf(!onPostgres)(postgresOnly("database.pool_size on PostgreSQL"), (
     }
   });
 
-  test("a daemon on a pool of 1 delivers to a rate-limited webhook: its claim needs no second connection", async () => {
+  test("a daemon on a pool of 1 delivers to a rate-limited webhook: its claim needs no second pooled connection", async () => {
     const td = await startTestDaemon({ config: { database: { pool_size: 1 } } });
     const sink = startWebhookSink();
     try {
@@ -59,8 +59,9 @@ describe.skipIf(!onPostgres)(postgresOnly("database.pool_size on PostgreSQL"), (
       const put = await c.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true, events: { block: false }, delivery: { max_rps: 50 } });
       expect(put.status).toBe(200);
       await ingest(td, block(1, payees));
-      // Each claim leases its slots of the second in its own transaction; on a second connection
-      // it would wait for itself until the pool's timeout, every time, and nothing would go out.
+      // Each claim leases its slots of the second on the budget's own connection; asking the pool
+      // it holds for a second one, it would wait for itself until the pool's timeout, every time,
+      // and nothing would go out.
       const received = await sink.waitFor(payees.length);
       expect(new Set(received.map((r) => (JSON.parse(r.body) as { address: string }).address.toLowerCase()))).toEqual(new Set(payees));
     } finally {
