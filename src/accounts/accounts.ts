@@ -95,13 +95,7 @@ export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 export async function addCredits(db: Db, clock: Clock, accountId: string, amount: number): Promise<AccountResult> {
   const now = clock.now();
   return db.transaction().execute(async (trx): Promise<AccountResult> => {
-    const added = await trx
-      .updateTable("accounts")
-      .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: now }))
-      .where("id", "=", accountId)
-      .where("credits", "<=", MAX_BALANCE - amount)
-      .executeTakeFirst();
-    if (Number(added.numUpdatedRows) === 0) {
+    if (!(await creditAccount(trx, accountId, amount, now))) {
       const { credits } = await trx.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow();
       return invalidInput(`adding ${amount} credits to a balance of ${credits} would pass the largest balance, ${MAX_BALANCE}`);
     }
@@ -110,13 +104,18 @@ export async function addCredits(db: Db, clock: Clock, accountId: string, amount
   });
 }
 
-/** Adds to an account's balance, in the caller's transaction. */
-export async function creditAccount(trx: Executor, accountId: string, amount: number, nowMs: number): Promise<void> {
-  await trx
+/**
+ * Adds to an account's balance, in the caller's transaction: false, adding nothing, when that would
+ * take the balance past MAX_BALANCE.
+ */
+export async function creditAccount(trx: Executor, accountId: string, amount: number, nowMs: number): Promise<boolean> {
+  const added = await trx
     .updateTable("accounts")
     .set((eb) => ({ credits: eb("credits", "+", amount), updated_at: nowMs }))
     .where("id", "=", accountId)
-    .execute();
+    .where("credits", "<=", MAX_BALANCE - amount)
+    .executeTakeFirst();
+  return Number(added.numUpdatedRows) > 0;
 }
 
 export async function setAccountPlan(db: Db, clock: Clock, accountId: string, plan: string): Promise<AccountResult> {

@@ -42,6 +42,7 @@ export async function grantMonthlyCredits(db: Db, nowMs: number): Promise<GrantR
       .returning(["account_id", "credits"])
       .execute();
     // Only the rows this run inserted: another daemon granting at the same moment credits its own.
+    // A balance already within a grant of the largest one keeps its value (the grant is recorded).
     for (const g of granted) await creditAccount(trx, g.account_id, g.credits, nowMs);
     await resumePausedDeliveries(trx, granted.map((g) => g.account_id), nowMs);
     return { month, accounts: granted.length, credits: granted.reduce((sum, g) => sum + g.credits, 0) };

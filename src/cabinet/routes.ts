@@ -5,7 +5,7 @@ import { resendAccountDelivery } from "../delivery/account-resend.ts";
 import { recoverFailedDeliveries } from "../delivery/recover.ts";
 import { queueTest } from "../webhook-test/queue-test.ts";
 import { type Failure, invalidInput, type Result } from "../lib/error-codes.ts";
-import { bodyTooLarge, FailureError, failureMessage, failureStatus, fromFailure } from "../lib/failures.ts";
+import { bodyTooLarge, failureMessage, failureStatus, fromFailure } from "../lib/failures.ts";
 import { NO_NUL } from "../lib/nul-text.ts";
 import { readLimitedText } from "../net/read-body.ts";
 import { requestQuery } from "../net/request-target.ts";
@@ -151,7 +151,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
         const text = await readLimitedText(request, deps.config.server.body_limit_bytes);
         if (text === null) throw fromFailure(bodyTooLarge(deps.config.server.body_limit_bytes));
         const form = new URLSearchParams(text);
-        for (const [key, value] of form) if (value.includes("\u0000") || key.includes("\u0000")) throw new FailureError("INVALID_INPUT", `${key} ${NO_NUL}`);
+        for (const [key, value] of form) if (value.includes("\u0000") || key.includes("\u0000")) throw fromFailure(invalidInput(`${key} ${NO_NUL}`));
         return form;
       })
       .get("/cabinet/login", ({ request, server }) => signIn.page(request, server), detail("Sign-in page of a one-time link (?token=); its button, pressed by the user, redeems the link", {

@@ -27,7 +27,7 @@ export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkCon
   const mixed = mixedTransaction(parsed.blocks);
   if (mixed) return invalidInput(`${Array.isArray(raw) ? `[${mixed.block}].` : ""}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
   const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
-  if (typeof blocks === "string") return invalidInput(blocks);
+  if (!Array.isArray(blocks)) return blocks;
   const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
   return { ok: true, blocks, placed };
 }
@@ -41,8 +41,8 @@ function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: n
   return null;
 }
 
-/** Keeps the first of blocks sent twice in one batch; a hash at two heights is the error returned. */
-function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] | string {
+/** Keeps the first of blocks sent twice in one batch; refuses one hash at two heights. */
+function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] | InvalidInput {
   const heights = new Map<string, number>();
   const out: IngestedBlock[] = [];
   for (const [i, b] of blocks.entries()) {
@@ -51,7 +51,7 @@ function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] | string {
     if (first === undefined) {
       heights.set(key, b.height);
       out.push(b);
-    } else if (first !== b.height) return `[${i}].height: block ${b.hash} is at height ${first} earlier in this batch; a block's hash names one height`;
+    } else if (first !== b.height) return invalidInput(`[${i}].height: block ${b.hash} is at height ${first} earlier in this batch; a block's hash names one height`);
   }
   return out;
 }

@@ -60,7 +60,7 @@ export async function applyChain(
   blocks: readonly IngestedBlock[],
   opts: { maxReorgDepth: (network: string) => number; nowMs: number },
 ): Promise<ChainUpdate> {
-  const { statuses, heights } = await storedBlocks(trx, blocks);
+  const stored = await storedBlocks(trx, blocks);
   const networks = new Map<string, NetworkState>();
   const made = new Map<string, Made>();
   const orphaned: BlockRef[] = [];
@@ -91,7 +91,7 @@ export async function applyChain(
       .execute();
     for (const r of rows) {
       const key = blockKey(network, r.hash);
-      statuses.set(key, "orphaned");
+      stored.set(key, { status: "orphaned", height: Number(r.height) });
       const m = made.get(key);
       made.delete(key);
       // Inserted or revived in this batch: no event of it exists yet, there is nothing to retract.
@@ -102,10 +102,9 @@ export async function applyChain(
 
   for (const b of blocks) {
     const key = blockKey(b.network, b.hash);
-    const storedAt = heights.get(key);
-    if (storedAt !== undefined && storedAt !== b.height) throw new ChainRefused(heightMismatch(b, storedAt));
-    const status = statuses.get(key);
-    if (status === "canonical") continue;
+    const known = stored.get(key);
+    if (known && known.height !== b.height) throw new ChainRefused(heightMismatch(b, known.height));
+    if (known?.status === "canonical") continue;
     const net = await stateOf(b.network);
     let from: number | null = null;
     if (net.tip === null || b.height > net.tip.height) {
@@ -137,7 +136,7 @@ export async function applyChain(
     }
 
     // Read again: orphaning stale rewound blocks may just have orphaned this one.
-    const current = statuses.get(key);
+    const current = stored.get(key)?.status;
     if (current === undefined) {
       pending.push(b);
       made.set(key, { block: b, how: "inserted" });
@@ -146,8 +145,7 @@ export async function applyChain(
       await trx.updateTable("blocks").set({ status: "canonical" }).where("network", "=", b.network).where("hash", "=", b.hash).execute();
       made.set(key, { block: b, how: current === "orphaned" ? "revived" : "reattached" });
     }
-    statuses.set(key, "canonical");
-    heights.set(key, b.height);
+    stored.set(key, { status: "canonical", height: b.height });
     if (from !== null || net.tip === null || b.height > net.tip.height) net.tip = { hash: b.hash, height: b.height, parentHash: b.parentHash };
   }
   await flush();
@@ -195,19 +193,15 @@ function tooDeep(b: IngestedBlock, tip: number, from: number, depth: number, max
   };
 }
 
-/** The status and height of each block of the batch that is already stored. */
-async function storedBlocks(
-  trx: Transaction<DB>,
-  blocks: readonly IngestedBlock[],
-): Promise<{ statuses: Map<string, BlockStatus>; heights: Map<string, number> }> {
+/** The status and height of each block of the batch that is already stored, by blockKey. */
+async function storedBlocks(trx: Transaction<DB>, blocks: readonly IngestedBlock[]): Promise<Map<string, { status: BlockStatus; height: number }>> {
   const byNetwork = new Map<string, string[]>();
   for (const b of blocks) {
     const list = byNetwork.get(b.network);
     if (list) list.push(b.hash);
     else byNetwork.set(b.network, [b.hash]);
   }
-  const statuses = new Map<string, BlockStatus>();
-  const heights = new Map<string, number>();
+  const stored = new Map<string, { status: BlockStatus; height: number }>();
   for (const [network, hashes] of byNetwork) {
     for (let i = 0; i < hashes.length; i += 500) {
       const rows = await trx
@@ -216,13 +210,10 @@ async function storedBlocks(
         .where("network", "=", network)
         .where("hash", "in", hashes.slice(i, i + 500))
         .execute();
-      for (const r of rows) {
-        statuses.set(blockKey(network, r.hash), r.status);
-        heights.set(blockKey(network, r.hash), Number(r.height));
-      }
+      for (const r of rows) stored.set(blockKey(network, r.hash), { status: r.status, height: Number(r.height) });
     }
   }
-  return { statuses, heights };
+  return stored;
 }
 
 /** The canonical blocks at height − 1, height and height + 1. */

@@ -51,13 +51,16 @@ export async function sendOrderOf(db: Db, accountId: string): Promise<number[]> 
   for (const r of rows) {
     const at = Number(r.started_at);
     const seen = first.get(r.delivery_id);
-    if (!seen || at < seen.at) first.set(r.delivery_id, { at, n: (JSON.parse(r.body) as { n: number }).n });
+    if (!seen || at < seen.at) first.set(r.delivery_id, { at, n: nOf(r.body) });
   }
   return [...first.values()].sort((x, y) => x.at - y.at || x.n - y.n).map((r) => r.n);
 }
 
 /** The `n` of each backlog body received, in arrival order. */
-export const sequenceOf = (received: readonly Received[]) => received.map((r) => (JSON.parse(r.body) as { n: number }).n);
+export const sequenceOf = (received: readonly Received[]) => received.map((r) => nOf(r.body));
+
+/** The `n` of a backlog body (failedBacklog). */
+const nOf = (body: string) => (JSON.parse(body) as { n: number }).n;
 
 /** How many requests arrived in each of `seconds` clock seconds from `fromMs` (a whole second). */
 export function perSecond(received: readonly Received[], fromMs: number, seconds: number): number[] {
