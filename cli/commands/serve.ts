@@ -18,7 +18,7 @@ export function serveCommand(g: Globals) {
       const signal = nextStopSignal();
       try {
         // Before the database is opened (or migrated): a second serve on a SQLite file stops here.
-        const claimed = lockDatabaseForServe(config.database.url, process.pid);
+        const claimed = lockDatabaseForServe(config.database.url);
         if (!claimed.ok) throw new CommandError(claimed.error);
         const ctx = await openContext(config, { log });
         const daemon = await startDaemon(ctx, { soleDaemon: claimed.sole });
@@ -26,8 +26,15 @@ export function serveCommand(g: Globals) {
         log.info("database", { database: databaseFile(config), config: origin });
         // runMain would exit as soon as run() returns: wait here for the signal and a clean stop.
         log.info("shutting down", { signal: await signal.received });
-        await daemon.stop().catch((e) => log.error("shutdown failed", { error: String(e) }));
-        claimed.lock.release();
+        const closed = await daemon.stop().then(
+          () => true,
+          (e) => {
+            log.error("shutdown failed", { error: String(e) });
+            return false;
+          },
+        );
+        // Only once the database is closed (src/lib/file-lock.ts says why); else the exit releases it.
+        if (closed) claimed.lock.release();
       } finally {
         signal.dispose();
       }
