@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { type ConfigSource, findConfig, loadConfig } from "../src/config/load.ts";
 import { dialectOfUrl, sqlitePath } from "../src/db/database.ts";
 import type { Config } from "../src/config/schema.ts";
-import { type Context, openContext } from "../src/context.ts";
+import { type Context, MissingMasterKey, openContext } from "../src/context.ts";
 import { CommandError, type Globals } from "./globals.ts";
 
 /** A validated config and a phrase saying where it came from (`config /etc/cw.toml from --config`). */
@@ -39,14 +39,13 @@ export function databaseFile(config: Config): string {
 
 /**
  * What would have to be created from nothing to run against this config: run from the wrong
- * folder, a relative database path silently yields a new empty database and a new master key.
+ * folder, a relative database path silently yields a new empty database. (A missing master key is
+ * openContext's to judge: it depends on whether the database holds secrets sealed under one.)
  */
-function missingData(config: Config, env: Record<string, string | undefined>): string | null {
+function missingDatabase(config: Config): string | null {
   const db = databaseFile(config);
   // A PostgreSQL database is created by its administrator; migrate fills it.
   if (dialectOfUrl(config.database.url) === "sqlite" && db !== ":memory:" && !existsSync(db)) return `no database at ${db}`;
-  if (!env.CHAINWATCH_MASTER_KEY && !existsSync(config.secrets.master_key_file))
-    return `no master key at ${resolve(config.secrets.master_key_file)} (and $CHAINWATCH_MASTER_KEY is not set)`;
   return null;
 }
 
@@ -58,11 +57,12 @@ function missingData(config: Config, env: Record<string, string | undefined>): s
 export async function withContext<T>(globals: Globals, fn: (ctx: Context) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
   const { config, origin } = configFor(globals);
   const create = opts.create === true || globals.create;
-  if (!create) {
-    const missing = missingData(config, globals.io.env);
-    if (missing) throw new CommandError(`${missing} (${origin}); run \`chainwatch migrate\` to create it, or pass --create`);
-  }
-  const ctx = await openContext(config, { create, env: globals.io.env });
+  const fromNothing = (missing: string) => new CommandError(`${missing} (${origin}); run \`chainwatch migrate\` to create it, or pass --create`);
+  const missing = create ? null : missingDatabase(config);
+  if (missing) throw fromNothing(missing);
+  const ctx = await openContext(config, { create, env: globals.io.env }).catch((e: unknown) => {
+    throw e instanceof MissingMasterKey ? fromNothing(e.message) : e;
+  });
   let result: T;
   try {
     result = await fn(ctx);

@@ -8,7 +8,7 @@ import { CommandError } from "../globals.ts";
 export const globalArgs = {
   config: { type: "string", description: "Config file (else $CHAINWATCH_CONFIG, else ./chainwatch.toml, else defaults)" },
   json: { type: "boolean", description: "Print one JSON document on stdout" },
-  create: { type: "boolean", description: "Create the database and master key when missing (migrate and serve always may)" },
+  create: { type: "boolean", description: "Create the database, and the master key of a new database, when missing (migrate and serve always may)" },
 } as const satisfies ArgsDef;
 
 /** The account named by id or name, or a one-line failure. */

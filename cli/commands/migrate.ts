@@ -24,7 +24,7 @@ export function describeMigration(applied: string[], schema: string | null): str
 
 export function migrateCommand(g: Globals) {
   return defineCommand({
-    meta: { name: "migrate", description: "Apply pending database migrations (creates the master key on first use)" },
+    meta: { name: "migrate", description: "Apply pending database migrations (creates the master key for a new database)" },
     args: { ...globalArgs },
     run: () =>
       withContext(g, async (ctx) => {

@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, cleanEnv } from "../support/cli.ts";
+import { CLI, cleanEnv, startServe as startServeIn } from "../support/cli.ts";
 
 // docs/operations.md: one `serve` per SQLite file. Real CLI processes (test/support/cli.ts) in one
 // folder, with the database given relative to it (`./data/chainwatch.db`), as an operator writes it.
@@ -22,20 +22,10 @@ async function run(args: string[], configFile = config, cwd = dir) {
   return { code, stdout, stderr };
 }
 
-/** Starts `serve` and resolves once it listens (its stdout is drained afterwards). */
-async function startServe(): Promise<Subprocess<"ignore", "pipe", "pipe">> {
-  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", config], { cwd: dir, env: cleanEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+/** Starts `serve` on the main config and resolves once it listens. */
+async function startServe(): Promise<Subprocess> {
+  const { proc } = await startServeIn(config, dir);
   started.push(proc);
-  const reader = proc.stdout.getReader();
-  let log = "";
-  while (!log.includes('"msg":"listening"')) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`serve exited: ${log}${await new Response(proc.stderr).text()}`);
-    log += new TextDecoder().decode(value);
-  }
-  (async () => {
-    for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) break;
-  })();
   return proc;
 }
 
@@ -61,7 +51,7 @@ afterAll(async () => {
 });
 
 describe("one serve per SQLite file", () => {
-  let first: Subprocess<"ignore", "pipe", "pipe">;
+  let first: Subprocess;
 
   test("a second serve on the same file exits 1 naming the first one's pid, and the first keeps serving", async () => {
     first = await startServe();

@@ -1,3 +1,4 @@
+import type { Subprocess } from "bun";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -83,4 +84,32 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("CHAINWATCH_")) env[k] = v;
   return { ...env, ...extra };
+}
+
+/** A `chainwatch serve` child process that logged `listening`; `log` resolves with its whole stdout once it exits. */
+export type ServeProcess = { proc: Subprocess<"ignore", "pipe", "pipe">; log: Promise<string> };
+
+/**
+ * Spawns `serve --config <config>` in `cwd` and resolves once it logs `listening` (its stdout keeps
+ * being read, so it never blocks on a full pipe); rejects with its output if it exits first. The
+ * caller stops it by its pid (`proc.kill`).
+ */
+export async function startServe(config: string, cwd: string, env = cleanEnv()): Promise<ServeProcess> {
+  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", config], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let log = "";
+  while (!log.includes('"msg":"listening"')) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`serve exited: ${log}${await new Response(proc.stderr).text()}`);
+    log += decoder.decode(value, { stream: true });
+  }
+  const rest = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+      if (done) return log;
+      log += decoder.decode(value, { stream: true });
+    }
+  })();
+  return { proc, log: rest };
 }
