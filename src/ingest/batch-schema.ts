@@ -11,7 +11,8 @@ const RAW_INTEGER_PATTERN = "^(0|[1-9][0-9]*)$";
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 const Nullable = <S extends TSchema>(schema: S) => T.Union([schema, T.Null()]);
-const RawValue = T.String({ pattern: RAW_INTEGER_PATTERN, maxLength: 78, description: "Integer in the smallest unit" });
+// `x-amount: "raw"`: a refusal says why a value is none (value-errors.ts), a JSON number included.
+const RawValue = T.String({ pattern: RAW_INTEGER_PATTERN, maxLength: 78, "x-amount": "raw", description: "Integer in the smallest unit, as a string" });
 const Hash = PrintableString({ minLength: 1, maxLength: 256 });
 // Feed addresses are free text: an address that is no valid address of the family never matches.
 // Capped like hashes, so a batch cannot smuggle megabytes into one event body.
@@ -85,14 +86,10 @@ export function parseBatch(raw: unknown): ParsedBatch {
   return invalidInput(describeBatchError(checkBlock.Errors(raw).First()));
 }
 
-/** describeValueError, plus the two shapes it cannot word well: integer strings and nullable fields. */
+/** describeValueError, plus the shape it cannot word well: nullable fields. */
 function describeBatchError(e: ValueError | undefined): string {
   if (!e) return "body is invalid";
   const field = fieldName(e.path) || "body";
-  const badDigits = e.type === ValueErrorType.StringPattern || e.type === ValueErrorType.StringMaxLength;
-  if (badDigits && e.schema.pattern === RAW_INTEGER_PATTERN) {
-    return `${field} must be a non-negative integer string in the smallest unit`;
-  }
   const anyOf = e.schema.anyOf as TSchema[] | undefined;
   const nonNull = anyOf?.length === 2 && anyOf[1].type === "null" ? anyOf[0] : undefined;
   if (e.type === ValueErrorType.Union && nonNull) {

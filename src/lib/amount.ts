@@ -38,14 +38,15 @@ export type ParsedAmount = Result<{ raw: bigint }, InvalidInput>;
 
 /**
  * Parses a positive decimal string ("1", "1.50", "0.000001") to the smallest unit. Rejects: empty, whitespace, signs, exponent, leading/trailing dot (".5", "5."), more fractional digits than `decimals`, zero, non-digits, more than 78 integer digits.
- * A refusal's sentence starts with `field`: `amount has more than 6 fractional digits`.
+ * A refusal's sentence starts with `field` and says why: `amount has more than 6 fractional digits`,
+ * `amount must be a positive decimal string without an exponent (got "1e30")`.
  */
 export function parseAmount(text: string, decimals: number, field = "amount"): ParsedAmount {
   assertDecimals(decimals);
   const refuse = (reason: string) => invalidInput(`${field} ${reason}`);
   if (text === "") return refuse("must not be empty");
   const match = DECIMAL_SHAPE.exec(text);
-  if (match === null) return refuse("must be a positive decimal string");
+  if (match === null) return invalidInput(describeAmountMiss(field, text, "decimal"));
   const integer = match[1] ?? "";
   const fraction = match[2] ?? "";
   if (integer.length > MAX_DIGITS) return refuse(`has more than ${MAX_DIGITS} integer digits`);
@@ -61,4 +62,52 @@ export function parseAmount(text: string, decimals: number, field = "amount"): P
 export function parseRawInteger(text: string): bigint | null {
   if (text.length > MAX_DIGITS || !RAW_INTEGER_SHAPE.test(text)) return null;
   return BigInt(text);
+}
+
+/** Longest piece of a refused value a refusal quotes back. */
+const QUOTED_MAX = 40;
+
+/** A refused value as the refusal quotes it: JSON (a string quoted, a number bare), cut to QUOTED_MAX characters. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX - 1)}…` : text;
+}
+
+/**
+ * What keeps a text from being plain decimal digits, when a familiar notation explains it: the
+ * words that follow "must be … string" (`without an exponent`, `, not hex`); null when nothing in
+ * particular does.
+ */
+function notationMiss(text: string, kind: AmountKind): string | null {
+  if (/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+$/.test(text)) return "without an exponent";
+  if (/^[+-]/.test(text)) return "without a sign";
+  if (/^0[xX][0-9a-fA-F]*$/.test(text)) return ", not hex";
+  if (/\s/.test(text)) return "without spaces";
+  if (/^[0-9]+(,[0-9]+)+$/.test(text)) return kind === "raw" ? "without separators" : "with a dot as the decimal point and no separators";
+  if (kind === "raw" && /^[0-9]*\.[0-9]*$/.test(text) && text !== ".") return "without a decimal point";
+  if (kind === "raw" && /^0[0-9]+$/.test(text)) return "without leading zeros";
+  if (kind === "raw" && /^[0-9]+$/.test(text)) return `of at most ${MAX_DIGITS} digits`;
+  return null;
+}
+
+/**
+ * `decimal`: a positive amount in whole units, as a client gives it ("12.5"); `raw`: a
+ * non-negative integer in the smallest unit, as a feed sends values ("1000000").
+ */
+export type AmountKind = "decimal" | "raw";
+
+/**
+ * Why `value` is no amount of `kind`, naming `field` and quoting the value: `amount must be a
+ * positive decimal string without an exponent (got "1e30")`. A JSON number is refused whatever its
+ * value, since a double cannot carry every digit of an amount (2^53 is about 9 × 10^15, and one
+ * ether is 10^18 wei), so no amount is ever read through one.
+ */
+export function describeAmountMiss(field: string, value: unknown, kind: AmountKind): string {
+  const what = kind === "decimal" ? "a positive decimal string" : "an integer string in the smallest unit";
+  const example = kind === "decimal" ? '"12.5"' : '"1000000"';
+  if (typeof value === "number") return `${field} must be ${what} such as ${example}, not a JSON number (got ${quoted(value)}): a number cannot carry every digit of an amount`;
+  if (typeof value !== "string") return `${field} must be ${what} such as ${example} (got ${quoted(value)})`;
+  const why = notationMiss(value, kind);
+  const reason = why === null ? ` such as ${example}` : why.startsWith(",") ? why : ` ${why}`;
+  return `${field} must be ${what}${reason} (got ${quoted(value)})`;
 }

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { type AmountKind, describeAmountMiss } from "./amount.ts";
 import { type InvalidInput, invalidInput, type Result } from "./error-codes.ts";
 import { NO_CONTROL_CHARS } from "./printable.ts";
 
@@ -40,6 +41,11 @@ export function describeStringMiss(field: string, s: TSchema, value: string): st
 export function describeValueError(e: Pick<ValueError, "path" | "type" | "message" | "schema"> & { value?: unknown }): string {
   const field = fieldName(e.path) || "body";
   const s: TSchema = e.schema;
+  // A string schema marked `x-amount` ("decimal" or "raw") says why a value is no amount, a JSON number
+  // included. (An `x-` keyword, so the OpenAPI document the schemas make stays valid.)
+  const amount = s["x-amount"] as AmountKind | undefined;
+  const stringMiss = e.type === ValueErrorType.String || e.type === ValueErrorType.StringPattern || e.type === ValueErrorType.StringMaxLength;
+  if (amount !== undefined && stringMiss) return describeAmountMiss(field, e.value, amount);
   switch (e.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `${field} is required`;

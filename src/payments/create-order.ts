@@ -27,7 +27,8 @@ export const CreateOrderBody = T.Object(
     order_id: PrintableString({ minLength: 1, maxLength: 128, description: "The merchant's own order identifier, unique per account" }),
     network: T.String({ description: "Network slug, e.g. eth" }),
     address: PrintableString({ description: "The address the customer pays to" }),
-    amount: T.String({ description: "Positive decimal amount, e.g. \"12.5\"" }),
+    // A string, never a JSON number (which cannot carry every digit); `x-amount` words the refusal (value-errors.ts).
+    amount: T.String({ "x-amount": "decimal", description: "Positive decimal amount as a string, e.g. \"12.5\"; no exponent" }),
     asset: T.Optional(T.Union([PrintableString(), T.Null()], { description: "Token contract / mint; absent or null = the native coin" })),
     decimals: T.Optional(T.Integer({ minimum: 0, maximum: MAX_DECIMALS, description: "Required with asset; for the native coin it must equal the network's decimals" })),
     expires_in_seconds: T.Optional(

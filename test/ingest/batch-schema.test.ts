@@ -22,11 +22,23 @@ describe("parseBatch", () => {
 
   it.each([
     ["a missing transaction hash", withTx({ hash: undefined }), "transactions[3].hash is required"],
-    ["a non-integer value", withTx({ value: "1.5" }), "transactions[3].value must be a non-negative integer string in the smallest unit"],
-    ["a negative value", withTx({ value: "-1" }), "transactions[3].value must be a non-negative integer string in the smallest unit"],
-    ["a value with a leading zero", withTx({ value: "01" }), "transactions[3].value must be a non-negative integer string in the smallest unit"],
-    ["a value longer than 78 digits", withTx({ value: "9".repeat(79) }), "transactions[3].value must be a non-negative integer string in the smallest unit"],
-    ["a numeric value", withTx({ value: 1 }), "transactions[3].value must be a string"],
+    ["a non-integer value", withTx({ value: "1.5" }), 'transactions[3].value must be an integer string in the smallest unit without a decimal point (got "1.5")'],
+    ["a negative value", withTx({ value: "-1" }), 'transactions[3].value must be an integer string in the smallest unit without a sign (got "-1")'],
+    ["a value with a leading zero", withTx({ value: "01" }), 'transactions[3].value must be an integer string in the smallest unit without leading zeros (got "01")'],
+    ["a value longer than 78 digits", withTx({ value: "9".repeat(79) }), `transactions[3].value must be an integer string in the smallest unit of at most 78 digits (got "${"9".repeat(38)}…)`],
+    ["a value with an exponent", withTx({ value: "1e30" }), 'transactions[3].value must be an integer string in the smallest unit without an exponent (got "1e30")'],
+    ["a value in hex", withTx({ value: "0x10" }), 'transactions[3].value must be an integer string in the smallest unit, not hex (got "0x10")'],
+    ["a value that is no number", withTx({ value: "ten" }), 'transactions[3].value must be an integer string in the smallest unit such as "1000000" (got "ten")'],
+    [
+      "a value sent as a JSON number (1e30)",
+      withTx({ value: 1e30 }),
+      'transactions[3].value must be an integer string in the smallest unit such as "1000000", not a JSON number (got 1e+30): a number cannot carry every digit of an amount',
+    ],
+    [
+      "a transfer value sent as a JSON number",
+      withTx({ transfers: [{ asset: "0xc", value: 5 }] }),
+      'transactions[3].transfers[0].value must be an integer string in the smallest unit such as "1000000", not a JSON number (got 5): a number cannot carry every digit of an amount',
+    ],
     ["a numeric `to`", withTx({ to: 5 }), "transactions[3].to must be a string or null"],
     ["a fractional height", block({ height: 1.5 }), "height must be an integer"],
     ["a negative height", block({ height: -1 }), "height must be at least 0"],

@@ -215,7 +215,17 @@ describe("ingest and matching", () => {
   it("rejects a single block naming the field without a position prefix", async () => {
     const res = await d.ingest({ network: "eth", height: 1, hash: "0xb9", transactions: [{ hash: "0xw", value: "1.0" }] });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "transactions[0].value must be a non-negative integer string in the smallest unit" });
+    expect(await res.json()).toEqual({ error: 'transactions[0].value must be an integer string in the smallest unit without a decimal point (got "1.0")' });
+  });
+
+  it("rejects a value sent as a JSON number (1e30) saying why, and stores nothing", async () => {
+    const before = await counts(d);
+    const res = await d.ingest({ network: "eth", height: height + 1, hash: "0xb2", transactions: [{ hash: "0xn1", from: X, to: W, value: 1e30 }] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'transactions[0].value must be an integer string in the smallest unit such as "1000000", not a JSON number (got 1e+30): a number cannot carry every digit of an amount',
+    });
+    expect(await counts(d)).toEqual(before);
   });
 
   it("rejects a network that is not configured and stores nothing", async () => {

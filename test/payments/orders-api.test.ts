@@ -134,12 +134,14 @@ describe("one active order per network, address and asset", () => {
 describe("POST /v1/payments names the bad field with 400", () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["too many decimals", { amount: "1.0000001", asset: "0xdac17f958d2ee523a2206206994597c13d831ec7", decimals: 6 }, "amount has more than 6 fractional digits"],
-    ["a negative amount", { amount: "-1" }, "amount must be a positive decimal string"],
+    ["a negative amount", { amount: "-1" }, 'amount must be a positive decimal string without a sign (got "-1")'],
     ["a zero amount", { amount: "0.000" }, "amount must be greater than zero"],
-    ["a garbage amount", { amount: "12abc" }, "amount must be a positive decimal string"],
-    ["an exponent amount", { amount: "1e18" }, "amount must be a positive decimal string"],
+    ["a garbage amount", { amount: "12abc" }, 'amount must be a positive decimal string such as "12.5" (got "12abc")'],
+    ["an exponent amount", { amount: "1e18" }, 'amount must be a positive decimal string without an exponent (got "1e18")'],
     ["an empty amount", { amount: "" }, "amount must not be empty"],
-    ["a numeric amount", { amount: 1.5 }, "amount must be a string"],
+    ["a numeric amount", { amount: 1.5 }, 'amount must be a positive decimal string such as "12.5", not a JSON number (got 1.5): a number cannot carry every digit of an amount'],
+    ["an amount of 1e30 as a JSON number", { amount: 1e30 }, 'amount must be a positive decimal string such as "12.5", not a JSON number (got 1e+30): a number cannot carry every digit of an amount'],
+    ["a comma as the decimal point", { amount: "12,5" }, 'amount must be a positive decimal string with a dot as the decimal point and no separators (got "12,5")'],
     ["an unknown network", { network: "doge" }, "Unknown network: doge"],
     ["an invalid address", { address: "0x1234" }, "Invalid address for network eth"],
     ["a bad EIP-55 checksum", { address: "0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }, "Invalid address for network eth"],
