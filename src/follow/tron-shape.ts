@@ -36,13 +36,26 @@ export type TronTxInfo = { id: string; failed: boolean; receiptResult: string | 
  */
 export class InexactNumber extends Error {}
 
-/** Parses a node's answer keeping every integer beyond 2^53 as its decimal digits (a string). */
+/** An integer JSON.parse rounds: what makes a check ask for parseExact, and what parseExact keeps as written. */
+const isInexactInteger = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value);
+
+// JSON.rawJSON and JSON.isRawJSON (JSON.parse source text access), which TypeScript's lib does not declare yet.
+type RawJson = { readonly rawJSON: string };
+const Json = JSON as unknown as { rawJSON(text: string): RawJson; isRawJSON(value: unknown): value is RawJson };
+
+/**
+ * Parses a node's answer keeping every integer beyond 2^53 as the number text the node printed (a
+ * raw JSON value, which previews as the number it was). Strings stay strings: a value the node
+ * sent quoted is never mistaken for a number it printed.
+ */
 export function parseExact(text: string): unknown {
   // The reviver's third argument (the source text of a primitive) is JSON.parse source text access.
-  const keep = (_key: string, value: unknown, context?: { source?: string }) =>
-    typeof value === "number" && !Number.isSafeInteger(value) && context?.source && DIGITS.test(context.source) ? context.source : value;
+  const keep = (_key: string, value: unknown, context?: { source?: string }) => (isInexactInteger(value) && context?.source ? Json.rawJSON(context.source) : value);
   return JSON.parse(text, keep as (key: string, value: unknown) => unknown);
 }
+
+/** The most an int64 holds: java-tron's amounts (sun) are int64 fields. */
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** Whether an answer is `{}`: what java-tron prints for a block or info it does not have. */
 export function isEmptyAnswer(value: unknown): boolean {
@@ -85,15 +98,19 @@ function checker(what: string, book: TronAddressBook) {
       if (address === null) fail(field, "a tron address (base58check T…, or 40 hex digits)", value);
       return address as string;
     },
-    /** A non-negative integer (an amount); absent is 0. Beyond 2^53 it must come from parseExact. */
+    /**
+     * An amount in sun: a JSON number, as java-tron prints its int64 fields (JsonFormat prints them
+     * bare, never quoted), from 0 to 2^63 - 1; absent is 0. A quoted one is no answer of java-tron
+     * and is refused, as is one past int64. Beyond 2^53 it must come from parseExact.
+     */
     amount(field: string, value: unknown): bigint {
+      const expected = "a JSON number of sun from 0 to 2^63 - 1";
       if (value === undefined) return 0n;
-      if (typeof value === "number") {
-        if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-        if (Number.isInteger(value) && value > 0) throw new InexactNumber(field);
-      }
-      if (typeof value === "string" && DIGITS.test(value)) return BigInt(value);
-      return fail(field, "a non-negative integer", value);
+      if (Number.isSafeInteger(value) && (value as number) >= 0) return BigInt(value as number);
+      if (isInexactInteger(value)) throw new InexactNumber(field);
+      if (!Json.isRawJSON(value) || !DIGITS.test(value.rawJSON)) return fail(field, expected, value);
+      const sun = BigInt(value.rawJSON);
+      return sun <= INT64_MAX ? sun : fail(field, expected, value);
     },
     /** A non-negative integer a JS number holds (heights, timestamps); `absent` when the field is left out. */
     count(field: string, value: unknown, absent?: number): number {

@@ -115,8 +115,11 @@ describe("shapes", () => {
     ["a missing parent above the genesis block", (() => { const b = block(5, []); delete b.block_header.raw_data.parentHash; return b; })(), `${M}block_header.raw_data.parentHash is not a hash (64 hex digits) (missing)`],
     ["HTML in a recipient", block(5, [trx(ID(1), A, "<b>pwned</b>" as string)]), `${M}transactions[0].raw_data.contract[0].parameter.value.to_address is not a tron address (base58check T…, or 41 + 40 hex digits) ("<b>pwned</b>")`],
     ["an owner with a broken checksum", block(5, [trx(ID(1), USDT.toLowerCase())]), `${M}transactions[0].raw_data.contract[0].parameter.value.owner_address is not a tron address (base58check T…, or 41 + 40 hex digits) ("tr7nhqjekqxgtci8q8zy4pl8otszgjlj6t")`],
-    ["a negative amount", block(5, [trx(ID(1), A, B, -5)]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a non-negative integer (-5)`],
-    ["an amount given as text", block(5, [trx(ID(1), A, B, "1e6")]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a non-negative integer ("1e6")`],
+    ["a negative amount", block(5, [trx(ID(1), A, B, -5)]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 (-5)`],
+    ["an amount given as text", block(5, [trx(ID(1), A, B, "1e6")]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 ("1e6")`],
+    // java-tron prints int64 fields as bare numbers (JsonFormat): quoted digits are no answer of it.
+    ["an amount given as a string of digits", block(5, [trx(ID(1), A, B, "2000000")]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 ("2000000")`],
+    ["a fractional amount", block(5, [trx(ID(1), A, B, 1.5)]), `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 (1.5)`],
     ["a transaction id that is no hash", block(5, [trx("xyz")]), `${M}transactions[0].txID is not a hash (64 hex digits) ("xyz")`],
     ["a result with markup", block(5, [{ ...trx(ID(1)), ret: [{ contractRet: "<SUCCESS>" }] }]), `${M}transactions[0].ret[0].contractRet is not a result name ("<SUCCESS>")`],
     ["a transaction without a contract", block(5, [{ ...trx(ID(1)), raw_data: { contract: [] } }]), `${M}transactions[0].raw_data.contract is not a list of one contract ([])`],
@@ -140,6 +143,17 @@ describe("shapes", () => {
     const text = JSON.stringify(block(5, [trx(ID(1), A, B, 1)])).replace('"amount":1', '"amount":90071992547409930');
     expect(() => checkBlock(5, JSON.parse(text), book())).toThrow(InexactNumber);
     expect(checkBlock(5, parseExact(text), book()).transactions[0].value).toBe(90071992547409930n);
+  });
+
+  test("an amount is an int64: 2^63 - 1 sun passes, one more, or a large number in exponent form, is refused after the exact parse", () => {
+    const withAmount = (printed: string) => JSON.stringify(block(5, [trx(ID(1), A, B, 1)])).replace('"amount":1', `"amount":${printed}`);
+    expect(checkBlock(5, parseExact(withAmount("9223372036854775807")), book()).transactions[0].value).toBe(2n ** 63n - 1n);
+    for (const printed of ["9223372036854775808", "1e20"]) {
+      expect(() => checkBlock(5, JSON.parse(withAmount(printed)), book())).toThrow(InexactNumber);
+      expect(refusal(() => checkBlock(5, parseExact(withAmount(printed)), book()))).toBe(
+        `${M}transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 (${printed})`,
+      );
+    }
   });
 
   const I = "the node sent malformed transaction info of block 5: ";

@@ -108,6 +108,29 @@ describe("malformed blocks", () => {
     await until(() => status(d), (x) => x.state === "following" && x.stored_tip === 4);
   });
 
+  // JSON.stringify cannot print a bigint: the int64 past its end is spliced in as digits.
+  const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+  test.each([
+    ["a JSON string of digits (java-tron prints int64 as a number)", "2000000", '"2000000"'],
+    ["a number past int64", rawJson("9223372036854775808"), "9223372036854775808"],
+  ])("a TRX amount sent as %s is refused: nothing stored, the field named", async (_name, amount, shown) => {
+    const n = node();
+    const d = await followingThenBlock4(n);
+    n.rewriteBlock = (b) => {
+      if (b.transactions) b.transactions[0].raw_data.contract[0].parameter.value.amount = amount;
+      return b;
+    };
+    const s = await until(() => status(d), (x) => x.state === "error");
+    expect(s.last_error).toBe(
+      `the node sent a malformed block 4: transactions[0].raw_data.contract[0].parameter.value.amount is not a JSON number of sun from 0 to 2^63 - 1 (${shown})`,
+    );
+    expect(await tip(d)).toBe(3);
+    expect(await events(d)).toEqual([]);
+    n.rewriteBlock = null;
+    await until(() => status(d), (x) => x.state === "following" && x.stored_tip === 4);
+    expect((await events(d)).map((e) => [e.address, e.amount_raw])).toEqual([[W, "2000000"]]);
+  });
+
   test("a TRX amount beyond 2^53 sun is read exactly, not rounded by JSON.parse", async () => {
     const n = node();
     const d = await follow([n.url]);
