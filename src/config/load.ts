@@ -7,7 +7,7 @@ import { closest } from "../lib/nearest-name.ts";
 import { privateByName } from "../net/target-guard.ts";
 import { normalizeAddress } from "../watch/address.ts";
 import { btcAddressParams } from "../watch/btc-address.ts";
-import { type Config, ConfigSchema, DEFAULT_NETWORKS, type Family, type NetworkConfig, NetworkSchema, RatesSchema } from "./schema.ts";
+import { BTC_MAX_MONEY_DEFAULT, type Config, ConfigSchema, DEFAULT_NETWORKS, type Family, type NetworkConfig, NetworkSchema, RatesSchema } from "./schema.ts";
 
 export type ConfigResult = Result<{ config: Config; path: string | null }, StartupFailure>;
 
@@ -94,9 +94,9 @@ export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = 
     n.tokens = tokens;
   }
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
-  // Spelled out on every btc network, so the loaded config says which addresses it takes.
+  // Spelled out on every btc network, so the loaded config says which addresses it takes and the most an output may carry.
   for (const [slug, n] of Object.entries(config.networks)) {
-    if (n.family === "btc") config.networks[slug] = { ...n, ...btcAddressParams(n) };
+    if (n.family === "btc") config.networks[slug] = { ...n, ...btcAddressParams(n), max_money: n.max_money ?? BTC_MAX_MONEY_DEFAULT };
   }
   // Only tron networks send a key: a stray variable for another network changes nothing.
   for (const [slug, n] of Object.entries(config.networks)) {
@@ -187,6 +187,7 @@ const BTC_ONLY_KEYS = {
   p2pkh_version: "only btc networks have base58 version bytes",
   p2sh_version: "only btc networks have base58 version bytes",
   chain: "only btc networks name a Bitcoin Core chain",
+  max_money: "only btc networks bound their outputs by the coin's MAX_MONEY",
 } as const;
 
 /** Families with a follower in this build (src/follow/followers.ts). */

@@ -76,9 +76,10 @@ export const NetworkSchema = T.Object(
       default: {},
       description: "Token metadata keyed by contract address (evm: `0x…`; tron: base58check `T…`)",
     }),
-    // btc family only (loadConfig refuses them elsewhere and fills a btc network's absent ones from
-    // BTC_ADDRESS_DEFAULTS): the address forms watches and orders accept, so a Litecoin or regtest
-    // network refuses Bitcoin mainnet addresses and accepts its own.
+    // btc family only (loadConfig refuses them elsewhere; a btc network's absent ones are Bitcoin
+    // mainnet's, BTC_ADDRESS_DEFAULTS and BTC_MAX_MONEY_DEFAULT): the address forms watches and orders
+    // accept, so a Litecoin or regtest network refuses Bitcoin mainnet addresses and accepts its own,
+    // and the most an output may carry.
     bech32_hrp: T.Optional(
       T.String({
         pattern: "^[a-z0-9]{1,83}$",
@@ -88,6 +89,14 @@ export const NetworkSchema = T.Object(
     ),
     p2pkh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255, description: "btc: the base58check version byte of P2PKH addresses; unset: 0" })),
     p2sh_version: T.Optional(T.Integer({ minimum: 0, maximum: 255, description: "btc: the base58check version byte of P2SH addresses; unset: 5" })),
+    max_money: T.Optional(
+      T.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          "btc: the most one output, and one transaction's outputs together, may carry, in whole coins: the coin's consensus MAX_MONEY (Bitcoin and Bitcoin Cash 21000000, Litecoin 84000000, Dogecoin 10000000000); more is refused as malformed data; unset: 21000000",
+      }),
+    ),
     chain: T.Optional(
       T.String({
         pattern: "^[a-z0-9_-]{1,32}$",
@@ -101,6 +110,9 @@ export const NetworkSchema = T.Object(
 
 /** A btc-family network's address forms when its table names none: Bitcoin mainnet's (bc1…, 1…, 3…). */
 export const BTC_ADDRESS_DEFAULTS = Object.freeze({ bech32_hrp: "bc", p2pkh_version: 0x00, p2sh_version: 0x05 });
+
+/** A btc-family network's `max_money` when its table names none: Bitcoin's MAX_MONEY, 21 million coins. */
+export const BTC_MAX_MONEY_DEFAULT = 21_000_000;
 
 export const RatesSchema = T.Object(
   {

@@ -7,7 +7,7 @@ import type { Logger } from "../lib/log.ts";
 import { hasWaitingOrders, type MempoolTx, observeMempool } from "../payments/mempool.ts";
 import { matchAddress } from "../watch/address.ts";
 import { BtcRpcError, type BtcClient } from "./btc-client.ts";
-import { checkMempoolTx, checkTxids } from "./btc-shape.ts";
+import { checkMempoolTx, checkTxids, type MoneyLimit } from "./btc-shape.ts";
 
 type Fence = (trx: Transaction<DB>) => Promise<void>;
 
@@ -17,6 +17,8 @@ const NO_SUCH_TRANSACTION = -5;
 export type MempoolWatchDeps = {
   network: string;
   client: BtcClient;
+  /** The network's bound on outputs (btc-shape.ts): a transaction over it is malformed. */
+  limit: MoneyLimit;
   db: Db;
   clock: Clock;
   log: Logger;
@@ -64,7 +66,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
 
   const readTx = async (txid: string): Promise<MempoolTx | null> => {
     try {
-      const tx = checkMempoolTx(txid, await deps.client.call("getrawtransaction", [txid, true]));
+      const tx = checkMempoolTx(txid, await deps.client.call("getrawtransaction", [txid, true]), deps.limit);
       return { txid: tx.txid, outputs: tx.outputs.map((o) => ({ address: matchAddress("btc", o.address), value: o.value })) };
     } catch (e) {
       // Left the mempool between the two calls: nothing to read.

@@ -1,4 +1,5 @@
 import type { NetworkConfig } from "../config/schema.ts";
+import { btcMoneyLimit } from "../config/networks.ts";
 import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { type BtcFetched, toBlockInput } from "./btc-block.ts";
@@ -85,7 +86,7 @@ export function btcReaderFor(network: string, n: NetworkConfig, pool: UpstreamPo
   const chain = (n as { chain?: string }).chain ?? null;
   return createBtcReader({
     network,
-    source: createBtcSource(client),
+    source: createBtcSource(client, btcMoneyLimit(network, n)),
     chainCheck: createBtcChainCheck(client, { network, chain, log: deps.log, upstream: () => pool.current() }),
   });
 }

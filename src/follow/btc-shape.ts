@@ -1,3 +1,4 @@
+import { formatAmount } from "../lib/amount.ts";
 import { answerChecker, preview } from "./upstream-data.ts";
 
 // Pure: checks that what a Bitcoin Core node (or a fork keeping its JSON-RPC) answered has the
@@ -25,6 +26,13 @@ export type BtcOutput = { address: string | null; value: bigint };
 
 /** A transaction: the outpoints it spends (none for a coinbase), its outputs in `n` order. */
 export type BtcTx = { txid: string; inputs: BtcOutpoint[]; outputs: BtcOutput[] };
+
+/**
+ * The most one output, and one transaction's outputs together, may carry, in satoshi, and its name
+ * for a refusal (config/networks.ts btcMoneyLimit): the coin's MAX_MONEY, which every valid block
+ * keeps (Bitcoin Core's `bad-txns-vout-toolarge`, `bad-txns-txouttotal-toolarge`).
+ */
+export type MoneyLimit = { max: bigint; name: string };
 
 /** A block of `getblock <hash> 2`: `previousblockhash` null only for the genesis block; `time` in Unix seconds. */
 export type BtcBlock = { height: number; hash: string; previousblockhash: string | null; time: number; transactions: BtcTx[] };
@@ -102,9 +110,10 @@ function payee(c: Checker, at: string, script: Rec): string | null {
  * `ismweb`; MWEB inputs and outputs (never in a block's `tx` list so far: the extension block's
  * transactions are summed into the HogEx one) spend and pay no outpoint of this chain and are left
  * out. Outputs must come in `n` order (0, 1, …): the ingest reads an output's index as its `n`.
- * `at` prefixes field names (`tx[3]`); "" for a transaction that is the whole answer.
+ * `at` prefixes field names (`tx[3]`); "" for a transaction that is the whole answer. No output,
+ * and not all of them together, may carry more than `limit`.
  */
-function transaction(c: Checker, at: string, value: unknown): BtcTx {
+function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit): BtcTx {
   const tx = c.object(at || "result", value);
   const field = (name: string) => (at ? `${at}.${name}` : name);
   const txid = c.hash(field("txid"), tx.txid);
@@ -120,11 +129,15 @@ function transaction(c: Checker, at: string, value: unknown): BtcTx {
     inputs.push({ txid: c.hash(`${entry}.txid`, vin.txid), vout: c.count(`${entry}.vout`, vin.vout, MAX_VOUT) });
   });
   const outputs: BtcOutput[] = [];
+  let total = 0n;
   c.array(field("vout"), tx.vout).forEach((item, i) => {
     const entry = field(`vout[${i}]`);
     const vout = c.object(entry, item);
     if (vout.ismweb === true) return;
     const amount = c.amount(`${entry}.value`, vout.value);
+    if (amount > limit.max) c.fail(`${entry}.value`, `an amount of at most ${limit.name}`, vout.value);
+    total += amount;
+    if (total > limit.max) c.fail(field("vout"), `outputs of at most ${limit.name} together`, `${formatAmount(total, SATOSHI_DECIMALS)} by vout[${i}]`);
     if (c.count(`${entry}.n`, vout.n, MAX_VOUT) !== outputs.length) c.fail(`${entry}.n`, `output index ${outputs.length}`, vout.n);
     const script = c.object(`${entry}.scriptPubKey`, vout.scriptPubKey);
     outputs.push({ address: payee(c, `${entry}.scriptPubKey`, script), value: amount });
@@ -137,14 +150,14 @@ function transaction(c: Checker, at: string, value: unknown): BtcTx {
  * asked for), `previousblockhash` (left out by the genesis block alone), `time` and `tx`, each
  * transaction with its inputs and outputs. Hashes come back lower-case.
  */
-export function checkBlock(height: number, hash: string, value: unknown): BtcBlock {
+export function checkBlock(height: number, hash: string, value: unknown, limit: MoneyLimit): BtcBlock {
   const c = checker(`a malformed block ${height}`);
   const block = c.object("block", value);
   if (c.hash("hash", block.hash) !== hash.toLowerCase()) c.fail("hash", `the hash asked for (${hash})`, block.hash);
   if (c.count("height", block.height) !== height) c.fail("height", `height ${height}`, block.height);
   const previousblockhash = height === 0 && block.previousblockhash === undefined ? null : c.hash("previousblockhash", block.previousblockhash);
   const time = c.count("time", block.time);
-  const transactions = c.array("tx", block.tx).map((tx, i) => transaction(c, `tx[${i}]`, tx));
+  const transactions = c.array("tx", block.tx).map((tx, i) => transaction(c, `tx[${i}]`, tx, limit));
   return { height, hash: hash.toLowerCase(), previousblockhash, time, transactions };
 }
 
@@ -155,9 +168,9 @@ export function checkTxids(value: unknown): string[] {
 }
 
 /** `getrawtransaction <txid> true`'s answer: the transaction asked for, read like one of a block's. */
-export function checkMempoolTx(txid: string, value: unknown): BtcTx {
+export function checkMempoolTx(txid: string, value: unknown, limit: MoneyLimit): BtcTx {
   const c = checker(`a malformed transaction ${preview(txid, 80)} (getrawtransaction)`);
-  const tx = transaction(c, "", value);
+  const tx = transaction(c, "", value, limit);
   if (tx.txid !== txid.toLowerCase()) c.fail("txid", `the txid asked for (${txid})`, tx.txid);
   return tx;
 }

@@ -1,6 +1,6 @@
 import { type BtcFetched, fetchedBlock } from "./btc-block.ts";
 import { type BtcClient, BtcRpcError } from "./btc-client.ts";
-import { checkBlock, checkBlockCount, checkBlockHash } from "./btc-shape.ts";
+import { checkBlock, checkBlockCount, checkBlockHash, type MoneyLimit } from "./btc-shape.ts";
 
 /** What the follower reads from a Bitcoin Core node. */
 export type BtcSource = {
@@ -19,9 +19,10 @@ const RPC_INVALID_PARAMETER = -8;
  * Reads Bitcoin Core's JSON-RPC: `getblockcount` for the head, `getblockhash` for a height's hash,
  * and a block as `getblockhash` then `getblock <hash> 2` (every transaction decoded, with its
  * inputs' outpoints and its outputs' amounts and addresses). Needs no `-txindex`: a block's own
- * transactions are all it reads. Every answer is shape-checked (btc-shape.ts) before it is used.
+ * transactions are all it reads. Every answer is shape-checked (btc-shape.ts) before it is used,
+ * its outputs held to the network's `limit`.
  */
-export function createBtcSource(client: BtcClient): BtcSource {
+export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource {
   /** getblockhash; null when the node has no block at the height. */
   const hashOf = async (rpc: BtcClient, height: number): Promise<string | null> => {
     try {
@@ -45,7 +46,7 @@ export function createBtcSource(client: BtcClient): BtcSource {
       if (hash === null) return null;
       // By hash, not height: a reorg between the two calls still yields the block the hash names,
       // which the follower then links (or not) by its parent like any other.
-      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2]));
+      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2]), limit);
       return fetchedBlock(block, read.bytes);
     },
   };

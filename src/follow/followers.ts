@@ -1,4 +1,5 @@
 import type { Config, NetworkConfig } from "../config/schema.ts";
+import { btcMoneyLimit } from "../config/networks.ts";
 import type { Db } from "../db/database.ts";
 import type { Leadership } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
@@ -69,7 +70,8 @@ function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: 
   if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
   if (n.family === "btc") {
     // At the head, a look at the mempool for payment orders waiting on their first payment.
-    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), db: deps.db, clock: deps.clock, log: deps.log });
+    const limit = btcMoneyLimit(network, n);
+    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, db: deps.db, clock: deps.clock, log: deps.log });
     return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
   }
   // The follower's own view of the pool: every answer from an upstream on the expected chain.

@@ -1,5 +1,5 @@
 import type { IngestedBlock, IngestedTx, Movement, TxOutput } from "../chain/block.ts";
-import { findNetwork, unknownNetwork } from "../config/networks.ts";
+import { btcMoneyLimit, findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
@@ -26,6 +26,8 @@ export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkCon
   if (unknown) return invalidInput(unknownNetwork(unknown.network));
   const mixed = mixedTransaction(parsed.blocks);
   if (mixed) return invalidInput(`${Array.isArray(raw) ? `[${mixed.block}].` : ""}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
+  const beyond = moneyBeyondLimit(parsed.blocks, networks);
+  if (beyond) return invalidInput(`${Array.isArray(raw) ? `[${beyond.block}].` : ""}${beyond.error}`);
   const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
   if (!Array.isArray(blocks)) return blocks;
   const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
@@ -37,6 +39,32 @@ function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: n
   for (let b = 0; b < blocks.length; b++) {
     const tx = blocks[b].transactions.findIndex((t) => t.outputs !== undefined && (t.transfers?.length ?? 0) > 0);
     if (tx >= 0) return { block: b, tx };
+  }
+  return null;
+}
+
+/**
+ * The first value of a btc-family block above its network's `max_money` (config/networks.ts): a
+ * transaction's value, one output, or its outputs together. No valid block of the coin holds one,
+ * so the feed is wrong, as a node saying so would be (btc-shape.ts refuses it from a follower's node).
+ */
+function moneyBeyondLimit(blocks: readonly BlockInput[], networks: Record<string, NetworkConfig>): { block: number; error: string } | null {
+  for (const [b, block] of blocks.entries()) {
+    const net = networks[block.network];
+    if (net.family !== "btc") continue;
+    const limit = btcMoneyLimit(block.network, net);
+    for (const [t, tx] of block.transactions.entries()) {
+      const at = `transactions[${t}]`;
+      const over = (field: string, what: string) => ({ block: b, error: `${at}${field} is more than ${limit.name}${what}` });
+      if ((parseRawInteger(tx.value) ?? 0n) > limit.max) return over(".value", "");
+      let total = 0n;
+      for (const [o, output] of (tx.outputs ?? []).entries()) {
+        const value = parseRawInteger(output.value) ?? 0n;
+        if (value > limit.max) return over(`.outputs[${o}].value`, "");
+        total += value;
+        if (total > limit.max) return over(".outputs", ` together (by outputs[${o}])`);
+      }
+    }
   }
   return null;
 }

@@ -149,19 +149,19 @@ describe("btc networks", () => {
   test("the default btc network takes Bitcoin mainnet's addresses and checks no chain name", () => {
     const defaults = loadConfig(null);
     if (!defaults.ok) throw new Error(defaults.error);
-    expect(defaults.config.networks.btc).toMatchObject({ family: "btc", bech32_hrp: "bc", p2pkh_version: 0, p2sh_version: 5 });
+    expect(defaults.config.networks.btc).toMatchObject({ family: "btc", bech32_hrp: "bc", p2pkh_version: 0, p2sh_version: 5, max_money: 21_000_000 });
     expect(defaults.config.networks.btc.chain).toBeUndefined();
     expect(defaults.config.networks.eth.bech32_hrp).toBeUndefined();
   });
 
   test("a btc network keeps the address keys and chain it sets; those it leaves out are Bitcoin mainnet's", () => {
     const { result } = load(
-      '[networks.ltc-regtest]\nfamily = "btc"\nbech32_hrp = "rltc"\np2pkh_version = 111\np2sh_version = 58\nchain = "regtest"\n' +
+      '[networks.ltc-regtest]\nfamily = "btc"\nbech32_hrp = "rltc"\np2pkh_version = 111\np2sh_version = 58\nchain = "regtest"\nmax_money = 84000000\n' +
         '[networks.half]\nfamily = "btc"\nbech32_hrp = "tb"\n',
     );
     if (!result.ok) throw new Error(result.error);
-    expect(result.config.networks["ltc-regtest"]).toMatchObject({ bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58, chain: "regtest" });
-    expect(result.config.networks.half).toMatchObject({ bech32_hrp: "tb", p2pkh_version: 0, p2sh_version: 5 });
+    expect(result.config.networks["ltc-regtest"]).toMatchObject({ bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58, chain: "regtest", max_money: 84_000_000 });
+    expect(result.config.networks.half).toMatchObject({ bech32_hrp: "tb", p2pkh_version: 0, p2sh_version: 5, max_money: 21_000_000 });
   });
 
   test("[networks.btc] changes only the keys it names", () => {
@@ -184,6 +184,8 @@ describe("btc networks", () => {
     ["a P2SH version given as a string", '[networks.x]\nfamily = "btc"\np2sh_version = "5"\n', "config key `networks.x.p2sh_version`: expected integer"],
     ["one version byte for both forms", '[networks.x]\nfamily = "btc"\np2pkh_version = 111\np2sh_version = 111\n', "config key `networks.x.p2sh_version`: must differ from p2pkh_version (111)"],
     ["a P2SH version equal to the default P2PKH one", '[networks.x]\nfamily = "btc"\np2sh_version = 0\n', "config key `networks.x.p2sh_version`: must differ from p2pkh_version (0)"],
+    ["a max_money on an evm network", '[networks.x]\nfamily = "evm"\nmax_money = 21000000\n', "config key `networks.x.max_money`: only btc networks bound their outputs by the coin's MAX_MONEY"],
+    ["a max_money of 0", '[networks.x]\nfamily = "btc"\nmax_money = 0\n', "config key `networks.x.max_money`: expected integer to be greater or equal to 1"],
     ["a chain name in upper case", '[networks.x]\nfamily = "btc"\nchain = "Main"\n', 'config key `networks.x.chain`: must be 1-32 of a-z, 0-9, _ and -, e.g. "main" or "regtest"'],
   ])("refuses %s", (_name, toml, message) => {
     expect(errorOf(toml)).toBe(message);

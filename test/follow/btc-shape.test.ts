@@ -1,10 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { parseExactValues } from "../../src/follow/btc-client.ts";
-import { checkBlock, checkBlockCount, checkBlockHash, checkChainInfo, checkMempoolTx, checkTxids, satoshisOf } from "../../src/follow/btc-shape.ts";
+import { btcMoneyLimit } from "../../src/config/networks.ts";
+import type { NetworkConfig } from "../../src/config/schema.ts";
+import { checkBlock as checkWithin, checkBlockCount, checkBlockHash, checkChainInfo, checkMempoolTx as checkTxWithin, checkTxids, satoshisOf } from "../../src/follow/btc-shape.ts";
 import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";
 
 // Shape checks of Bitcoin Core answers, on answers recorded from real nodes (trimmed of the fields
 // the reader ignores: hex, scripts' asm, witnesses), parsed the way the client parses them.
+
+/** The bound of a network `btc` with `max_money` coins (unset: Bitcoin's 21 million). */
+const limitOf = (maxMoney?: number) => btcMoneyLimit("btc", { family: "btc", decimals: 8, ...(maxMoney === undefined ? {} : { max_money: maxMoney }) } as NetworkConfig);
+/** Dogecoin Core's MAX_MONEY: ten billion coins. */
+const DOGECOIN = limitOf(10_000_000_000);
+const checkBlock = (height: number, hash: string, value: unknown) => checkWithin(height, hash, value, limitOf());
+const checkMempoolTx = (txid: string, value: unknown) => checkTxWithin(txid, value, limitOf());
 
 /**
  * Litecoin Core 0.21.2.1 regtest, `getblock <hash> 2` of block 433 (MWEB active): the coinbase
@@ -182,8 +191,27 @@ describe("checkBlock", () => {
   });
 
   test("keeps a Dogecoin-size amount beyond 2^53 satoshi exact", () => {
-    const block = checkBlock(5, H("a"), block5(undefined, "150000000000.12345678"));
-    expect(block.transactions[0].outputs[0].value).toBe(15_000_000_000_012_345_678n);
+    const block = checkWithin(5, H("a"), block5(undefined, "9999999999.12345678"), DOGECOIN);
+    expect(block.transactions[0].outputs[0].value).toBe(999_999_999_912_345_678n);
+  });
+
+  test("an output of more than the coin's MAX_MONEY is refused, naming the bound and where it is set", () => {
+    expect(checkBlock(5, H("a"), block5(undefined, "21000000.00000000")).transactions[0].outputs[0].value).toBe(2_100_000_000_000_000n);
+    expect(() => checkBlock(5, H("a"), block5(undefined, "21000000.00000001"))).toThrow(
+      'the node sent a malformed block 5: tx[0].vout[0].value is not an amount of at most 21000000 coins ([networks.btc] max_money) ("21000000.00000001")',
+    );
+    expect(() => checkWithin(5, H("a"), block5(undefined, "10000000000.00000001"), DOGECOIN)).toThrow(
+      'tx[0].vout[0].value is not an amount of at most 10000000000 coins ([networks.btc] max_money) ("10000000000.00000001")',
+    );
+  });
+
+  test("so are outputs that together carry more, in a block and in the mempool", () => {
+    const split = (b: any) => b.tx[0].vout.push({ ...b.tx[0].vout[0], n: 1, value: "20000000.00000000" });
+    expect(() => checkBlock(5, H("a"), block5(split, "1000000.00000001"))).toThrow(
+      'the node sent a malformed block 5: tx[0].vout is not outputs of at most 21000000 coins ([networks.btc] max_money) together ("21000000.00000001 by vout[1]")',
+    );
+    const tx = { txid: H("c"), vin: [], vout: [0, 1, 2].map((n) => ({ value: "8000000.00000000", n, scriptPubKey: { address: "bc1qexample" } })) };
+    expect(() => checkMempoolTx(H("c"), tx)).toThrow("vout is not outputs of at most 21000000 coins ([networks.btc] max_money) together (\"24000000 by vout[2]\")");
   });
 
   test("an output naming several addresses (bare multisig, older Core) pays no single one", () => {

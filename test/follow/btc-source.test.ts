@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBtcClient, BtcRpcError } from "../../src/follow/btc-client.ts";
 import { btcReaderFor } from "../../src/follow/btc-reader.ts";
 import { createBtcSource } from "../../src/follow/btc-source.ts";
+import { btcMoneyLimit } from "../../src/config/networks.ts";
 import { ChainIdMismatch } from "../../src/follow/chain-id-guard.ts";
 import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";
 import { parseBatch } from "../../src/ingest/batch-schema.ts";
@@ -31,9 +32,12 @@ function poolFor(url: string): UpstreamPool {
   return createUpstreamPool({ network: "ltc", urls: [url], timeoutMs: 5000, fetch: recordingFetch, clock: systemClock, log: silentLogger });
 }
 
+/** Litecoin's MAX_MONEY, 84 million coins, as `[networks.ltc] max_money` gives it. */
+const LITECOIN = btcMoneyLimit("ltc", { family: "btc", decimals: 8, max_money: 84_000_000 } as NetworkConfig);
+
 /** A network config as loadConfig would give it; `chain` is the btc family's optional key. */
 function network(chain?: string): NetworkConfig {
-  return { family: "btc", rpc_urls: [node.url], ...(chain === undefined ? {} : { chain }) } as unknown as NetworkConfig;
+  return { family: "btc", decimals: 8, max_money: 84_000_000, rpc_urls: [node.url], ...(chain === undefined ? {} : { chain }) } as unknown as NetworkConfig;
 }
 
 /** The error a promise rejects with; a promise that resolves fails the test. */
@@ -74,12 +78,12 @@ afterAll(async () => {
 
 describe("btc source", () => {
   test("reads the head", async () => {
-    expect(await createBtcSource(createBtcClient(poolFor(node.url))).head()).toBe(tip);
+    expect(await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).head()).toBe(tip);
   });
 
   test("hashAt is the node's hash, and null above the tip without failing the upstream", async () => {
     const pool = poolFor(node.url);
-    const source = createBtcSource(createBtcClient(pool));
+    const source = createBtcSource(createBtcClient(pool), LITECOIN);
     expect(await source.hashAt(paid.height)).toBe(paid.hash);
     expect(await source.hashAt(tip + 1)).toBeNull();
     expect(await source.fetch(tip + 1)).toBeNull();
@@ -88,7 +92,7 @@ describe("btc source", () => {
   });
 
   test("reads a block: the coinbase, a bech32 and a legacy payment, an OP_RETURN output", async () => {
-    const block = await createBtcSource(createBtcClient(poolFor(node.url))).fetch(paid.height);
+    const block = await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).fetch(paid.height);
     if (!block) throw new Error("no block");
     expect(block.hash).toBe(paid.hash);
     expect(block.parentHash).toBe(await node.rpc<string>("getblockhash", [paid.height - 1]));
@@ -112,7 +116,7 @@ describe("btc source", () => {
   });
 
   test("meters the bytes of the block's answers", async () => {
-    const block = await createBtcSource(createBtcClient(poolFor(node.url))).fetch(paid.height);
+    const block = await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).fetch(paid.height);
     // Bun's fetch sends the URL's credentials as basic auth.
     const res = await fetch(node.url, { method: "POST", body: JSON.stringify([{ jsonrpc: "1.0", id: 0, method: "getblock", params: [paid.hash, 2] }]) });
     const getblockBytes = (await res.arrayBuffer()).byteLength;
@@ -132,7 +136,7 @@ describe("btc source", () => {
       },
     });
     try {
-      const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)));
+      const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)), LITECOIN);
       await expect(source.fetch(paid.height)).rejects.toThrow(MalformedUpstreamData);
       await expect(source.fetch(paid.height)).rejects.toThrow(`the node sent a malformed block ${paid.height}: tx[0].vout[0].value is not an amount of at most 8 decimals`);
     } finally {

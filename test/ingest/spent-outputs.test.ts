@@ -165,4 +165,29 @@ describe("the UTXO ingest shape", () => {
       body: { error: "[1].transactions[1] has both transfers and outputs: a UTXO transaction carries no token transfers" },
     });
   });
+
+  it("refuses an output, or outputs together, of more than the network's max_money, and stores nothing", async () => {
+    await start();
+    const MAX = "2100000000000000"; // 21 million coins in satoshi: Bitcoin's MAX_MONEY, the default
+    expect(await ingest([block(1, "b1", "b0", []), block(2, "b2", "b1", [tx("a1", [{ address: W, value: "2100000000000001" }])])])).toEqual({
+      status: 400,
+      body: { error: "[1].transactions[0].outputs[0].value is more than 21000000 coins ([networks.btc] max_money)" },
+    });
+    expect(await ingest(block(1, "b1", "b0", [tx("a1", [{ address: W, value: "1" }, { address: LEGACY, value: MAX }])]))).toEqual({
+      status: 400,
+      body: { error: "transactions[0].outputs is more than 21000000 coins ([networks.btc] max_money) together (by outputs[1])" },
+    });
+    expect(await td.ctx.db.selectFrom("blocks").select("hash").execute()).toEqual([]);
+    expect(await ingest(block(1, "b1", "b0", [tx("a1", [{ address: W, value: MAX }])]))).toEqual({ status: 202, body: { blocks: 1, events: 2 } });
+    expect((await wallet()).map(brief)).toEqual([["payment", W, "a1", MAX, false]]);
+  });
+
+  it("holds a network to its own max_money: Litecoin's 84 million coins", async () => {
+    td = await startTestDaemon({ config: { networks: { btc: { family: "btc", decimals: 8, max_money: 84_000_000 } } } });
+    expect(await ingest(block(1, "b1", "b0", [tx("a1", [{ address: W, value: "8400000000000000" }])]))).toMatchObject({ status: 202 });
+    expect(await ingest(block(2, "b2", "b1", [tx("a2", [{ address: W, value: "8400000000000001" }])]))).toEqual({
+      status: 400,
+      body: { error: "transactions[0].outputs[0].value is more than 84000000 coins ([networks.btc] max_money)" },
+    });
+  });
 });
