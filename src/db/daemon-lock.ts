@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { mkdirSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { dialectOfUrl, sqlitePath } from "./database.ts";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { type FileLock, type LockHolder, tryLockFile } from "../lib/file-lock.ts";
@@ -33,6 +33,8 @@ export function lockDatabaseForServe(url: string): DaemonLock {
 /** ` (pid 1234)`, and the other daemon's path to the file when it is another name for it. */
 function holderNote(dbPath: string, holder: LockHolder | null): string {
   if (holder === null) return "";
-  if (holder.path === null || holder.path === resolve(dbPath)) return ` (pid ${holder.pid})`;
+  // The kernel names an open file by its real folder and the name it was opened by: a symlinked
+  // data folder is the same name, a symlink or hard link to the file another.
+  if (holder.path === null || holder.path === join(realpathSync(dirname(dbPath)), basename(dbPath))) return ` (pid ${holder.pid})`;
   return ` (pid ${holder.pid}, which opened the same file as ${holder.path})`;
 }

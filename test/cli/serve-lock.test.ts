@@ -60,7 +60,7 @@ describe("one serve per SQLite file", () => {
     expect(first.exitCode).toBeNull();
   }, 30_000);
 
-  test("a serve on a hard link, a symlink or another relative path of the same file is refused alike, naming the first one's pid and path", async () => {
+  test("a serve on a hard link, a symlink, another relative path or a symlinked folder of the same file is refused alike, naming the first one's pid and its path to it", async () => {
     linkSync(join(dir, DB), join(dir, "hard.db"));
     symlinkSync(join(dir, DB), join(dir, "sym.db"));
     const firstPath = join(dir, "data/chainwatch.db");
@@ -71,6 +71,10 @@ describe("one serve per SQLite file", () => {
     mkdirSync(join(dir, "elsewhere"));
     const relative = await run(["serve"], configFor("elsewhere/chainwatch.toml", "../data/chainwatch.db"), join(dir, "elsewhere"));
     expect(relative).toEqual({ code: 1, stdout: "", stderr: `chainwatch: database ../data/chainwatch.db is in use by another chainwatch serve (pid ${first.pid})\n` });
+    // A symlinked folder leaves the file's own name: nothing more to say than the pid.
+    symlinkSync(join(dir, "data"), join(dir, "linked"));
+    const linked = await run(["serve"], configFor("linked.toml", "./linked/chainwatch.db"));
+    expect(linked).toEqual({ code: 1, stdout: "", stderr: `chainwatch: database ./linked/chainwatch.db is in use by another chainwatch serve (pid ${first.pid})\n` });
     expect(first.exitCode).toBeNull();
     // Nothing of the refused daemons touched the file: no second WAL beside it, no damage.
     const check = new Database(join(dir, DB), { readonly: true });
