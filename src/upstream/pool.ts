@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../config/schema.ts";
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "../lib/json-depth.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Explained } from "../lib/error-codes.ts";
@@ -71,11 +72,20 @@ export const upstreamLabel = urlLabel;
 /** Thrown by readCapped past the cap; `send` answers it without failing the node over. */
 class AnswerTooLarge extends Error {}
 
+/** An answer nested deeper than MAX_JSON_DEPTH: a failure of the node like a body that is not JSON, so the next one is asked. */
+class TooDeep extends Error {
+  constructor() {
+    super(`answered with JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
 /**
  * Builds the pool. An upstream fails on a network error, a timeout, a non-2xx status or a body
- * that is not JSON; it is then skipped for a backoff that doubles with each consecutive failure
- * (0.5 s up to 30 s) and logged once when it goes down and once when it recovers. A JSON-RPC
- * `error` inside a 2xx answer is the node's answer, not an upstream failure.
+ * that is not JSON or nests deeper than MAX_JSON_DEPTH (scanned before any parse: JSON.parse
+ * builds every level first, and 32 MiB of `[[[…` cost 1.5 GB); it is then skipped for a backoff
+ * that doubles with each consecutive failure (0.5 s up to 30 s) and logged once when it goes down
+ * and once when it recovers. A JSON-RPC `error` inside a 2xx answer is the node's answer, not an
+ * upstream failure.
  *
  * Answers are read as a stream and given up past `maxResponseBytes`: that reply is a failure of
  * the request, not of the node. It is not retried on the next upstream (any node holds the same
@@ -144,6 +154,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             throw new Error(`HTTP ${res.status}`);
           }
           const { text, bytes } = await readCapped(res, cap);
+          if (expectsAnswer && jsonNestsDeeperThan(text)) throw new TooDeep();
           const json: unknown = expectsAnswer ? (options.parse ?? JSON.parse)(text) : null;
           succeed(node);
           return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };

@@ -1,14 +1,21 @@
 import type { Server } from "bun";
 
 /**
- * A JSON-RPC "node" on 127.0.0.1 whose answers are as large as a test asks, to try the
- * upstream size limit. The path says how: `/<bytes>/<mode>` answers every call (or batch) with a
- * body of exactly `<bytes>` bytes, a result padded with `ab…`; `mode` is `length` (with
- * Content-Length), `chunked` (streamed in 64 KiB chunks, no length) or `gzip` (the body padded
- * with spaces and gzip-compressed, so it is small on the wire and large once inflated).
+ * A node on 127.0.0.1 answering as badly as a test asks, to try what chainwatch does with an
+ * upstream's answers. The URL's path says how: the first segment naming a mode, and the segment
+ * before it as its number (what follows, such as a tron call's `/wallet/getblock`, is ignored):
+ * - `/<bytes>/length`, `/<bytes>/chunked`, `/<bytes>/gzip`: every call (or batch) answered with a
+ *   body of exactly `<bytes>` bytes, a result padded with `ab…`, sent with a Content-Length,
+ *   streamed in 64 KiB chunks without one, or padded with spaces and gzip-compressed (small on
+ *   the wire, large once inflated);
+ * - `/<levels>/deep`: each call's result is `<levels>` arrays inside one another (`[[[…]]]`).
  * `bytesSent` counts what the chunked mode handed to the socket.
  */
 export type HostileNode = { url: string; server: Server<undefined>; bytesSent: () => number; stop(): void };
+
+const MODES = new Set(["length", "chunked", "gzip", "deep"]);
+
+type Call = { id?: unknown };
 
 export function startHostileNode(): HostileNode {
   let sent = 0;
@@ -16,9 +23,13 @@ export function startHostileNode(): HostileNode {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      const [, size, mode] = new URL(req.url).pathname.split("/");
-      const request = (await req.json()) as { id?: unknown } | { id?: unknown }[];
-      const text = paddedAnswer(request, Number(size), mode === "gzip" ? " " : "ab");
+      const segments = new URL(req.url).pathname.split("/");
+      const at = segments.findIndex((s) => MODES.has(s));
+      const mode = segments[at];
+      const n = Number(segments[at - 1]);
+      const request = (await req.json()) as Call | Call[];
+      if (mode === "deep") return json(answerEach(request, (c) => `{"jsonrpc":"2.0","id":${JSON.stringify(c.id ?? null)},"result":${"[".repeat(n)}${"]".repeat(n)}}`));
+      const text = paddedAnswer(request, n, mode === "gzip" ? " " : "ab");
       if (mode === "gzip") return new Response(Bun.gzipSync(text), { headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } });
       if (mode === "chunked") {
         const body = new TextEncoder().encode(text);
@@ -34,14 +45,23 @@ export function startHostileNode(): HostileNode {
         });
         return new Response(stream, { headers: { "Content-Type": "application/json" } });
       }
-      return new Response(text, { headers: { "Content-Type": "application/json" } });
+      return json(text);
     },
   });
   return { url: server.url.href.replace(/\/$/, ""), server, bytesSent: () => sent, stop: () => server.stop(true) };
 }
 
+function json(text: string): Response {
+  return new Response(text, { headers: { "Content-Type": "application/json" } });
+}
+
+/** One answer per call, an array for a batch. */
+function answerEach(request: Call | Call[], answer: (call: Call) => string): string {
+  return Array.isArray(request) ? `[${request.map(answer).join(",")}]` : answer(request);
+}
+
 /** A JSON-RPC answer to `request` of exactly `size` bytes: the first call's result is padded with `fill`. */
-function paddedAnswer(request: { id?: unknown } | { id?: unknown }[], size: number, fill: string): string {
+function paddedAnswer(request: Call | Call[], size: number, fill: string): string {
   const calls = Array.isArray(request) ? request : [request];
   const answers = calls.map((c) => JSON.stringify({ jsonrpc: "2.0", id: c.id ?? null, result: "0x" }));
   const bare = Array.isArray(request) ? `[${answers.join(",")}]` : answers[0];

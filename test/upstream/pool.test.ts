@@ -132,6 +132,26 @@ describe("answer size", () => {
   });
 });
 
+describe("answer nesting", () => {
+  test("an answer nesting 65 levels fails its node before any parse runs, and the next node answers; 64 levels pass", async () => {
+    const { log, lines } = recordingLog();
+    const pool = createUpstreamPool({ network: "eth", urls: [`${hostile.url}/64/deep`, node.url.href], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    const parsed: string[] = [];
+    const parse = (text: string) => {
+      parsed.push(text);
+      return JSON.parse(text);
+    };
+    expect(await pool.send(body, { parse })).toMatchObject({ ok: true, upstream: upstreamLabel(node.url.href), json: { result: "0x10" } });
+    expect(parsed).toEqual(['{"jsonrpc":"2.0","id":1,"result":"0x10"}']);
+    expect(pool.states()[0]).toMatchObject({ healthy: false, errors: 1, lastError: "answered with JSON nested deeper than 64 levels" });
+    expect(lines).toEqual([{ level: "warn", msg: "upstream down", fields: { network: "eth", upstream: upstreamLabel(hostile.url), error: "answered with JSON nested deeper than 64 levels" } }]);
+    // 64 levels (the answer object and 63 arrays) are parsed.
+    const shallower = createUpstreamPool({ network: "eth", urls: [`${hostile.url}/63/deep`], timeoutMs: 2000, fetch, clock: manualClock(), log });
+    const reply = await shallower.send(body);
+    expect(reply.ok && JSON.stringify((reply.json as { result: unknown }).result)).toBe(`${"[".repeat(63)}${"]".repeat(63)}`);
+  });
+});
+
 describe("paths and headers per request (HTTP APIs such as java-tron's)", () => {
   // Records what arrives; `/moved/...` redirects to the recorder's own `/elsewhere`.
   const seen: { path: string; search: string; key: string | null }[] = [];
