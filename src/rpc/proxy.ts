@@ -9,6 +9,7 @@ import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
 import type { CreditMeter } from "./credit-meter.ts";
 import {
   errorObject,
+  forwardedCall,
   MAX_BATCH,
   type ParsedRpcBody,
   parseRpcBody,
@@ -17,6 +18,7 @@ import {
   type RpcEntry,
   requestId,
   resultObject,
+  TOO_DEEP_MESSAGE,
 } from "./jsonrpc.ts";
 import { type MethodPolicy, methodPolicyFor } from "./method-policy.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
@@ -171,10 +173,9 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     let upstreamStatus = 200;
     try {
       if (forward.length > 0) {
-        // The client's own bytes when every call goes upstream; else only the calls that passed.
+        // Each call rebuilt from what the policy judged, never the client's bytes (jsonrpc.ts).
         const single = parsed.kind === "single";
-        const body =
-          forward.length === entries.length ? req.body : single ? JSON.stringify(forward[0].call?.raw) : `[${forward.map((s) => JSON.stringify(s.call?.raw)).join(",")}]`;
+        const body = single ? forwardedCall(forward[0].call as RpcCall) : `[${forward.map((s) => forwardedCall(s.call as RpcCall)).join(",")}]`;
         const answered = forward.filter((s) => !s.silent);
         const reply = await pool.send(body, { expectsAnswer: answered.length > 0 });
         if (!reply.ok) {
@@ -233,11 +234,12 @@ function tooLargeMessage(limit: number): string {
   return `Upstream answer exceeds max_response_bytes (${limit} bytes).`;
 }
 
-/** The whole-request 400s, each one error object: a body that is not JSON, a single call that is not JSON-RPC 2.0, an empty or oversized batch. */
+/** The whole-request 400s, each one error object: a body that is not JSON or nests too deep, a single call that is not JSON-RPC 2.0, an empty or oversized batch. */
 function requestProblem(parsed: ParsedRpcBody): RpcAnswer | null {
   const bad = (body: string, status = 400): RpcAnswer => ({ status, body, retryAfter: false });
   const { INVALID_REQUEST, PARSE_ERROR } = RPC_ERRORS;
   if (parsed.kind === "invalid-json") return bad(errorObject(null, PARSE_ERROR.code, PARSE_ERROR.message));
+  if (parsed.kind === "too-deep") return bad(errorObject(null, INVALID_REQUEST.code, TOO_DEEP_MESSAGE));
   if (parsed.kind === "single") return parsed.entry.ok ? null : bad(errorObject(parsed.entry.id, INVALID_REQUEST.code, parsed.entry.error));
   if (parsed.entries.length === 0) return bad(errorObject(null, INVALID_REQUEST.code, "Invalid request: an empty batch."));
   if (parsed.entries.length > MAX_BATCH) {

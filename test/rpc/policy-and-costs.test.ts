@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../src/config/load.ts";
 import { rpcAnswerCost, rpcCallCost } from "../../src/rpc/costs.ts";
-import { parseRpcBody, requestId } from "../../src/rpc/jsonrpc.ts";
+import { MAX_JSON_DEPTH } from "../../src/lib/json-depth.ts";
+import { forwardedCall, MAX_ID_BODY_LENGTH, parseRpcBody, type RpcCall, requestId } from "../../src/rpc/jsonrpc.ts";
 import { EVM_ALLOWED_METHODS, evmMethodPolicy, methodPolicyFor } from "../../src/rpc/method-policy.ts";
 
 function config(raw: Record<string, unknown> = {}) {
@@ -75,10 +76,10 @@ describe("call costs", () => {
 });
 
 describe("JSON-RPC framing", () => {
-  test("keeps each call's id and the object as sent", () => {
+  test("keeps each call's id, method and params", () => {
     expect(parseRpcBody('{"jsonrpc":"2.0","id":"a","method":"m","params":[1]}')).toEqual({
       kind: "single",
-      entry: { ok: true, call: { id: "a", method: "m", notification: false, raw: { jsonrpc: "2.0", id: "a", method: "m", params: [1] } } },
+      entry: { ok: true, call: { id: "a", method: "m", notification: false, params: [1] } },
     });
   });
   test("a call without an id member is a notification; id null is a call", () => {
@@ -95,5 +96,73 @@ describe("JSON-RPC framing", () => {
     expect(requestId("nope")).toBeNull();
     expect(requestId('{"id":{"x":1}}')).toBeNull();
     expect(requestId("")).toBeNull();
+  });
+
+  test("a refusal reads the id of a body of at most 4096 characters nesting at most 64 deep, else answers id null", () => {
+    const padded = (length: number) => {
+      const head = '{"jsonrpc":"2.0","id":7,"method":"eth_call","params":["';
+      const tail = '"]}';
+      return head + "a".repeat(length - head.length - tail.length) + tail;
+    };
+    expect(MAX_ID_BODY_LENGTH).toBe(4096);
+    expect(requestId(padded(4096))).toBe(7);
+    expect(requestId(padded(4097))).toBeNull();
+    const nested = (levels: number) => `{"jsonrpc":"2.0","id":7,"method":"m","params":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+    expect(requestId(nested(MAX_JSON_DEPTH))).toBe(7);
+    expect(requestId(nested(MAX_JSON_DEPTH + 1))).toBeNull();
+  });
+
+  test("a body nesting deeper than 64 levels is refused before it is parsed; 64 parse", () => {
+    const nested = (levels: number) => `{"jsonrpc":"2.0","id":1,"method":"m","params":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+    expect(parseRpcBody(nested(MAX_JSON_DEPTH)).kind).toBe("single");
+    expect(parseRpcBody(nested(MAX_JSON_DEPTH + 1))).toEqual({ kind: "too-deep" });
+    // Brackets inside strings are text, not nesting.
+    expect(parseRpcBody(`{"jsonrpc":"2.0","id":1,"method":"m","params":["${"[".repeat(1000)}"]}`).kind).toBe("single");
+  });
+});
+
+describe("a call carries jsonrpc, id, method and params, and nothing else", () => {
+  const entry = (text: string) => {
+    const p = parseRpcBody(text);
+    if (p.kind !== "single") throw new Error(p.kind);
+    return p.entry;
+  };
+  test.each([
+    ['"METHOD":"eth_sendTransaction"', "METHOD"],
+    ['"Method":"debug_setHead"', "Method"],
+    ['"mEthod":"eth_sign"', "mEthod"],
+    ['"method ":"eth_sign"', "method "],
+    // Go folds ſ (U+017F) to s: a Go node reads this member as params.
+    ['"param\u017f":["eth_sign"]', "paramſ"],
+    ['"__proto__":{"method":"eth_sendTransaction"}', "__proto__"],
+    ['"constructor":1', "constructor"],
+    ['"extra":null', "extra"],
+  ])("an extra member %s is refused -32600, naming it, with the call's id", (member, name) => {
+    expect(entry(`{"jsonrpc":"2.0","id":9,"method":"eth_blockNumber","params":[],${member}}`)).toEqual({
+      ok: false,
+      code: "INVALID_INPUT",
+      error: `Invalid request: a call has no member other than jsonrpc, id, method and params (${JSON.stringify(name)}).`,
+      id: 9,
+    });
+  });
+
+  test("a long member name is quoted cut short", () => {
+    const e = entry(`{"jsonrpc":"2.0","id":1,"method":"m","${"x".repeat(5000)}":1}`);
+    expect(e.ok ? "" : e.error).toBe(`Invalid request: a call has no member other than jsonrpc, id, method and params ("${"x".repeat(39)}…").`);
+  });
+
+  test("what is forwarded is a new object of the four members: one method, the last of duplicates, as JSON.parse read it", () => {
+    const forwarded = (text: string) => {
+      const e = entry(text);
+      if (!e.ok) throw new Error(e.error);
+      return forwardedCall(e.call);
+    };
+    expect(forwarded('{"method":"eth_sendTransaction","params":[1],"id":"x","jsonrpc":"2.0","method":"eth_blockNumber"}')).toBe(
+      '{"jsonrpc":"2.0","id":"x","method":"eth_blockNumber","params":[1]}',
+    );
+    expect(forwarded('{"jsonrpc":"2.0","id":1,"m\u0065thod":"eth_chainId"}')).toBe('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}');
+    // A notification stays one: no id member appears.
+    expect(forwarded('{"jsonrpc":"2.0","method":"eth_chainId","params":{}}')).toBe('{"jsonrpc":"2.0","method":"eth_chainId","params":{}}');
+    expect(forwardedCall({ id: null, method: "m", notification: false, params: undefined } satisfies RpcCall)).toBe('{"jsonrpc":"2.0","id":null,"method":"m"}');
   });
 });

@@ -72,7 +72,8 @@ export function rpcRoutes(deps: AppDeps & { rpc: RpcProxy }) {
       requestBody: { content: { "application/json": { schema: { description: "A JSON-RPC 2.0 request object, or an array of up to 100" } } } },
       responses: RPC_RESPONSES,
     },
-    // The body is read here, as text, and forwarded byte for byte: Elysia must not parse it first.
+    // The body is read here, as text, and handed to the proxy, which scans its nesting before it
+    // parses it: Elysia must not parse it first.
     parse: "none" as const,
   });
   return new Elysia()
@@ -98,7 +99,7 @@ const RPC_RESPONSES = {
   "200": { description: `The node's answer, passed through; also ${RPC_ERRORS.METHOD_NOT_ALLOWED.code} for a method not on the allow-list`, content: RPC_ANSWER },
   "204": { description: "Notifications alone (calls without an id): forwarded, nothing to answer" },
   "400": rpcError(
-    `${RPC_ERRORS.PARSE_ERROR.code} body is not JSON, or ${RPC_ERRORS.INVALID_REQUEST.code} not JSON-RPC 2.0, an empty batch or more than 100 calls (one error object)`,
+    `${RPC_ERRORS.PARSE_ERROR.code} body is not JSON, or ${RPC_ERRORS.INVALID_REQUEST.code} not JSON-RPC 2.0 (a call with a member other than jsonrpc, id, method and params included), JSON nested deeper than 64 levels, an empty batch or more than 100 calls (one error object)`,
   ),
   "401": rpcError(`${quote(RPC_ERRORS.INVALID_API_KEY)} (one error object; id null for a batch)`),
   "402": rpcError(quote(RPC_ERRORS.INSUFFICIENT_CREDITS)),
