@@ -22,6 +22,8 @@ export type MempoolWatchDeps = {
   db: Db;
   clock: Clock;
   log: Logger;
+  /** The pool's redaction of its secrets (upstream/pool.ts), for the node's words in a logged failure. */
+  redact: (text: string) => string;
   /** Transactions read per look at most; the rest wait for the next poll. */
   maxPerLook?: number;
 };
@@ -84,7 +86,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
       } catch (e) {
         // The lead moved to another daemon: its follower looks from now on; this one's next fence says so.
         if (e instanceof LeadLost) return;
-        const message = (e as Error).message ?? String(e);
+        const message = deps.redact((e as Error).message ?? String(e));
         if (message !== lastError) deps.log.warn("cannot read the mempool", { network: deps.network, error: message });
         lastError = message;
       }

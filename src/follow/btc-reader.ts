@@ -25,7 +25,10 @@ export type BtcChainCheck = {
  * the pool picks, once, not on every failover: a chain change that looks like a reorg is caught by
  * the follower's recheckChain() before the reorg is believed.
  */
-export function createBtcChainCheck(client: BtcClient, opts: { network: string; chain: string | null; log: Logger; upstream: () => string }): BtcChainCheck {
+export function createBtcChainCheck(
+  client: BtcClient,
+  opts: { network: string; chain: string | null; log: Logger; upstream: () => string; redact: (text: string) => string },
+): BtcChainCheck {
   let expected = opts.chain;
   let checked: Promise<void> | null = null;
 
@@ -33,7 +36,8 @@ export function createBtcChainCheck(client: BtcClient, opts: { network: string; 
     const { chain } = checkChainInfo(await client.call("getblockchaininfo", []));
     if (expected === null) {
       expected = chain;
-      opts.log.info("follower chain", { network: opts.network, chain, upstream: opts.upstream() });
+      // The node's word, logged: through the pool's redaction like every other (upstream/secrets.ts).
+      opts.log.info("follower chain", { network: opts.network, chain: opts.redact(chain), upstream: opts.upstream() });
     }
     if (chain !== expected) {
       const source = opts.chain === null ? "the chain the follower started on" : `[networks.${opts.network}] chain`;
@@ -87,6 +91,6 @@ export function btcReaderFor(network: string, n: NetworkConfig, pool: UpstreamPo
   return createBtcReader({
     network,
     source: createBtcSource(client, btcMoneyLimit(network, n)),
-    chainCheck: createBtcChainCheck(client, { network, chain, log: deps.log, upstream: () => pool.current() }),
+    chainCheck: createBtcChainCheck(client, { network, chain, log: deps.log, upstream: () => pool.current(), redact: pool.redact }),
   });
 }

@@ -16,6 +16,7 @@ import { createChainFollower } from "./chain-follower.ts";
 import type { ChainReader } from "./chain-reader.ts";
 import { createEvmReader } from "./evm-reader.ts";
 import { createEvmSource } from "./evm-source.ts";
+import { readerRedactingErrors } from "./redacted-errors.ts";
 import { createRpcClient } from "./rpc-client.ts";
 import { createTokenDecimals } from "./token-decimals.ts";
 import { tronReaderFor } from "./tron-reader.ts";
@@ -49,7 +50,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
       createChainFollower({
         network,
         config: n,
-        reader: readerFor(network, n, pool, deps),
+        reader: readerRedactingErrors(readerFor(network, n, pool, deps), pool.redact),
         ingest: deps.ingest,
         db: deps.db,
         clock: deps.clock,
@@ -71,7 +72,7 @@ function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: 
   if (n.family === "btc") {
     // At the head, a look at the mempool for payment orders waiting on their first payment.
     const limit = btcMoneyLimit(network, n);
-    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, db: deps.db, clock: deps.clock, log: deps.log });
+    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, db: deps.db, clock: deps.clock, log: deps.log, redact: pool.redact });
     return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
   }
   // The follower's own view of the pool: every answer from an upstream on the expected chain.

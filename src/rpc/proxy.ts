@@ -188,6 +188,9 @@ export function createRpcProxy(deps: RpcProxyDeps) {
           // A notification the node took is carried out as far as anyone can tell: billed like a call.
           for (const s of forward) if (s.silent) s.outcome = "ok";
           if (answered.length > 0) matchAnswers(answered, reply.json, single);
+          // The node's words may quote the network's secrets (a provider echoing the key of the
+          // URL it was asked on): its errors reach the client redacted.
+          const redacted = redactNodeErrors(answered, pool.redact);
           // A large answer costs more (docs/rpc.md); one the credits cannot pay is withheld.
           const extra = rpcAnswerCost(deps.config, reply.bytes);
           if (extra > 0 && forward.some((s) => s.outcome === "ok")) {
@@ -210,7 +213,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
           }
           // The node's bytes as they came, when they answer the whole request (and it has no
           // notifications, which a node might answer anyway).
-          if (forward.length === entries.length && forward.every((s) => s.local === null && !s.silent)) passthrough = reply.text;
+          if (!redacted && forward.length === entries.length && forward.every((s) => s.local === null && !s.silent)) passthrough = reply.text;
         }
       }
     } finally {
@@ -302,6 +305,46 @@ function matchAnswers(forward: Slot[], json: unknown, single: boolean): void {
     s.answer = answer;
     s.outcome = judge(answer);
   }
+}
+
+/**
+ * Applies `redact` to every string of the node's error answers (a batch refused whole was copied
+ * to each call's local answer; a call's own error is its `answer`); whether any changed. Results
+ * are chain data and pass as the node sent them.
+ */
+function redactNodeErrors(slots: Slot[], redact: (text: string) => string): boolean {
+  let changed = false;
+  for (const s of slots) {
+    if (s.outcome !== "node_error") continue;
+    // Judged on the parsed strings, not on JSON text: a secret may hold characters JSON escapes.
+    const answer = s.local === null ? s.answer : JSON.parse(s.local);
+    const clean = redactStrings(answer, redact);
+    if (clean === answer) continue;
+    changed = true;
+    if (s.local === null) s.answer = clean;
+    else s.local = JSON.stringify(clean);
+  }
+  return changed;
+}
+
+/** A JSON value with `redact` applied to every string and member name; the same value when nothing changed. */
+function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const out = value.map((v) => redactStrings(v, redact));
+    return out.some((v, i) => v !== value[i]) ? out : value;
+  }
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = redact(k);
+    const r = redactStrings(v, redact);
+    changed ||= key !== k || r !== v;
+    // defineProperty: a member named `__proto__` stays a member, as JSON.parse made it.
+    Object.defineProperty(out, key, { value: r, enumerable: true, writable: true, configurable: true });
+  }
+  return changed ? out : value;
 }
 
 /**

@@ -5,13 +5,15 @@ import type { Clock } from "../lib/clock.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { urlLabel } from "../net/url-label.ts";
+import { redactorOf, urlSecrets } from "./secrets.ts";
 
 /**
  * What one upstream answered: the raw response text (passed through by /rpc byte for byte), its
  * size in bytes, and the same text parsed (`json`), since the pool parses it anyway to tell a node
  * from a broken proxy. A request of notifications alone expects no answer: then `text` is "" and
  * `json` null. A failure says what went wrong: UPSTREAM_ANSWER_TOO_LARGE when a node answered
- * with more than `max_response_bytes`, else UPSTREAM_UNAVAILABLE with the last node's error.
+ * with more than `max_response_bytes`, else UPSTREAM_UNAVAILABLE with the last node's error
+ * (redacted: see `redact`).
  */
 export type UpstreamReply =
   | { ok: true; upstream: string; status: number; text: string; bytes: number; json: unknown; ms: number }
@@ -48,6 +50,13 @@ export type UpstreamPool = {
   current(): string;
   /** Health of every upstream, in configured order. */
   states(): UpstreamState[];
+  /**
+   * A text with the network's secrets replaced by `[redacted]`: the credentials and key-like path
+   * segments and query values of every `rpc_urls` entry, and the API key its requests carry
+   * (upstream/secrets.ts). Whatever a node said that reaches a log, a status, an error or a client
+   * passes through it; the pool's own errors already have.
+   */
+  redact(text: string): string;
 };
 
 export type UpstreamPoolDeps = {
@@ -60,6 +69,8 @@ export type UpstreamPoolDeps = {
   clock: Clock;
   log: Logger;
   metrics?: Metrics;
+  /** The API key sent with every request (a tron network's `api_key`), kept out of what the pool lets through like the URLs' secrets. */
+  apiKey?: string | null;
 };
 
 const BASE_BACKOFF_MS = 500;
@@ -105,8 +116,11 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
   }));
   let last = nodes[0]?.state.label ?? "";
   const deadline = sharedDeadlines(deps.timeoutMs);
+  const redact = redactorOf([...deps.urls.flatMap(urlSecrets), deps.apiKey ?? ""]);
 
-  const fail = (node: (typeof nodes)[number], error: string) => {
+  /** Puts a node into backoff; `error` becomes the node's (redacted) last error, which `send` returns when no node answers. */
+  const fail = (node: (typeof nodes)[number], reason: string): string => {
+    const error = redact(reason);
     const s = node.state;
     s.failures += 1;
     s.errors += 1;
@@ -117,6 +131,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
       s.healthy = false;
       deps.log.warn("upstream down", { network: deps.network, upstream: s.label, error });
     }
+    return error;
   };
   const succeed = (node: (typeof nodes)[number]) => {
     const s = node.state;
@@ -163,14 +178,14 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
             return { ok: false, code: "UPSTREAM_ANSWER_TOO_LARGE", error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
           }
           const err = e as Error;
-          error = err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message;
-          fail(node, error);
+          error = fail(node, err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message);
         }
       }
       return { ok: false, code: "UPSTREAM_UNAVAILABLE", error };
     },
     current: () => last,
     states: () => nodes.map((n) => ({ ...n.state })),
+    redact,
   };
 }
 
@@ -257,12 +272,14 @@ function sharedDeadlines(timeoutMs: number): () => AbortSignal {
  * network's follower and the /rpc endpoint, so both see the same upstream health.
  */
 export function upstreamPools(
-  networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number; max_response_bytes?: number }>,
-  deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs" | "maxResponseBytes">,
+  networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number; max_response_bytes?: number; api_key?: string }>,
+  deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs" | "maxResponseBytes" | "apiKey">,
 ): Map<string, UpstreamPool> {
   const pools = new Map<string, UpstreamPool>();
   for (const [network, n] of Object.entries(networks)) {
-    if (n.rpc_urls.length > 0) pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms, maxResponseBytes: n.max_response_bytes }));
+    if (n.rpc_urls.length > 0) {
+      pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms, maxResponseBytes: n.max_response_bytes, apiKey: n.api_key }));
+    }
   }
   return pools;
 }

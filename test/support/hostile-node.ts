@@ -8,12 +8,18 @@ import type { Server } from "bun";
  *   body of exactly `<bytes>` bytes, a result padded with `ab…`, sent with a Content-Length,
  *   streamed in 64 KiB chunks without one, or padded with spaces and gzip-compressed (small on
  *   the wire, large once inflated);
- * - `/<levels>/deep`: each call's result is `<levels>` arrays inside one another (`[[[…]]]`).
+ * - `/<levels>/deep`: each call's result is `<levels>` arrays inside one another (`[[[…]]]`);
+ * - `/…/echo`: each call answered with an error quoting what the node was sent (the URL, the
+ *   Authorization and TRON-PRO-API-KEY headers, the credentials decoded), both as a JSON-RPC
+ *   `error` and as java-tron's `Error`, so every family reads it as the node's error;
+ *   `/…/echo-one` answers a batch too with one such error object (a node refusing batches);
+ *   `/…/echo-chain` answers each call with the result `{"chain": <the password it was sent>}`,
+ *   Bitcoin Core's getblockchaininfo naming a chain after it.
  * `bytesSent` counts what the chunked mode handed to the socket.
  */
 export type HostileNode = { url: string; server: Server<undefined>; bytesSent: () => number; stop(): void };
 
-const MODES = new Set(["length", "chunked", "gzip", "deep"]);
+const MODES = new Set(["length", "chunked", "gzip", "deep", "echo", "echo-one", "echo-chain"]);
 
 type Call = { id?: unknown };
 
@@ -29,6 +35,12 @@ export function startHostileNode(): HostileNode {
       const n = Number(segments[at - 1]);
       const request = (await req.json()) as Call | Call[];
       if (mode === "deep") return json(answerEach(request, (c) => `{"jsonrpc":"2.0","id":${JSON.stringify(c.id ?? null)},"result":${"[".repeat(n)}${"]".repeat(n)}}`));
+      if (mode === "echo") return json(answerEach(request, (c) => JSON.stringify(echoed(req, c))));
+      if (mode === "echo-one") return Response.json(echoed(req, Array.isArray(request) ? {} : request));
+      if (mode === "echo-chain") {
+        const chain = credentialsOf(req).split(":")[1] ?? "";
+        return json(answerEach(request, (c) => JSON.stringify({ result: { chain }, error: null, id: c.id ?? null })));
+      }
       const text = paddedAnswer(request, n, mode === "gzip" ? " " : "ab");
       if (mode === "gzip") return new Response(Bun.gzipSync(text), { headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } });
       if (mode === "chunked") {
@@ -58,6 +70,20 @@ function json(text: string): Response {
 /** One answer per call, an array for a batch. */
 function answerEach(request: Call | Call[], answer: (call: Call) => string): string {
   return Array.isArray(request) ? `[${request.map(answer).join(",")}]` : answer(request);
+}
+
+/** An error answer that gives back everything secret the request carried. */
+function echoed(req: Request, call: Call) {
+  const authorization = req.headers.get("authorization") ?? "";
+  const credentials = credentialsOf(req);
+  const message = `refused ${req.url}: key ${req.headers.get("tron-pro-api-key")}, authorization ${authorization} (${credentials})`;
+  return { jsonrpc: "2.0", id: call.id ?? null, error: { code: -32000, message, data: { credentials } }, Error: message };
+}
+
+/** The `user:password` of the request's basic authorization; "" without one. */
+function credentialsOf(req: Request): string {
+  const authorization = req.headers.get("authorization") ?? "";
+  return authorization.startsWith("Basic ") ? Buffer.from(authorization.slice(6), "base64").toString() : "";
 }
 
 /** A JSON-RPC answer to `request` of exactly `size` bytes: the first call's result is padded with `fill`. */

@@ -152,6 +152,24 @@ describe("answer nesting", () => {
   });
 });
 
+describe("the network's secrets in what the pool says", () => {
+  test("a failure quoting the URL's credentials and key or the API key is logged, kept and returned redacted", async () => {
+    const { log, lines } = recordingLog();
+    const url = "http://rpc-user:pa55word@127.0.0.1:1/v3/0123456789abcdef0123456789abcdef?token=token-token-token-1";
+    // A fetch whose error quotes what it was asked (as a proxy's or another runtime's may).
+    const quoting = (async (target: string, init: RequestInit) => {
+      throw new Error(`cannot reach ${target} with ${JSON.stringify(init.headers)}`);
+    }) as unknown as typeof fetch;
+    const pool = createUpstreamPool({ network: "tron", urls: [url], timeoutMs: 2000, fetch: quoting, clock: manualClock(), log, apiKey: "tron-key-0042" });
+    const reply = await pool.send("{}", { headers: { "TRON-PRO-API-KEY": "tron-key-0042" } });
+    const said = `cannot reach http://[redacted]:[redacted]@127.0.0.1:1/v3/[redacted]?token=[redacted] with {"Content-Type":"application/json","TRON-PRO-API-KEY":"[redacted]"}`;
+    expect(reply).toEqual({ ok: false, code: "UPSTREAM_UNAVAILABLE", error: said });
+    expect(pool.states()[0].lastError).toBe(said);
+    expect(lines.map((l) => l.fields?.error)).toEqual([said]);
+    expect(pool.redact("the node said pa55word and TRON-KEY-0042")).toBe("the node said [redacted] and [redacted]");
+  });
+});
+
 describe("paths and headers per request (HTTP APIs such as java-tron's)", () => {
   // Records what arrives; `/moved/...` redirects to the recorder's own `/elsewhere`.
   const seen: { path: string; search: string; key: string | null }[] = [];
