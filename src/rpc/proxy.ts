@@ -5,6 +5,7 @@ import type { Config, Family } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { type Clock, instantOf } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
+import { redactJson } from "../upstream/secrets.ts";
 import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
 import type { CreditMeter } from "./credit-meter.ts";
 import {
@@ -318,33 +319,13 @@ function redactNodeErrors(slots: Slot[], redact: (text: string) => string): bool
     if (s.outcome !== "node_error") continue;
     // Judged on the parsed strings, not on JSON text: a secret may hold characters JSON escapes.
     const answer = s.local === null ? s.answer : JSON.parse(s.local);
-    const clean = redactStrings(answer, redact);
+    const clean = redactJson(answer, redact);
     if (clean === answer) continue;
     changed = true;
     if (s.local === null) s.answer = clean;
     else s.local = JSON.stringify(clean);
   }
   return changed;
-}
-
-/** A JSON value with `redact` applied to every string and member name; the same value when nothing changed. */
-function redactStrings(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === "string") return redact(value);
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const out = value.map((v) => redactStrings(v, redact));
-    return out.some((v, i) => v !== value[i]) ? out : value;
-  }
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const key = redact(k);
-    const r = redactStrings(v, redact);
-    changed ||= key !== k || r !== v;
-    // defineProperty: a member named `__proto__` stays a member, as JSON.parse made it.
-    Object.defineProperty(out, key, { value: r, enumerable: true, writable: true, configurable: true });
-  }
-  return changed ? out : value;
 }
 
 /**

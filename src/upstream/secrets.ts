@@ -93,6 +93,44 @@ function cutStart(text: string, secret: string): number {
   return 0;
 }
 
+/**
+ * A JSON value with `redact` applied to every string and member name: the same value when nothing
+ * changed (copied only from the first change on, so a node error without secrets allocates nothing).
+ */
+export function redactJson(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const r = redactJson(value[i], redact);
+      if (out === null && r !== value[i]) out = value.slice(0, i);
+      out?.push(r);
+    }
+    return out ?? value;
+  }
+  const members = value as Record<string, unknown>;
+  let out: Record<string, unknown> | null = null;
+  for (const k in members) {
+    const key = redact(k);
+    const r = redactJson(members[k], redact);
+    if (out === null && (key !== k || r !== members[k])) {
+      out = {};
+      for (const done in members) {
+        if (done === k) break;
+        define(out, done, members[done]);
+      }
+    }
+    if (out !== null) define(out, key, r);
+  }
+  return out ?? value;
+}
+
+/** Sets a member as JSON.parse would: one named `__proto__` stays a member. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

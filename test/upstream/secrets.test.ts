@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { REDACTED, redactorOf, urlSecrets } from "../../src/upstream/secrets.ts";
+import { REDACTED, redactJson, redactorOf, urlSecrets } from "../../src/upstream/secrets.ts";
 
 const R = REDACTED;
 
@@ -58,5 +58,24 @@ describe("redaction", () => {
     const out = redact(noisy);
     expect(out.startsWith(`${R}...`.repeat(16))).toBe(true);
     expect(out.length).toBe(noisy.length + 16 * (R.length - 4));
+  });
+});
+
+describe("redaction of a JSON value", () => {
+  const redact = redactorOf(["s3cret-value"]);
+
+  test("every string and member name, at any depth; what holds none is the same value", () => {
+    const clean = { code: -32000, data: [1, "ok", { nested: ["fine"] }] };
+    const dirty = { code: -32000, message: "key s3cret-value", data: [1, "ok", { "s3cret-value": ["fine", "S3CRET-VALUE"] }] };
+    expect(redactJson(clean, redact)).toBe(clean);
+    expect(redactJson(dirty, redact)).toEqual({ code: -32000, message: `key ${R}`, data: [1, "ok", { [R]: ["fine", R] }] });
+    expect(dirty.message).toBe("key s3cret-value");
+  });
+
+  test("a member named __proto__ stays a member of the copy", () => {
+    const parsed = JSON.parse('{"__proto__":{"m":"s3cret-value"},"x":1}');
+    const out = redactJson(parsed, redact) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe(`{"__proto__":{"m":"${R}"},"x":1}`);
   });
 });
