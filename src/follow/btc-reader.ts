@@ -36,7 +36,7 @@ export function createBtcChainCheck(
     const { chain } = checkChainInfo(await client.call("getblockchaininfo", []));
     if (expected === null) {
       expected = chain;
-      // The node's word, logged: through the pool's redaction like every other (upstream/secrets.ts).
+      // The node's word, logged: through the pool's redaction like every other (upstream/redaction.ts).
       opts.log.info("follower chain", { network: opts.network, chain: opts.redact(chain), upstream: opts.upstream() });
     }
     if (chain !== expected) {

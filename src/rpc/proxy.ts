@@ -5,7 +5,7 @@ import type { Config, Family } from "../config/schema.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { type Clock, instantOf } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
-import { redactJson } from "../upstream/secrets.ts";
+import { redactJson } from "../upstream/redaction.ts";
 import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
 import type { CreditMeter } from "./credit-meter.ts";
 import {

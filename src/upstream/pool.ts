@@ -5,7 +5,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { urlLabel } from "../net/url-label.ts";
-import { redactorOf, urlSecrets } from "./secrets.ts";
+import { redactorOf, urlSecrets } from "./redaction.ts";
 
 /**
  * What one upstream answered: the raw response text (passed through by /rpc byte for byte), its
@@ -53,7 +53,7 @@ export type UpstreamPool = {
   /**
    * A text with the network's secrets replaced by `[redacted]`: the credentials and key-like path
    * segments and query values of every `rpc_urls` entry, and the API key its requests carry
-   * (upstream/secrets.ts). Whatever a node said that reaches a log, a status, an error or a client
+   * (upstream/redaction.ts). Whatever a node said that reaches a log, a status, an error or a client
    * passes through it; the pool's own errors already have.
    */
   redact(text: string): string;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { REDACTED, redactJson, redactorOf, urlSecrets } from "../../src/upstream/secrets.ts";
+import { REDACTED, redactJson, redactorOf, urlSecrets } from "../../src/upstream/redaction.ts";
 
 const R = REDACTED;
 
