@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { btcMoneyLimit } from "../../src/config/networks.ts";
 import { createBtcClient } from "../../src/follow/btc-client.ts";
 import { createMempoolWatch } from "../../src/follow/btc-mempool.ts";
 import { storedTip } from "../../src/follow/chain-store.ts";
@@ -130,7 +131,7 @@ describe("a node echoing its secrets in its errors", () => {
     expect(order.status).toBe(201);
     const pool = td.daemon.deps.upstreams.get("btc");
     if (!pool) throw new Error("no pool");
-    const mempool = createMempoolWatch({ network: "btc", client: createBtcClient(pool), db: td.ctx.db, clock: td.ctx.clock, log, redact: pool.redact });
+    const mempool = createMempoolWatch({ network: "btc", client: createBtcClient(pool), limit: btcMoneyLimit("btc", td.ctx.config.networks.btc!), db: td.ctx.db, clock: td.ctx.clock, log, redact: pool.redact });
     await mempool.look();
     const line = log.lines.find((l) => l.msg === "cannot read the mempool");
     expect(line?.fields?.error).toStartWith(`getrawmempool: the node answered error -32000: "refused http://127.0.0.1:${port}/echo: key null, authorization Basic [redacted]`);
