@@ -11,7 +11,11 @@
 // webhook reaches a receiver (poll_interval_ms = 250).
 //
 // The chain is built once and kept: the node's datadir goes to `.bench/` under a name holding the
-// sizes, and each run starts litecoind on a copy of it (the lag samples mine more blocks).
+// sizes, and each run starts litecoind on a copy of it (the lag samples mine more blocks). The node
+// that builds it is shut down with the `stop` RPC, which flushes its block index, chainstate and
+// wallets (a killed node's datadir starts again at height 0), and a copy is started and its height
+// checked before the cache is saved. A cache whose copy does not start at the height it recorded
+// (one saved by a killed node) is built again.
 // Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_LAG_SAMPLES, BENCH_NODE_LATENCY_MS (0: the
 // node directly; above 0, a proxy in this process delays every answer by that much, for both, and
 // its CPU counts in the bare loop's),
@@ -106,16 +110,29 @@ async function batch<T>(node: Litecoind, calls: [string, unknown[]][], wallet?: 
   return answers.map((a) => a.result);
 }
 
-/** litecoind on `datadir` (the harness starts it; a second -datadir overrides the temp one it made). */
-async function startNodeOn(datadir: string): Promise<Litecoind> {
-  const node = await startLitecoind([`-datadir=${datadir}`]);
+/**
+ * litecoind on `datadir`, which the harness leaves in place when it stops the node. Its flags are
+ * the test harness's (small caches and keypool, tuned for the suite's speed) plus `args`: a change
+ * there may move litecoind's figures, never the cached chain, whose height every run checks.
+ */
+async function startNodeOn(datadir: string, args: string[] = []): Promise<Litecoind> {
+  const node = await startLitecoind(args, { datadir });
   nodes.push(node);
   return node;
 }
 
+/** Kills the node (the harness's stop: SIGKILL), for a copy of the chain that is thrown away. */
 async function stopNode(node: Litecoind): Promise<void> {
   await node.stop();
   nodes.splice(nodes.indexOf(node), 1);
+}
+
+/** litecoind on a fresh copy of the cache in `into`, and the height its chain starts at. */
+async function startOnCopy(into: string): Promise<{ node: Litecoind; head: number }> {
+  rmSync(into, { recursive: true, force: true });
+  cpSync(CACHE, into, { recursive: true });
+  const node = await startNodeOn(into);
+  return { node, head: await node.rpc<number>("getblockcount") };
 }
 
 /**
@@ -133,7 +150,8 @@ async function buildChain(): Promise<ChainFacts> {
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
   scratch.push(partial);
-  const node = await startNodeOn(partial);
+  // Idle HTTP connections (Bun keeps them for reuse) hold the node's shutdown until they time out.
+  const node = await startNodeOn(partial, ["-rpcservertimeout=1"]);
   let facts: ChainFacts;
   try {
     await node.createWallet("miner");
@@ -181,8 +199,21 @@ async function buildChain(): Promise<ChainFacts> {
     rmSync(partial, { recursive: true, force: true });
     throw e;
   }
-  // SIGTERM: the node flushes its chainstate and wallet before it exits.
-  await stopNode(node);
+  // The stop RPC: the node writes its block index, chainstate and wallets before it exits.
+  await node.shutdown();
+  nodes.splice(nodes.indexOf(node), 1);
+  // What every run does: a node on a copy must find the whole chain.
+  const check = `${partial}.check`;
+  scratch.push(check);
+  try {
+    cpSync(partial, check, { recursive: true });
+    const copy = await startNodeOn(check);
+    const copyHead = await copy.rpc<number>("getblockcount");
+    await stopNode(copy);
+    if (copyHead !== facts.head) throw new Error(`a node on a copy of the built chain starts at height ${copyHead}, not ${facts.head}: the builder's node did not flush its chain`);
+  } finally {
+    rmSync(check, { recursive: true, force: true });
+  }
   writeFileSync(join(partial, CHAIN_FILE), JSON.stringify(facts));
   rmSync(CACHE, { recursive: true, force: true });
   renameSync(partial, CACHE);
@@ -267,17 +298,39 @@ async function prepareDaemon(dir: string, rpcUrl: string, hookUrl: string): Prom
   return { configPath, dbPath };
 }
 
-/** The cached chain's facts, building it first when there is no cache for these sizes. */
-async function cachedChain(): Promise<ChainFacts> {
-  if (existsSync(join(CACHE, CHAIN_FILE))) {
-    const facts = JSON.parse(readFileSync(join(CACHE, CHAIN_FILE), "utf8")) as ChainFacts;
-    console.log(`chain reused from ${CACHE} (built ${facts.builtAt} in ${facts.buildSeconds.toFixed(0)} s; delete it to rebuild)`);
-    return facts;
-  }
+/** The cached chain's facts, or null when there is no cache for these sizes. */
+function cachedFacts(): ChainFacts | null {
+  return existsSync(join(CACHE, CHAIN_FILE)) ? (JSON.parse(readFileSync(join(CACHE, CHAIN_FILE), "utf8")) as ChainFacts) : null;
+}
+
+async function build(): Promise<ChainFacts> {
   console.log(`building ${BLOCKS} blocks × ${TX_PER_BLOCK} tx in litecoind -regtest (kept in ${CACHE}) …`);
   const facts = await buildChain();
   console.log(`chain built in ${facts.buildSeconds.toFixed(1)} s (head ${facts.head})`);
   return facts;
+}
+
+/**
+ * litecoind on a copy (in `into`) of the cached chain, building the cache first when there is
+ * none, and again when its copy does not start at the height the cache recorded.
+ */
+async function nodeOnCachedChain(into: string): Promise<{ node: Litecoind; facts: ChainFacts; head: number }> {
+  let facts = cachedFacts();
+  if (facts) console.log(`chain reused from ${CACHE} (built ${facts.builtAt} in ${facts.buildSeconds.toFixed(0)} s; delete it to rebuild)`);
+  else facts = await build();
+  let t = performance.now();
+  let { node, head } = await startOnCopy(into);
+  if (head !== facts.head) {
+    console.log(`the cached chain starts at height ${head}, not ${facts.head} (its node was killed before it flushed): building it again`);
+    await stopNode(node);
+    rmSync(CACHE, { recursive: true, force: true });
+    facts = await build();
+    t = performance.now();
+    ({ node, head } = await startOnCopy(into));
+    if (head !== facts.head) throw new Error(`the chain just built starts at height ${head} on a copy, not ${facts.head}`);
+  }
+  console.log(`litecoind started on a copy of the chain in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  return { node, facts, head };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -287,7 +340,6 @@ const ownCpuMs = () => {
 };
 
 async function main() {
-  const facts = await cachedChain();
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-follow-btc-"));
   scratch.push(dir);
   const payments = new Map<string, number>();
@@ -302,16 +354,10 @@ async function main() {
       return new Response("ok");
     },
   });
-  let node: Litecoind | null = null;
   let proxy: ReturnType<typeof Bun.serve> | null = null;
   try {
-    let t = performance.now();
-    cpSync(CACHE, join(dir, "node"), { recursive: true });
-    node = await startNodeOn(join(dir, "node"));
+    const { node, facts, head } = await nodeOnCachedChain(join(dir, "node"));
     const nodeUrl = node.bareUrl;
-    console.log(`litecoind started on a copy of the chain in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    const head = await node.rpc<number>("getblockcount");
-    if (head !== facts.head) throw new Error(`the cached chain's head is ${head}, not ${facts.head}: delete ${CACHE}`);
     // With a latency, both sides read through this proxy, which holds every answer LATENCY_MS.
     proxy =
       LATENCY_MS > 0
@@ -341,7 +387,7 @@ async function main() {
     const db = new Database(dbPath, { readonly: true });
     const tip = () => (db.query(`SELECT max(height) AS h FROM blocks WHERE network = '${NETWORK}'`).get() as { h: number | null }).h ?? -1;
     const load = loadAverage();
-    t = performance.now();
+    const t = performance.now();
     const serve = spawnServe(configPath);
     const start = { serve: cpuOf(serve.proc.pid), node: cpuOf(node.pid) };
     // The first stored block ends the daemon's start-up (module loading, migrations, first look at the node).
@@ -397,7 +443,8 @@ async function main() {
     await Promise.all(children.map((c) => c.exited));
     sink.stop(true);
     proxy?.stop(true);
-    if (node) await stopNode(node);
+    // Every node still running: the run's, or one a failed start or build left.
+    for (const n of [...nodes]) await stopNode(n);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Litecoind, startLitecoind } from "../support/litecoind.ts";
 
 // The litecoind harness itself: a real regtest node that mines, pays and stops cleanly.
@@ -71,5 +73,33 @@ describe("litecoind stop", () => {
     expect(existsSync(other.datadir)).toBe(false);
     // A second stop() is harmless.
     await other.stop();
+  }, 60_000);
+
+  test("shutdown leaves a kept datadir whole: a node started on it again finds the same chain", async () => {
+    const datadir = mkdtempSync(join(tmpdir(), "chainwatch-litecoind-kept-"));
+    try {
+      const first = await startLitecoind(["-rpcservertimeout=1"], { datadir });
+      expect(first.datadir).toBe(datadir);
+      await first.createWallet("kept");
+      const hashes = await first.mine(5);
+      await first.shutdown();
+      expect(alive(first.pid)).toBe(false);
+      expect(existsSync(datadir)).toBe(true);
+      // Harmless after a shutdown, and it leaves a datadir the caller keeps.
+      await first.stop();
+      expect(existsSync(datadir)).toBe(true);
+
+      const again = await startLitecoind([], { datadir });
+      try {
+        expect(await again.rpc<number>("getblockcount")).toBe(5);
+        expect(await again.rpc<string>("getbestblockhash")).toBe(hashes[4]);
+        expect(await again.rpc<string[]>("listwalletdir").then((d) => JSON.stringify(d))).toContain('"kept"');
+      } finally {
+        await again.stop();
+      }
+      expect(existsSync(datadir)).toBe(true);
+    } finally {
+      rmSync(datadir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

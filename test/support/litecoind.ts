@@ -6,8 +6,9 @@ import { join } from "node:path";
 
 // A real Litecoin Core node (`litecoind -regtest`, Debian's package) for tests of the
 // Bitcoin family: Litecoin Core 0.21 speaks Bitcoin Core's JSON-RPC. It runs in a fresh datadir
-// under os.tmpdir() on free 127.0.0.1 ports, talks to no one (no listening, no seeds, no
-// connections), and is stopped by its own pid. Regtest mines at once, so tests make their blocks.
+// under os.tmpdir() (or one the caller keeps) on free 127.0.0.1 ports, talks to no one (no
+// listening, no seeds, no connections), and is stopped by its own pid. Regtest mines at once, so
+// tests make their blocks.
 
 // Debian's /usr/bin/litecoind is a script that writes ~/.litecoin (a config with a random password)
 // before it execs the daemon: the daemon itself touches nothing outside its datadir. LITECOIND
@@ -18,6 +19,8 @@ const RPC_USER = "chainwatch";
 // Letters only: the credentials go into the URL as they are.
 const RPC_PASSWORD = "regtestsecret";
 const START_TIMEOUT_MS = 30_000;
+// A clean shutdown flushes a few MB at regtest sizes; a node still running after this is stuck.
+const SHUTDOWN_TIMEOUT_MS = 60_000;
 // A free port can be taken between our probe and the node's bind: try again with new ones.
 const START_ATTEMPTS = 3;
 
@@ -59,8 +62,26 @@ export type Litecoind = {
   send(address: string, amount: string): Promise<string>;
   /** One transaction paying each address its amount (decimal strings); returns the txid. */
   sendMany(amounts: Record<string, string>): Promise<string>;
-  /** SIGKILL (the datadir goes with it: nothing to shut down cleanly), then removes the datadir. Safe to call twice. */
+  /**
+   * SIGKILL, then removes the datadir unless the caller keeps it (`datadir` of startLitecoind).
+   * Safe to call twice. A killed node has not flushed its block index: a node started again on
+   * the same datadir may find the chain at height 0. Keep a datadir with shutdown() instead.
+   */
   stop(): Promise<void>;
+  /**
+   * The RPC `stop`, then waits for the node to exit, so its block index, chainstate and wallets
+   * are on disk for the next node started on the datadir; throws when the node does not exit
+   * cleanly (exit code 0). Takes a second or more where stop() takes milliseconds: for a datadir
+   * kept after the node (a bench's cached chain), not for tests. The node waits for idle HTTP
+   * connections to close before it exits, and Bun keeps them open for reuse: start it with
+   * `-rpcservertimeout=1`, or this waits the default 30 s for them.
+   */
+  shutdown(): Promise<void>;
+};
+
+export type LitecoindOptions = {
+  /** A datadir the caller keeps: the node runs on it, and neither stop() nor a failed start removes it. */
+  datadir?: string;
 };
 
 /** A port nothing listens on right now (the OS's choice for port 0). */
@@ -77,21 +98,22 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `litecoind -regtest` and resolves once its RPC answers; `args` are added to its flags. */
-export async function startLitecoind(args: string[] = []): Promise<Litecoind> {
+export async function startLitecoind(args: string[] = [], opts: LitecoindOptions = {}): Promise<Litecoind> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-    const datadir = mkdtempSync(join(tmpdir(), "chainwatch-litecoind-"));
+    const datadir = opts.datadir ?? mkdtempSync(join(tmpdir(), "chainwatch-litecoind-"));
+    const owned = opts.datadir === undefined;
     try {
-      return await startIn(datadir, await freePort(), await freePort(), args);
+      return await startIn(datadir, owned, await freePort(), await freePort(), args);
     } catch (e) {
-      rmSync(datadir, { recursive: true, force: true });
+      if (owned) rmSync(datadir, { recursive: true, force: true });
       lastError = e;
     }
   }
   throw lastError;
 }
 
-async function startIn(datadir: string, rpcPort: number, p2pPort: number, args: string[]): Promise<Litecoind> {
+async function startIn(datadir: string, owned: boolean, rpcPort: number, p2pPort: number, args: string[]): Promise<Litecoind> {
   const proc: Subprocess<"ignore", "ignore", "pipe"> = Bun.spawn(
     [
       LITECOIND,
@@ -154,9 +176,23 @@ async function startIn(datadir: string, rpcPort: number, p2pPort: number, args: 
     stopped ??= (async () => {
       proc.kill("SIGKILL");
       await proc.exited;
-      rmSync(datadir, { recursive: true, force: true });
+      if (owned) rmSync(datadir, { recursive: true, force: true });
     })();
     return stopped;
+  };
+
+  const shutdown = async () => {
+    if (stopped) throw new Error("litecoind was already stopped");
+    await rpc("stop");
+    let timer: Timer | undefined;
+    const code = await Promise.race([proc.exited, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SHUTDOWN_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+    const failure =
+      code === null ? `litecoind did not exit within ${SHUTDOWN_TIMEOUT_MS} ms of the stop RPC (killed)` : code !== 0 ? `litecoind exited with code ${code} after the stop RPC` : null;
+    const log = failure ? debugLogTail(datadir) : "";
+    // Marks the node stopped (and kills it if it hung); removes the datadir only if it is the harness's own.
+    await stop();
+    if (failure) throw new Error(`${failure}: ${log}`);
   };
 
   try {
@@ -191,6 +227,7 @@ async function startIn(datadir: string, rpcPort: number, p2pPort: number, args: 
     send: (address, amount) => rpc<string>("sendtoaddress", [address, amount], walletName()),
     sendMany: (amounts) => rpc<string>("sendmany", ["", amounts], walletName()),
     stop,
+    shutdown,
   };
 }
 
