@@ -10,42 +10,47 @@
 // accuracy of three limiters (three pools) spending one key's budget together.
 // Time is simulated: every call of a "second" carries the same timestamp, `limit` calls a second,
 // so each second's budget is spent exactly and the database work is what is measured.
-// PostgreSQL: CHAINWATCH_TEST_DATABASE_URL, or a throwaway cluster from test/support/postgres.sh.
+// PostgreSQL: a database of its own (dropped at the end) on the server CHAINWATCH_TEST_DATABASE_URL
+// names, or on a throwaway cluster (support/postgres.ts). The config is the daemon's defaults (a
+// pool of 10), not the test suite's, whose settings are tuned for the suite's speed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClusterLimiter } from "../src/auth/cluster-limiter.ts";
 import { createLocalRateLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
+import { parseConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { type Db, openDatabase } from "../src/db/database.ts";
 import { type SharedRateBudget, type SlidingRateBudget, sharedRateBudget, slidingRateBudget } from "../src/db/primitives.ts";
 import { silentLogger } from "../src/lib/log.ts";
-import { testConfig } from "../test/support/harness.ts";
+import { type BenchCluster, createDatabase, dropDatabase, startCluster } from "./support/postgres.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = 16;
-const ROOT = join(import.meta.dir, "..");
+const DATABASE = `bench_limits_${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-limits-"));
-let pgdir: string | null = null;
-
-if (!process.env.CHAINWATCH_TEST_DATABASE_URL) {
-  pgdir = mkdtempSync(join(tmpdir(), "chainwatch-bench-pg-"));
-  const started = Bun.spawnSync(["bash", join(ROOT, "test/support/postgres.sh"), "start", pgdir], { stderr: "inherit" });
-  if (started.exitCode !== 0) throw new Error("cannot start PostgreSQL (apt-get install -y postgresql)");
-  process.env.CHAINWATCH_TEST_DATABASE_URL = started.stdout.toString().trim();
-}
+const given = process.env.CHAINWATCH_TEST_DATABASE_URL;
+let cluster: BenchCluster | null = null;
 
 const dbs: Db[] = [];
+let created = false;
 try {
-  await main();
+  if (!given) cluster = await startCluster();
+  const server = given ?? (cluster as BenchCluster).url;
+  const url = await createDatabase(server, DATABASE);
+  created = true;
+  await main(server, url);
 } finally {
   for (const db of dbs) await db.destroy();
+  if (given && created) await dropDatabase(given, DATABASE);
+  cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
-  if (pgdir) Bun.spawnSync(["bash", join(ROOT, "test/support/postgres.sh"), "stop", pgdir]);
 }
 
-async function main(): Promise<void> {
-  const config = testConfig(dir);
+async function main(server: string, url: string): Promise<void> {
+  const parsed = parseConfig({ server: { host: "127.0.0.1", port: 0 }, database: { url }, secrets: { master_key_file: `${dir}/master.key` } }, "bench:limits config");
+  if (!parsed.ok) throw new Error(parsed.error);
+  const config = parsed.config;
   const ctx = await openContext(config, { env: {} });
   dbs.push(ctx.db, openDatabase(config.database.url), openDatabase(config.database.url));
   const budgets = dbs.map((db) => sharedRateBudget(db) as SharedRateBudget);
@@ -130,7 +135,7 @@ async function main(): Promise<void> {
   const refusedUs = ((performance.now() - t) * 1000) / N;
 
   const bare = (limit: number) => (rows.find(([name]) => name.startsWith(`limit ${limit}/s, in-memory`)) as [string, { usPerCall: number }])[1].usPerCall;
-  console.log(`cluster rate limits, ${SECONDS} simulated seconds per row; PostgreSQL ${process.env.CHAINWATCH_TEST_DATABASE_URL?.replace(/\/\/[^@]*@/, "//")}`);
+  console.log(`cluster rate limits, ${SECONDS} simulated seconds per row; PostgreSQL ${server.replace(/\/\/[^@]*@/, "//")}`);
   console.log("case".padEnd(76), "µs/call".padStart(9), "calls/s".padStart(10), "× memory".padStart(9), "admitted".padStart(9));
   for (const [name, r] of rows) {
     const limit = Number(/limit (\d+)/.exec(name)?.[1]);

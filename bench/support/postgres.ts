@@ -42,21 +42,37 @@ export async function startCluster(): Promise<BenchCluster> {
   return {
     url,
     pid,
-    async createDatabase(name) {
-      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`create database ${name}`);
-      } finally {
-        await client.end();
-      }
-      const u = new URL(url);
-      u.pathname = `/${name}`;
-      return u.toString();
-    },
+    createDatabase: (name) => createDatabase(url, name),
     stop,
   };
+}
+
+/** A new, empty database `name` on the server at `serverUrl`; returns its URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  await onServer(serverUrl, `create database ${checkedName(name)}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Drops the database `name` on the server at `serverUrl`, if it exists. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await onServer(serverUrl, `drop database if exists ${checkedName(name)}`);
+}
+
+function checkedName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
+  return name;
+}
+
+async function onServer(serverUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 /** The server's major version, for the report. */
