@@ -25,6 +25,7 @@
 //
 // BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
 // one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
+// Sizes (env): BENCH_DELIVERIES (20,000 queued), BENCH_LATENCY_SAMPLES (200 blocks), BENCH_ACCOUNTS (1).
 import type { Subprocess } from "bun";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
 import { sql } from "kysely";
@@ -45,14 +46,14 @@ import { type BenchCluster, serverVersion, startCluster } from "./support/postgr
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 import { RECOVERED, type RecoveryOutcome, runRecovery } from "./deliver-recovery.ts";
 
-const TOTAL = 20_000;
+const TOTAL = positiveIntFromEnv("BENCH_DELIVERIES", 20_000);
 const CONCURRENCY = 32;
 const ACCOUNTS = positiveIntFromEnv("BENCH_ACCOUNTS", 1);
 // BENCH_RECOVERY=1: the recovery run instead (bench/deliver-recovery.ts); BENCH_RECOVERY_MAX_RPS
 // gives the recovered account's webhook a delivery rate limit (default none).
 const RECOVERY = process.env.BENCH_RECOVERY === "1";
 const RECOVERY_MAX_RPS = process.env.BENCH_RECOVERY_MAX_RPS ? positiveIntFromEnv("BENCH_RECOVERY_MAX_RPS", 1) : 0;
-const LATENCY_SAMPLES = 200;
+const LATENCY_SAMPLES = positiveIntFromEnv("BENCH_LATENCY_SAMPLES", 200);
 /** The durable raw loop baseline (support/durable-loop.ts); BENCH_DURABLE=0 leaves it out. */
 const DURABLE = process.env.BENCH_DURABLE !== "0";
 const INGEST_TOKEN = "bench-token";

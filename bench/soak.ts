@@ -9,11 +9,12 @@
 // minute with a clock one day ahead less SOAK_RETENTION_SECONDS (default 180), so rows older than
 // that are pruned while the load runs, and the space is given back.
 //
-// Every 10 s it samples the daemon's RSS (/proc), open file descriptors, the database and WAL file
-// sizes, the API p99 and the delivery lag p99 (ingest POST to the webhook's arrival) of the last
-// 10 s, and the pending deliveries (the daemon's own /metrics gauge), prints the table, then the
-// slope of each over the run after the warm-up (the first 10 minutes, or the first third of a
-// shorter run). Targets: RSS < 0.1 MB/min, database size flat, no latency drift.
+// Every 10 s (SOAK_SAMPLE_SECONDS) it samples the daemon's RSS (/proc), open file descriptors, the
+// database and WAL file sizes, the API p99 and the delivery lag p99 (ingest POST to the webhook's
+// arrival) since the last sample, and the pending deliveries (the daemon's own /metrics gauge),
+// prints the table, then the slope of each over the run after the warm-up (the first 10 minutes,
+// or the first third of a shorter run). Targets: RSS < 0.1 MB/min, database size flat, no latency
+// drift.
 import type { Subprocess } from "bun";
 import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -32,7 +33,7 @@ import { killOnInterrupt } from "./support/interrupt.ts";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
 const RETENTION_SECONDS = Number(process.env.SOAK_RETENTION_SECONDS ?? 180);
-const SAMPLE_MS = 10_000;
+const SAMPLE_MS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10) * 1000;
 const API_RPS = 200;
 const BLOCKS_PER_SECOND = 5;
 const RPC_RPS = 100;
