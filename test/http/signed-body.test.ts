@@ -103,6 +103,14 @@ describe("signed request bodies", () => {
     const res = await server.handle(new Request(`${url}/v1/echo`, { method: "POST", body: stream, headers, duplex: "half" } as RequestInit));
     expect({ status: res.status, body: await res.json() }).toEqual({ status: 413, body: { error: `Request body exceeds ${BODY_LIMIT} bytes.` } });
   });
+
+  test("a streamed body is given up with 413 the moment it passes the limit, its end never waited for", async () => {
+    // One chunk past the limit, and the stream never ends.
+    const stream = new ReadableStream({ start: (controller) => controller.enqueue(new Uint8Array(BODY_LIMIT + 1).fill(0x20)) });
+    const headers = { ...signedHeaders(client, "POST", "/v1/echo", "", Math.floor(clock.now() / 1000)), "Content-Type": "application/json" };
+    const res = await server.handle(new Request(`${url}/v1/echo`, { method: "POST", body: stream, headers, duplex: "half" } as RequestInit));
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 413, body: { error: `Request body exceeds ${BODY_LIMIT} bytes.` } });
+  });
 });
 
 describe("signed bodies on a feature route over the daemon's own socket (POST /v1/address-watch/addresses)", () => {
