@@ -17,6 +17,13 @@ export type AuthOutcome = Result<{ key: KeyRecord }, Failure<AuthFailure>>;
  */
 export type ClientIp = string | null | (() => string | null);
 
+/**
+ * The SHA-256 (hex) of the raw body, or a function that reads the body and hashes it: called only
+ * for a request whose key, timestamp and signature header check out, so no other request has its
+ * body read at all. What it throws (a body over the limit) passes through.
+ */
+export type BodySha256 = string | (() => Promise<string>);
+
 /** A request as the verifier sees it: headers, the signed path, the raw body's SHA-256, the client IP. */
 export type SignedRequest = {
   apiKey: string | null;
@@ -24,7 +31,7 @@ export type SignedRequest = {
   signature: string | null;
   method: string;
   path: string;
-  bodySha256: string;
+  bodySha256: BodySha256;
   clientIp: ClientIp;
 };
 
@@ -48,7 +55,8 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   if (!req.timestamp || !TIMESTAMP.test(req.timestamp)) return fail("INVALID_TIMESTAMP");
   if (Math.abs(Math.floor(deps.at.wallMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
   if (!req.signature) return fail("MISSING_SIGNATURE");
-  const expected = hmacSha256(key.secret, canonicalString(req.timestamp, req.method, req.path, req.bodySha256));
+  const bodySha256 = typeof req.bodySha256 === "string" ? req.bodySha256 : await req.bodySha256();
+  const expected = hmacSha256(key.secret, canonicalString(req.timestamp, req.method, req.path, bodySha256));
   if (!hexMatches(req.signature, expected)) return fail("INVALID_SIGNATURE");
   if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
   if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at)) === 0) return fail("RATE_LIMITED");

@@ -168,3 +168,30 @@ describe("verifySignedRequest: the order of the checks", () => {
     expect(await codeOf(request(), v)).toBe("RATE_LIMITED");
   });
 });
+
+describe("verifySignedRequest: the body is read only when the signature is checked", () => {
+  /** The request with its body behind a reader that counts its calls. */
+  function lazy(over: Partial<SignedRequest> & { body?: string; signWith?: string }) {
+    const req = request({ method: "POST", ...over });
+    const hash = req.bodySha256 as string;
+    const reads = { count: 0 };
+    return { req: { ...req, bodySha256: async () => (reads.count++, hash) }, reads };
+  }
+
+  test.each([
+    ["no X-Api-Key", "MISSING_API_KEY", 0, { apiKey: null }],
+    ["an unknown key", "INVALID_API_KEY", 0, { apiKey: "00000000-0000-4000-8000-000000000000" }],
+    ["a stale timestamp", "INVALID_TIMESTAMP", 0, { timestamp: String(NOW_S - 301) }],
+    ["no X-Signature", "MISSING_SIGNATURE", 0, { signature: null }],
+    ["a wrong signature", "INVALID_SIGNATURE", 1, { body: '{"a":1}', signWith: "b".repeat(64) }],
+    ["a correct signature", "OK", 1, { body: '{"a":1}' }],
+  ] as const)("%s: %s, the body read %d times", async (_name, code, count, over) => {
+    const { req, reads } = lazy(over as Partial<SignedRequest>);
+    expect([await codeOf(req), reads.count]).toEqual([code, count]);
+  });
+
+  test("a throw of the reader (a body over the limit) passes through", async () => {
+    const req = { ...request({ method: "POST" }), bodySha256: () => Promise.reject(new Error("too large")) };
+    await expect(verifier().verify(req)).rejects.toThrow("too large");
+  });
+});

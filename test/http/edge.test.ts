@@ -8,6 +8,7 @@ import { serverOptions } from "../../src/http/server-options.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { until } from "../delivery/fixtures.ts";
 import { testConfig } from "../support/harness.ts";
+import { type RawAnswer, rawExchange } from "../support/raw-http.ts";
 
 // The HTTP edge against requests no client library sends: a real daemon on an ephemeral port,
 // spoken to over a raw TCP socket, its JSON log captured at debug.
@@ -28,45 +29,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type RawAnswer = { status: number; headers: Record<string, string>; body: string; bytes: number };
-
 /** Sends `head` (a request line and headers, no body) as written and reads the one answer. */
-async function raw(head: string): Promise<RawAnswer> {
-  const port = Number(new URL(daemon.url).port);
-  let text = "";
-  await new Promise<void>((resolve, reject) => {
-    // Complete once the headers and Content-Length bytes of body are in (the server keeps the connection open).
-    const complete = () => {
-      const end = text.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
-      return end !== -1 && length !== null && Buffer.byteLength(text.slice(end + 4)) >= Number(length[1]);
-    };
-    Bun.connect({
-      hostname: "127.0.0.1",
-      port,
-      socket: {
-        open: (s) => void s.write(head),
-        data(s, chunk) {
-          text += chunk.toString();
-          if (complete()) {
-            s.end();
-            resolve();
-          }
-        },
-        close: () => (complete() ? resolve() : reject(new Error(`connection closed mid-answer: ${JSON.stringify(text)}`))),
-        error: (_s, e) => reject(e),
-      },
-    }).catch(reject);
-  });
-  const end = text.indexOf("\r\n\r\n");
-  const [statusLine, ...headerLines] = text.slice(0, end).split("\r\n");
-  const headers: Record<string, string> = {};
-  for (const h of headerLines) {
-    const colon = h.indexOf(":");
-    headers[h.slice(0, colon).toLowerCase()] = h.slice(colon + 1).trim();
-  }
-  return { status: Number(statusLine.split(" ")[1]), headers, body: text.slice(end + 4), bytes: Buffer.byteLength(text) };
-}
+const raw = (head: string): Promise<RawAnswer> => rawExchange(daemon.url, head);
 
 /** Nothing of the machine it runs on: no working directory, no source path, no stack frame. */
 function expectNothingLeaked(a: RawAnswer) {

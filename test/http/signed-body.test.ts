@@ -75,9 +75,26 @@ describe("signed request bodies", () => {
     expect(await post('{"network_slug": "eth",')).toEqual({ status: 400, body: { error: "Invalid JSON body." } });
   });
 
+  test("a body nested 64 levels is parsed; 65 levels is 400 Invalid JSON body.", async () => {
+    const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+    expect(await post(nested(64))).toEqual({ status: 200, body: { account_id: client.accountId, body: JSON.parse(nested(64)) } });
+    expect(await post(nested(65))).toEqual({ status: 400, body: { error: "Invalid JSON body." } });
+    // Brackets inside a string are text, not nesting.
+    const text = { note: nested(100) };
+    expect(await post(JSON.stringify(text))).toEqual({ status: 200, body: { account_id: client.accountId, body: text } });
+  });
+
   test("a malformed body from a stranger gets the authentication error, not the parse error", async () => {
     const stranger = { apiKey: "3f1c2b4a-0000-4000-8000-000000000000", secret: "f".repeat(64) };
     expect(await post("{nope", { creds: stranger })).toEqual({ status: 401, body: { error: "Invalid API key" } });
+    expect(await post("{nope", { signedBody: "{}" })).toEqual({ status: 401, body: { error: "Invalid signature" } });
+  });
+
+  test("a streamed body from a stranger is answered without being read", async () => {
+    // A body that never ends: reading it would never finish.
+    const stream = new ReadableStream({ start: (controller) => controller.enqueue(new TextEncoder().encode("[[[[")) });
+    const res = await server.handle(new Request(`${url}/v1/echo`, { method: "POST", body: stream, headers: { "Content-Type": "application/json" }, duplex: "half" } as RequestInit));
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 401, body: { error: "Missing X-Api-Key" } });
   });
 
   test("a body of exactly server.body_limit_bytes is accepted", async () => {

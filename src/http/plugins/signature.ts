@@ -7,7 +7,8 @@ import { type Clock, instantOf } from "../../lib/clock.ts";
 import type { ClientIpResolver } from "../../net/client-ip.ts";
 import { FailureError } from "../errors.ts";
 import type { Metrics } from "../../lib/metrics.ts";
-import { type RawBodyContext, rawJsonParser, requireJson } from "./raw-body.ts";
+import { leaveBodyUnread, readBody } from "../../net/unread-body.ts";
+import { parseJsonBody } from "./json-body.ts";
 
 export type SignatureDeps = {
   keys: KeyStore;
@@ -23,20 +24,19 @@ const EMPTY_SHA256 = sha256Hex("");
 
 /**
  * The signed-API guard (docs/api.md): adapts the pure verifier to Elysia. Each route
- * module `.use()`s its own instance; the derived `auth` names the account for the handler.
+ * module `.use()`s its own instance; the derived `auth` names the account for the handler, and
+ * `body` the parsed JSON.
  */
 export function signature(deps: SignatureDeps) {
-  // The parser sits on this instance, not in a nested plugin: a scoped hook climbs one level only,
-  // and it must reach the routes of the module using this plugin, or Elysia's default parser eats
-  // the body first and every signed body fails its check (and a bad one answers 400 before auth).
+  // The parse hook sits on this instance, not in a nested plugin: a scoped hook climbs one level
+  // only, and it must reach the routes of the module using this plugin, or Elysia's default parser
+  // reads and parses the body before the signature is checked.
   return new Elysia()
-    .onParse({ as: "scoped" }, rawJsonParser(deps.bodyLimit))
+    .onParse({ as: "scoped" }, leaveBodyUnread(deps.bodyLimit))
     .derive({ as: "scoped" }, async (ctx) => {
       // Headers are read one by one: naming `headers` here makes Elysia copy every header of every request into an object.
       const { request, server, path } = ctx;
-      let raw = (ctx as RawBodyContext).rawBody;
-      // Elysia skips the parser when there is no content type; read the body here then.
-      if (raw === undefined && request.body && !request.bodyUsed) raw = await request.text();
+      let raw = "";
       const outcome = await verifySignedRequest(
         {
           apiKey: request.headers.get("x-api-key"),
@@ -44,7 +44,8 @@ export function signature(deps: SignatureDeps) {
           signature: request.headers.get("x-signature"),
           method: request.method,
           path,
-          bodySha256: raw ? sha256Hex(raw) : EMPTY_SHA256,
+          // Read only when the signature is about to be checked (the verifier's last step before it).
+          bodySha256: request.body === null ? EMPTY_SHA256 : async () => sha256Hex((raw = await readBody(request, deps.bodyLimit))),
           clientIp: () => deps.clientIp(request, server),
         },
         { findKey: deps.keys.find, limiter: deps.limiter, rateLimit: deps.rateLimit, at: instantOf(deps.clock) },
@@ -53,7 +54,12 @@ export function signature(deps: SignatureDeps) {
         deps.metrics.inc("chainwatch_auth_rejections_total", { reason: outcome.code.toLowerCase() });
         throw new FailureError(outcome.code);
       }
-      requireJson(request, raw, ctx.body);
-      return { auth: { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey } };
+      const auth = { accountId: outcome.key.accountId, apiKey: outcome.key.apiKey };
+      // Parsed only now, from the bytes the signature covered, for every method whose route Elysia
+      // runs the parse hook for (all but GET and HEAD). Decided by the method, not by looking at
+      // `ctx.body`: Elysia reads this function's source, and naming the body here would make it
+      // parse every request's query string and copy its headers.
+      if (request.method === "GET" || request.method === "HEAD") return { auth };
+      return { auth, body: parseJsonBody(request, raw) };
     });
 }

@@ -1,8 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
+import { leaveBodyUnread, readBody } from "../../net/unread-body.ts";
 import { FailureError, fromFailure, invalidJson, notFound } from "../errors.ts";
-import { type RawBodyContext, rawJsonBody, requireJson } from "../plugins/raw-body.ts";
+import { parseJsonBody } from "../plugins/json-body.ts";
 import { jsonRequest, responses, says } from "../openapi/responses.ts";
 
 /**
@@ -23,20 +24,26 @@ export function ingestRoutes(deps: AppDeps) {
     if (token === "") throw notFound();
     if (!ingestTokenMatches(request.headers.get("authorization"), token)) throw new FailureError("INVALID_INGEST_TOKEN");
   };
+  const unread = leaveBodyUnread(limit);
   return (
     new Elysia()
-      // Checked before the body is read, so a stranger cannot make us buffer and parse 16 MiB.
-      .onParse(({ request }) => guard(request))
-      .use(rawJsonBody(limit))
+      // The token is checked before a byte of the body is read, so a stranger cannot make us buffer
+      // 16 MiB; the hook's value keeps Elysia's own parser off the body (../../net/unread-body.ts).
+      // Only the request is handed on: given Elysia's whole context, a function makes Elysia take
+      // every part of it as used, and parse the query and copy the headers of every request of the
+      // routes registered after this one.
+      .onParse(({ request }) => {
+        guard(request);
+        return unread({ request });
+      })
       .post(
         "/ingest/blocks",
-        async (ctx) => {
-          const { request, body, set } = ctx;
+        async ({ request, set }) => {
           guard(request);
-          const raw = (ctx as RawBodyContext).rawBody;
-          requireJson(request, raw, body);
+          const raw = await readBody(request, limit);
+          const body = parseJsonBody(request, raw);
           // A batch is never empty: no body is not "no blocks" (that is `[]`).
-          if (!raw?.trim()) throw invalidJson();
+          if (raw.trim() === "") throw invalidJson();
           const result = await deps.ingest.ingest(body);
           // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect, a
           // stored hash at another height) conflicts with it: 409.
