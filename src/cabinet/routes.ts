@@ -5,9 +5,8 @@ import { resendAccountDelivery } from "../delivery/account-resend.ts";
 import { recoverFailedDeliveries } from "../delivery/recover.ts";
 import { queueTest } from "../webhook-test/queue-test.ts";
 import { type Failure, invalidInput, type Result } from "../lib/error-codes.ts";
-import { bodyTooLarge, failureMessage, failureStatus, fromFailure } from "../lib/failures.ts";
-import { NO_NUL } from "../lib/nul-text.ts";
-import { readLimitedText } from "../net/read-body.ts";
+import { failureMessage, failureStatus } from "../lib/failures.ts";
+import { leaveBodyUnread } from "../net/unread-body.ts";
 import { requestQuery } from "../net/request-target.ts";
 import { unwatchAddress } from "../watch/unwatch-address.ts";
 import { updateWebhook } from "../watch/update-webhook.ts";
@@ -15,6 +14,7 @@ import { readWebhookSecret, rotateWebhookSecret } from "../watch/webhook-secret.
 import { watchAddress } from "../watch/watch-address.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
+import { readForm } from "./form.ts";
 import { FAVICON_HEADERS, FAVICON_SVG } from "./assets.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
@@ -32,12 +32,7 @@ import { createSignIn } from "./sign-in.ts";
 import { SIGN_IN_FAILURE_LIMIT } from "./sign-in-throttle.ts";
 import type { Flash, PageContext, PageRenderer } from "./view.ts";
 
-type Ctx = { request: Request; body: unknown; params: Record<string, string> };
-
-/** Form posts arrive as URLSearchParams (the parser below); anything else is an empty form. */
-function formOf(body: unknown): URLSearchParams {
-  return body instanceof URLSearchParams ? body : new URLSearchParams();
-}
+type Ctx = { request: Request; params: Record<string, string> };
 
 const wantsJson = (request: Request) => (request.headers.get("accept") ?? "").includes("application/json");
 
@@ -84,6 +79,7 @@ const detail = (summary: string, responses: Record<number, { description: string
  */
 export function cabinetRoutes(deps: CabinetDeps) {
   const sessionDeps = { db: deps.db, clock: deps.clock };
+  const bodyLimit = deps.config.server.body_limit_bytes;
   const signIn = createSignIn({ db: deps.db, clock: deps.clock, clientIp: deps.clientIp, publicUrl: deps.config.cabinet.public_url });
 
   /** A failure shown as a page: the message above an empty body, with its code's status. */
@@ -93,20 +89,28 @@ export function cabinetRoutes(deps: CabinetDeps) {
   };
 
   /**
-   * Runs `fn` for a live session (else 401); a POST must carry the session's CSRF token (else 403).
-   * A failure `fn` returns is shown as a page with its status.
+   * Runs `fn` for a live session (else 401) with the posted form (empty for a GET). A POST's body
+   * is read only after the session is found (./form.ts: a urlencoded form or 415, a NUL character
+   * 400), and must carry the session's CSRF token (else 403). A failure `fn` returns is shown as a
+   * page with its status.
    */
   const signedIn =
-    (fn: (viewer: Viewer, c: Ctx) => Promise<Response | Failure>) =>
+    (fn: (viewer: Viewer, c: Ctx, form: URLSearchParams) => Promise<Response | Failure>) =>
     async (c: Ctx): Promise<Response> => {
       const token = sessionToken(c.request);
       const session = token ? await findSession(sessionDeps, token) : null;
       if (!token || !session) return wantsJson(c.request) ? json(401, { error: "Not signed in." }) : signedOutPage();
       const viewer: Viewer = { ...session, csrf: csrfTokenFor(token) };
-      if (c.request.method !== "GET" && !csrfMatches(token, formOf(c.body).get("csrf") ?? c.request.headers.get("x-csrf-token"))) {
-        return wantsJson(c.request) ? json(403, { error: CSRF_REFUSED }) : page({ title: "Refused", viewer, status: 403, error: CSRF_REFUSED, body: "" });
+      let form = new URLSearchParams();
+      if (c.request.method !== "GET") {
+        const posted = await readForm(c.request, bodyLimit);
+        if (!posted.ok) return wantsJson(c.request) ? json(failureStatus(posted), { error: failureMessage(posted) }) : refusedPage(viewer, posted);
+        form = posted.form;
+        if (!csrfMatches(token, form.get("csrf") ?? c.request.headers.get("x-csrf-token"))) {
+          return wantsJson(c.request) ? json(403, { error: CSRF_REFUSED }) : page({ title: "Refused", viewer, status: 403, error: CSRF_REFUSED, body: "" });
+        }
       }
-      const outcome = await fn(viewer, c);
+      const outcome = await fn(viewer, c, form);
       return outcome instanceof Response ? outcome : refusedPage(viewer, outcome);
     };
 
@@ -128,8 +132,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
    * record's page (one delivery) names it from the path's parameters.
    */
   const mutation = (render: PageRenderer, pageUrl: string | ((params: Record<string, string>) => string), action: Action) =>
-    signedIn(async (viewer, c) => {
-      const form = formOf(c.body);
+    signedIn(async (viewer, c, form) => {
       const done = await action(viewer, form, c.params);
       const shown = { ...ctxFor(viewer, c.request, {}, c.params), query: new URLSearchParams() };
       const canonicalUrl = typeof pageUrl === "string" ? pageUrl : pageUrl(c.params);
@@ -144,16 +147,10 @@ export function cabinetRoutes(deps: CabinetDeps) {
 
   return (
     new Elysia({ name: "cabinet" })
-      // Forms post urlencoded; keep every value (a repeated key is a list of ticked networks).
-      // The signed API's body limit holds here too (a 413 before anything is parsed).
-      .onParse(async ({ request, contentType }) => {
-        if (contentType !== "application/x-www-form-urlencoded") return;
-        const text = await readLimitedText(request, deps.config.server.body_limit_bytes);
-        if (text === null) throw fromFailure(bodyTooLarge(deps.config.server.body_limit_bytes));
-        const form = new URLSearchParams(text);
-        for (const [key, value] of form) if (value.includes("\u0000") || key.includes("\u0000")) throw fromFailure(invalidInput(`${key} ${NO_NUL}`));
-        return form;
-      })
+      // Nothing of a body is read before the session (or the sign-in's checks) lets the request
+      // through, and no body is ever parsed as JSON (./form.ts); this hook keeps Elysia's own parsers
+      // off every body, answering only a declared length over the limit (413).
+      .onParse(leaveBodyUnread(bodyLimit))
       .get("/cabinet/login", ({ request, server }) => signIn.page(request, server), detail("Sign-in page of a one-time link (?token=); its button, pressed by the user, redeems the link", {
         200: { description: "The sign-in page with its button naming the account, or, when signed in to another account, the page asking to switch", content: HTML },
         410: LINK_REFUSED,
@@ -161,7 +158,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
       }))
       .post(
         "/cabinet/login",
-        ({ request, body, server }) => signIn.redeem(request, formOf(body), server),
+        ({ request, server }) => signIn.redeem(request, server, () => readForm(request, bodyLimit)),
         detail("Redeem a one-time sign-in link: sets the session cookie and redirects to the overview", {
           303: { description: "Signed in: the session cookie is set (any earlier session of this browser ended) and the browser goes to /cabinet/" },
           403: { description: "The post did not come from the cabinet's own sign-in page (another site's form); the link is not used", content: HTML },

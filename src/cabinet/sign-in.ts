@@ -2,9 +2,11 @@ import type { Db } from "../db/database.ts";
 import type { ClientIpResolver } from "../net/client-ip.ts";
 import { requestQuery, requestUrl } from "../net/request-target.ts";
 import type { Clock } from "../lib/clock.ts";
+import { failureMessage, failureStatus } from "../lib/failures.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { SECURITY_HEADERS } from "./layout.ts";
-import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, signInPage, tooManyAttemptsPage } from "./pages/session.ts";
+import type { PostedForm } from "./form.ts";
+import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, postRefusedPage, signInPage, tooManyAttemptsPage } from "./pages/session.ts";
 import { createSignInThrottle, type SignInThrottle, throttleKey } from "./sign-in-throttle.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
 
@@ -79,9 +81,18 @@ export function createSignIn(deps: SignInDeps) {
       return signInPage(token, found.link.accountName, otherSession(await currentSession(request), found.link.accountId));
     },
 
-    /** POST /cabinet/login: redeems the link and sets the session cookie (303 to the overview). */
-    async redeem(request: Request, form: URLSearchParams, server: Server): Promise<Response> {
+    /**
+     * POST /cabinet/login: redeems the link and sets the session cookie (303 to the overview). The
+     * body holds the link's token, so it is read (by `readForm`) only once the post is known to
+     * come from the sign-in page and its client is not waiting out the throttle.
+     */
+    async redeem(request: Request, server: Server, readForm: () => Promise<PostedForm>): Promise<Response> {
       if (!fromOwnPage(request)) return crossSiteRefusedPage();
+      const wait = throttle.waitMs(throttleKey(deps.clientIp(request, server)));
+      if (wait > 0) return tooManyAttemptsPage(wait);
+      const posted = await readForm();
+      if (!posted.ok) return postRefusedPage(failureStatus(posted), failureMessage(posted));
+      const { form } = posted;
       const token = form.get("token") ?? "";
       const found = await lookUp(request, server, token);
       if (found instanceof Response) return found;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { INGEST_TOKEN, signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { signIn } from "../cabinet/support.ts";
 
 // Bad input gets a clear error and never a 500: every operation of the OpenAPI document, signed
 // as a real client signs, with each field of its documented example replaced in turn by values a
@@ -232,10 +233,11 @@ describe("hostile input to every documented operation", () => {
       expect(await got(client.request("GET", path))).toEqual(inUrl);
     }
     expect(await got(client.request("POST", "/rpc/eth%00", { jsonrpc: "2.0", id: 1, method: "eth_blockNumber" }))).toEqual(inUrl);
-    // A cabinet form, before its session or CSRF token is looked at.
+    // A cabinet form, once its session lets it be read.
+    const { cookie } = await signIn(td, client.accountId);
     const form = await fetch(`${td.url}/cabinet/addresses`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, accept: "application/json" },
       body: "network_slug=eth&address=0x%00",
     });
     expect({ status: form.status, body: await form.json() }).toEqual(nul("address"));

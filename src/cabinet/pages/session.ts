@@ -54,6 +54,16 @@ export function crossSiteRefusedPage(): Response {
   });
 }
 
+/** A sign-in post whose body is no form the sign-in page sends (another type, a NUL character): the link has not been used. */
+export function postRefusedPage(status: number, error: string): Response {
+  return page({
+    title: "Sign-in refused",
+    status,
+    error,
+    body: html`<p>Open your sign-in link directly in the browser and press its button. The link has not been used.</p>`,
+  });
+}
+
 /** A client that failed too many sign-ins lately: it waits `waitMs` before the next attempt. */
 export function tooManyAttemptsPage(waitMs: number): Response {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
