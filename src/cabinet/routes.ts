@@ -14,7 +14,7 @@ import { readWebhookSecret, rotateWebhookSecret } from "../watch/webhook-secret.
 import { watchAddress } from "../watch/watch-address.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
-import { readForm } from "./form.ts";
+import { NOT_A_FORM, readForm } from "./form.ts";
 import { FAVICON_HEADERS, FAVICON_SVG } from "./assets.ts";
 import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
@@ -60,6 +60,7 @@ const PAGE_RESPONSES = {
   401: { description: "Not signed in: the signed-out page", content: HTML },
   403: { description: "A form post without the session's CSRF token", content: HTML },
   404: { description: "Not a record of the session's account", content: HTML },
+  415: { description: `A form post whose body is not a urlencoded form (the cabinet parses no JSON): ${NOT_A_FORM}`, content: HTML },
 };
 const LINK_REFUSED = { description: "The link is used, expired or unknown: an explanation page", content: HTML };
 const TOO_MANY_ATTEMPTS = {
@@ -164,6 +165,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
           403: { description: "The post did not come from the cabinet's own sign-in page (another site's form); the link is not used", content: HTML },
           409: { description: "The browser is signed in to another account and the switch was not confirmed (the session's csrf field): the page asking to switch; the link is not used", content: HTML },
           410: LINK_REFUSED,
+          415: { description: `The body is not a urlencoded form: ${NOT_A_FORM} The link is not used`, content: HTML },
           429: TOO_MANY_ATTEMPTS,
         }),
       )
