@@ -17,6 +17,7 @@ import {
   RPC_ERRORS,
   type RpcCall,
   type RpcEntry,
+  MAX_ID_BODY_LENGTH,
   requestId,
   resultObject,
   TOO_DEEP_MESSAGE,
@@ -24,8 +25,19 @@ import {
 import { type MethodPolicy, methodPolicyFor } from "./method-policy.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 
-/** A /rpc request as the HTTP edge hands it over. */
-export type RpcRequest = { network: string; apiKey: string | null; clientIp: ClientIp; body: string };
+/**
+ * A /rpc request as the HTTP edge hands it over. The body is not read yet: `readBody(limit)` reads
+ * it as text, or answers null past `limit` characters (having read no more than that), so nothing
+ * of a stranger's body is read beyond what a refusal's id needs.
+ */
+export type RpcRequest = {
+  network: string;
+  apiKey: string | null;
+  clientIp: ClientIp;
+  readBody(limit?: number): Promise<string | null>;
+  /** The message of the 413 for a body past the server's limit. */
+  tooLarge: string;
+};
 
 /** What to answer: status, JSON body text ("" when there is nothing to answer: 204 or a status alone), and whether to add `Retry-After: 1`. */
 export type RpcAnswer = { status: number; body: string; retryAfter: boolean };
@@ -102,12 +114,12 @@ export function createRpcProxy(deps: RpcProxyDeps) {
   };
 
   async function handle(req: RpcRequest): Promise<RpcAnswer> {
-    // Refused before the body is parsed: one error object, however many calls the body holds.
-    const refuse = (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): RpcAnswer => ({
-      status: e.status,
-      body: errorObject(requestId(req.body), e.code, message),
-      retryAfter: false,
-    });
+    // Refused before the body is read in full: one error object, however many calls the body holds,
+    // its id read from a small body only (jsonrpc.ts, requestId).
+    const refuse = async (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): Promise<RpcAnswer> => {
+      const small = await req.readBody(MAX_ID_BODY_LENGTH);
+      return { status: e.status, body: errorObject(small === null ? null : requestId(small), e.code, message), retryAfter: false };
+    };
     const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
     if (!key) return refuse(RPC_ERRORS.INVALID_API_KEY);
     if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
@@ -117,7 +129,9 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     // A family /rpc has no method policy for (a tron network's rpc_urls serve java-tron's HTTP API, not JSON-RPC).
     const policy = policyFor(net.family);
     if (!policy) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, `JSON-RPC is not available for network ${req.network} (family ${net.family})`);
-    const parsed = parseRpcBody(req.body);
+    const text = await req.readBody();
+    if (text === null) return { status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, req.tooLarge), retryAfter: false };
+    const parsed = parseRpcBody(text);
     const invalid = requestProblem(parsed);
     if (invalid) return invalid;
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;

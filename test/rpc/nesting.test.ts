@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { type HostileNode, startHostileNode } from "../support/hostile-node.ts";
+import { rawExchange } from "../support/raw-http.ts";
 import { call, postRpc, rpcError } from "./support.ts";
 
 // JSON.parse builds every level of `[[[…` before it returns or fails, so JSON nested deeper than
@@ -71,6 +72,25 @@ describe("a refusal before the key is known reads no large or deep body", () => 
     for (const headers of [{}, { "X-Api-Key": UNKNOWN_KEY }] as Record<string, string>[]) {
       expect(await raw("/rpc/deep63", body, headers)).toEqual({ status: 401, text: refused });
     }
+  });
+});
+
+describe("a stranger's body is not read", () => {
+  test("a 1 MiB body declared and cut short after 64 KiB is answered 401 at once, without waiting for the rest", async () => {
+    const { host } = new URL(td.url);
+    for (const key of [null, UNKNOWN_KEY]) {
+      const head = ["POST /rpc/deep63 HTTP/1.1", `Host: ${host}`, "Content-Type: application/json", "Content-Length: 1048576"];
+      if (key) head.push(`X-Api-Key: ${key}`);
+      const answer = await rawExchange(td.url, `${head.join("\r\n")}\r\n\r\n${"[".repeat(64 * 1024)}`);
+      expect([key, answer.status, JSON.parse(answer.body)]).toEqual([key, 401, rpcError(null, -32010, "Invalid API key")]);
+    }
+  });
+
+  test("a body over the limit sent with a known key is still 413", async () => {
+    expect(await raw(`/rpc/deep63/${c.apiKey}`, "x".repeat(1_048_577))).toEqual({
+      status: 413,
+      text: JSON.stringify(rpcError(null, -32600, "Request body exceeds 1048576 bytes.")),
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { errorObject, RPC_ERRORS } from "../../rpc/jsonrpc.ts";
+import { RPC_ERRORS } from "../../rpc/jsonrpc.ts";
 import type { RpcAnswer, RpcProxy } from "../../rpc/proxy.ts";
 import type { AppDeps } from "../deps.ts";
 import { tooLarge } from "../errors.ts";
@@ -22,25 +22,24 @@ type RpcParams = { network: string; api_key?: string };
 type PeerServer = Parameters<AppDeps["clientIp"]>[1];
 
 /**
- * The HTTP shell around the JSON-RPC proxy: reads the body as text (413 past the limit), hands it
- * over with the key and a way to find the client's IP, and answers the proxy's status and bytes.
+ * The HTTP shell around the JSON-RPC proxy: hands it the key, a way to read the body as text
+ * within a limit (413 past the server's) once the key is known, and a way to find the client's
+ * IP, and answers the proxy's status and bytes.
  * Shared by the Elysia route (OpenAPI document, 405 table, `app.handle`) and by Bun's server,
  * which answers these paths without Elysia's request pipeline.
  */
 export function rpcResponder(deps: Pick<AppDeps, "config" | "clientIp"> & { rpc: RpcProxy }) {
   const limit = deps.config.server.body_limit_bytes;
+  const tooLargeMessage = tooLarge(limit).message;
   return async (request: Request, params: RpcParams, server: PeerServer): Promise<Response> => {
-    const body = await readLimitedText(request, limit);
-    const answer =
-      body === null
-        ? { status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, tooLarge(limit).message), retryAfter: false }
-        : await deps.rpc.handle({
-            network: params.network,
-            apiKey: params.api_key ?? request.headers.get("x-api-key"),
-            // Found only if the key has an IP allowlist: asking the server for the peer has a cost.
-            clientIp: () => deps.clientIp(request, server),
-            body,
-          });
+    const answer = await deps.rpc.handle({
+      network: params.network,
+      apiKey: params.api_key ?? request.headers.get("x-api-key"),
+      // Found only if the key has an IP allowlist: asking the server for the peer has a cost.
+      clientIp: () => deps.clientIp(request, server),
+      readBody: (max = limit) => readLimitedText(request, max),
+      tooLarge: tooLargeMessage,
+    });
     return respond(answer);
   };
 }
