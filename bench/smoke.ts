@@ -69,7 +69,7 @@ const SMALL: Record<string, Small> = {
   },
   // A fresh daemon for each of its cases; BENCH_ROUNDS=1 sends each case's requests once.
   "bench:hostile": {
-    env: { BENCH_CONCURRENCY: "5", BENCH_BODY_BYTES: "65536", BENCH_ROUNDS: "1" },
+    env: { BENCH_CONCURRENCY: "5", BENCH_BODY_BYTES: "65536", BENCH_ROUNDS: "1", BENCH_ONLY: "addresses · bad signature|/rpc/" },
     prints: [/CPU µs\/req/m],
   },
 };
