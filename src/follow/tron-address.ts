@@ -1,17 +1,15 @@
-import { sha256 } from "@noble/hashes/sha2.js";
-import { createBase58check, hex } from "@scure/base";
-import { normalizeAddress } from "../watch/address.ts";
+import { hex } from "@scure/base";
+import { normalizeAddress, tronAddressOf } from "../watch/address.ts";
 
 // Tron addresses as a java-tron node sends them, in the form watches and events use: base58check
 // `T…` over 0x41 + the 20-byte account id. Conversions go through @scure/base, never by hand.
 
-const base58check = createBase58check(sha256);
 const HEX41 = /^41[0-9a-fA-F]{40}$/;
 const HEX40 = /^[0-9a-fA-F]{40}$/;
 
 /** The base58check form of a 20-byte account id given as 40 hex digits (a log's topic or address). */
 export function tronAddressOfAccountId(hex40: string): string {
-  return base58check.encode(hex.decode(`41${hex40.toLowerCase()}`));
+  return tronAddressOf(hex.decode(hex40.toLowerCase()));
 }
 
 /**

@@ -52,6 +52,15 @@ function decodeBase58check(address: string): Uint8Array | null {
 // Tron addresses are base58check over 0x41 + the 20-byte EVM-style account id.
 const TRON_VERSION = 0x41;
 
+/** The base58check `T…` address of a 20-byte Tron account id (0x41 ‖ id): how node data and derived keys become addresses. */
+export function tronAddressOf(accountId: Uint8Array): string {
+  if (accountId.length !== 20) throw new RangeError("a Tron account id is 20 bytes");
+  const payload = new Uint8Array(21);
+  payload[0] = TRON_VERSION;
+  payload.set(accountId, 1);
+  return base58check.encode(payload);
+}
+
 function normalizeTron(address: string): string | null {
   // Implied by the 0x41 version byte, but a cheap way to skip decoding obvious non-Tron input.
   if (!address.startsWith("T")) return null;
