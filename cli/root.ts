@@ -19,6 +19,7 @@ export function rootCommand(g: Globals): CommandDef {
       keys: () => import("./commands/keys.ts").then((c) => c.keysCommand(g)),
       ingest: () => import("./commands/ingest.ts").then((c) => c.ingestCommand(g)),
       webhook: () => import("./commands/webhook.ts").then((c) => c.webhookCommand(g)),
+      payments: () => import("./commands/payments.ts").then((c) => c.paymentsCommand(g)),
       deliveries: () => import("./commands/deliveries.ts").then((c) => c.deliveriesCommand(g)),
       cabinet: () => import("./commands/cabinet.ts").then((c) => c.cabinetCommand(g)),
       follow: () => import("./commands/follow.ts").then((c) => c.followCommand(g)),

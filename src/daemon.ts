@@ -28,6 +28,7 @@ import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
+import { createWalletDerivers } from "./payments/wallets/derivers.ts";
 import { createServer } from "./server.ts";
 import { type Context, poolOptions, StartupError } from "./context.ts";
 import { gaugesWorker } from "./upkeep/gauges.ts";
@@ -136,6 +137,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     resolveHost,
     upstreams,
     rpcMeter,
+    walletDerivers: createWalletDerivers(ctx.box),
   };
   // One follower per network cluster-wide on PostgreSQL (a session advisory lock per network);
   // the daemon's name, for `follow status`, gets its port once it listens (before workers start).

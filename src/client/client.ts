@@ -15,6 +15,10 @@ import type {
   PaymentOrder,
   PaymentSettings,
   PaymentsQuery,
+  PaymentWallet,
+  PaymentWalletDeleted,
+  PaymentWalletList,
+  PutPaymentWalletRequest,
   RecoverRequest,
   RecoverResult,
   ReplayRequest,
@@ -92,6 +96,13 @@ export function createClient(options: ClientOptions) {
     getPaymentSettings: () => send<PaymentSettings>({ method: "GET", path: "/v1/payments/settings" }),
     /** PUT /v1/payments/settings: set (or, with null, clear) the payments webhook URL. */
     updatePaymentSettings: (body: PaymentSettings) => send<PaymentSettings>({ method: "PUT", path: "/v1/payments/settings", body }),
+    /** GET /v1/payments/wallets: the account's payment wallets, one per network. */
+    listPaymentWallets: () => send<PaymentWalletList>({ method: "GET", path: "/v1/payments/wallets" }),
+    /** PUT /v1/payments/wallets/{network}: set the payment wallet orders without an address take addresses from. */
+    putPaymentWallet: (network: string, body: PutPaymentWalletRequest) =>
+      send<PaymentWallet>({ method: "PUT", path: `/v1/payments/wallets/${encodeURIComponent(network)}`, body }),
+    /** DELETE /v1/payments/wallets/{network}: stop deriving addresses on a network; orders made keep theirs. */
+    deletePaymentWallet: (network: string) => send<PaymentWalletDeleted>({ method: "DELETE", path: `/v1/payments/wallets/${encodeURIComponent(network)}` }),
     /**
      * Any signed call, for an endpoint this SDK does not name yet: the parsed body of a 2xx answer,
      * or a ChainwatchError. 429s are retried like every other call.

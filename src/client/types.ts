@@ -3,6 +3,7 @@ import type { RecoverSchema } from "../delivery/recover.ts";
 import type * as S from "../http/openapi/schemas.ts";
 import type { CreateOrderBody } from "../payments/create-order.ts";
 import type { PaymentSettingsSchema } from "../payments/settings.ts";
+import type { PutWalletBody } from "../payments/wallets/put-wallet.ts";
 import type { DeleteWatchSchema } from "../watch/unwatch-address.ts";
 import type { AddWatchSchema } from "../watch/watch-address.ts";
 import type { RotateSecretSchema } from "../watch/webhook-secret.ts";
@@ -37,6 +38,10 @@ export type PaymentOrder = Static<typeof S.PaymentOrder>;
 export type PaymentList = Static<typeof S.PaymentList>;
 export type PaymentStatus = PaymentOrder["status"];
 export type PaymentSettings = Static<typeof PaymentSettingsSchema>;
+export type PaymentWallet = Static<typeof S.PaymentWallet>;
+export type PaymentWalletList = Static<typeof S.PaymentWalletList>;
+export type PaymentWalletDeleted = Static<typeof S.PaymentWalletDeleted>;
+export type LatePayment = Static<typeof S.LatePayment>;
 
 // Event and webhook bodies.
 export type WalletEvent = Static<typeof S.WalletEvent>;
@@ -46,8 +51,9 @@ export type WatchEvent = WalletEvent | BlockEvent;
 export type EventList = Static<typeof S.EventList>;
 export type EventType = WatchEvent["type"];
 export type PaymentOrderWebhook = Static<typeof S.PaymentOrderWebhook>;
-/** Every body a chainwatch webhook carries: an address-watch event or a payment order's move. */
-export type WebhookEvent = WatchEvent | PaymentOrderWebhook;
+export type LatePaymentWebhook = Static<typeof S.LatePaymentWebhook>;
+/** Every body a chainwatch webhook carries: an address-watch event, a payment order's move, or a late payment to a wallet order. */
+export type WebhookEvent = WatchEvent | PaymentOrderWebhook | LatePaymentWebhook;
 
 // Request bodies.
 export type AddWatchRequest = Static<typeof AddWatchSchema>;
@@ -60,6 +66,7 @@ export type RotateWebhookSecretRequest = Static<typeof RotateSecretSchema>;
 export type RecoverRequest = Static<typeof RecoverSchema>;
 export type ReplayRequest = Static<typeof ReplaySchema>;
 export type CreatePaymentRequest = Static<typeof CreateOrderBody>;
+export type PutPaymentWalletRequest = Static<typeof PutWalletBody>;
 
 // Query strings. The routes declare these as plain strings and check them in their use cases, so
 // they are typed here, by what those use cases accept.

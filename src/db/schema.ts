@@ -188,6 +188,31 @@ export interface PaymentsTable {
   aml: string | null;
   created_at: number;
   updated_at: number;
+  /** The payment wallet the address was derived from, and its index; both null for an address the client gave. */
+  wallet_id: string | null;
+  derivation_index: number | null;
+}
+
+export interface PaymentWalletsTable {
+  id: string;
+  account_id: string;
+  network: string;
+  /** SHA-256 of the key's kind, branch, chain code and public key: the same key put again is found by it. */
+  key_id: string;
+  /** The key's canonical text, sealed under the master key. */
+  key_sealed: string;
+  kind: string;
+  fingerprint: string;
+  gap_limit: number;
+  next_index: number;
+  /** The highest index that received a payment; null while none has. */
+  last_paid_index: number | null;
+  /** The unused tail when the last wallet_gap notice was written; 0 since the last payment. */
+  gap_notice_tail: number;
+  /** 1 for the account's wallet on the network; 0 once removed or replaced (kept, so its indices are never reused). */
+  active: number;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface PaymentTransfersTable {
@@ -333,6 +358,7 @@ export interface DB {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   payments: PaymentsTable;
+  payment_wallets: PaymentWalletsTable;
   payment_transfers: PaymentTransfersTable;
   aml_jobs: AmlJobsTable;
   cabinet_links: CabinetLinksTable;
@@ -353,3 +379,4 @@ export type Watch = Selectable<WatchesTable>;
 export type NewEvent = Insertable<EventsTable>;
 export type Delivery = Selectable<DeliveriesTable>;
 export type Payment = Selectable<PaymentsTable>;
+export type PaymentWallet = Selectable<PaymentWalletsTable>;

@@ -6,12 +6,13 @@ import { integerParam, type RawQuery, single } from "../lib/query-params.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { urlLabel } from "../net/url-label.ts";
 
-// Notices (`notices`, written here only): what an account holder should know about its deliveries
-// without watching them — its webhook switched off after a run of failures, a delivery that used up
-// its attempts. They are listed (GET /v1/account/notices, the cabinet's overview), never sent as a
-// webhook: the endpoint they are about is the one failing.
+// Notices (`notices`, written here only): what an account holder should know without watching for
+// it — its webhook switched off after a run of failures, a delivery that used up its attempts, a
+// payment wallet handing out more unused addresses than its gap limit (payments/wallets/gap.ts
+// writes that one through addNotices). They are listed (GET /v1/account/notices, the cabinet's
+// overview), never sent as a webhook: the endpoint they are about may be the one failing.
 
-export const NOTICE_TYPES = ["endpoint_disabled", "delivery_failed"] as const;
+export const NOTICE_TYPES = ["endpoint_disabled", "delivery_failed", "wallet_gap"] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 /** A notice to write. */

@@ -7,6 +7,7 @@ import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Resolver } from "../net/target-guard.ts";
+import type { WalletDerivers } from "../payments/wallets/derivers.ts";
 import type { CreditMeter } from "../rpc/credit-meter.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
@@ -37,6 +38,8 @@ export type AppDeps = {
   upstreams: Map<string, UpstreamPool>;
   /** /rpc credits: slices of balances set aside in the database, spent in memory, charged in batches. */
   rpcMeter: CreditMeter;
+  /** The payment wallets' address derivers, each wallet opened once (POST /v1/payments without an address). */
+  walletDerivers: WalletDerivers;
 };
 
 /** The signature plugin's slice of the app dependencies. */

@@ -41,6 +41,11 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   SLOT_LIMIT: { status: 403, message: "Address slot limit reached." },
   ORDER_EXISTS: { status: 409, message: "Order already exists." },
   ADDRESS_BUSY: { status: 409, message: "Address already has an active order." },
+  // A payment wallet's address stays its order's for good (late payments keep arriving there).
+  ADDRESS_DERIVED: { status: 409, message: "Address belongs to an order of a payment wallet; it is never used for another order." },
+  WALLET_NOT_FOUND: { status: 404, message: "Wallet not found." },
+  // 2^31 indices: what BIP 32 can derive from a public key.
+  WALLET_EXHAUSTED: { status: 409, message: "Payment wallet has handed out every index it can derive; put a new key." },
   // Where a delivery would go: a test needs a URL; a payment-order test, when the address-watch
   // webhook is off, the payments URL.
   NO_WEBHOOK_URL: { status: 400, message: "No webhook URL configured." },

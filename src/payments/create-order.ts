@@ -1,7 +1,7 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { NetworkConfig } from "../config/schema.ts";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 import { lockAccount, serialize } from "../db/primitives.ts";
 import type { Payment } from "../db/schema.ts";
 import { MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
@@ -12,9 +12,13 @@ import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { invalidAddress, normalizeNetworkAddress } from "../watch/address.ts";
 import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
+import { allocateAddress } from "./wallets/allocate.ts";
+import type { WalletDerivers } from "./wallets/derivers.ts";
+import { activeWallet } from "./wallets/wallets.ts";
 
 // Creating a payment order (POST /v1/payments, docs/payments.md): the body's schema, the
-// checks against the configured networks, and the one transaction that stores it.
+// checks against the configured networks, and the one transaction that stores it. Without an
+// address, the order takes the next address of the account's payment wallet on the network.
 
 /** How long an order waits for its payment when the client does not say. */
 export const DEFAULT_EXPIRES_IN_SECONDS = 3600;
@@ -26,7 +30,7 @@ export const CreateOrderBody = T.Object(
   {
     order_id: PrintableString({ minLength: 1, maxLength: 128, description: "The merchant's own order identifier, unique per account" }),
     network: T.String({ description: "Network slug, e.g. eth" }),
-    address: PrintableString({ description: "The address the customer pays to" }),
+    address: T.Optional(PrintableString({ description: "The address the customer pays to; left out, the next address of the account's payment wallet on the network" })),
     // A string, never a JSON number (which cannot carry every digit); `x-amount` words the refusal (value-errors.ts).
     amount: T.String({ "x-amount": "decimal", description: "Positive decimal amount as a string, e.g. \"12.5\"; no exponent" }),
     asset: T.Optional(T.Union([PrintableString(), T.Null()], { description: "Token contract / mint; absent or null = the native coin" })),
@@ -44,7 +48,8 @@ export type CreateOrderInput = Static<typeof CreateOrderBody>;
 export type ValidOrder = {
   orderId: string;
   network: string;
-  address: string;
+  /** Null: the order takes its payment wallet's next address. */
+  address: string | null;
   asset: string | null;
   decimals: number;
   amountRaw: bigint;
@@ -60,8 +65,8 @@ const ASSET_IS_ADDRESS = new Set(["evm", "tron", "solana"]);
 export function validateOrder(networks: Record<string, NetworkConfig>, input: CreateOrderInput): ValidationResult {
   const net = findNetwork(networks, input.network);
   if (!net) return invalidInput(unknownNetwork(input.network));
-  const address = normalizeNetworkAddress(net, input.address);
-  if (address === null) return invalidInput(invalidAddress(input.network, net));
+  const address = input.address === undefined ? null : normalizeNetworkAddress(net, input.address);
+  if (input.address !== undefined && address === null) return invalidInput(invalidAddress(input.network, net));
 
   const rawAsset = input.asset ?? null;
   let asset: string | null = null;
@@ -99,14 +104,17 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
   };
 }
 
-export type CreateOrderResult = Result<{ order: Payment }, InvalidInput | Failure<"ORDER_EXISTS" | "ADDRESS_BUSY">>;
+export type CreateOrderFailure = InvalidInput | Failure<"ORDER_EXISTS" | "ADDRESS_BUSY" | "ADDRESS_DERIVED" | "WALLET_EXHAUSTED">;
+
+export type CreateOrderResult = Result<{ order: Payment }, CreateOrderFailure>;
 
 /**
- * Creates an order. The duplicate and busy-address checks and the insert share one (IMMEDIATE)
- * transaction, so two concurrent requests cannot both pass them.
+ * Creates an order. The duplicate and busy-address checks, the wallet index an address-less order
+ * takes, and the insert share one (IMMEDIATE) transaction, so two concurrent requests cannot both
+ * pass them, and a refused request hands out no index.
  */
 export async function createOrder(
-  deps: { db: Db; clock: Clock; networks: Record<string, NetworkConfig> },
+  deps: { db: Db; clock: Clock; networks: Record<string, NetworkConfig>; derivers: WalletDerivers },
   accountId: string,
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
@@ -116,7 +124,7 @@ export async function createOrder(
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     // Two creations for one address (from any accounts) or one order_id run one after the other.
     await lockAccount(trx, accountId);
-    await serialize(trx, `order-address:${v.network}:${v.address}`);
+    if (v.address !== null) await serialize(trx, `order-address:${v.network}:${v.address}`);
     const existing = await trx
       .selectFrom("payments")
       .select("id")
@@ -124,16 +132,30 @@ export async function createOrder(
       .where("order_id", "=", v.orderId)
       .executeTakeFirst();
     if (existing) return { ok: false, code: "ORDER_EXISTS" };
-    // One live order per address and asset: an incoming movement must name exactly one order.
-    if (await findActiveOrder(trx, v.network, v.address, v.asset))
-      return { ok: false, code: "ADDRESS_BUSY" };
     const now = deps.clock.now();
+    let address: string;
+    let derived: { walletId: string; index: number } | null = null;
+    if (v.address === null) {
+      const wallet = await activeWallet(trx, accountId, v.network);
+      if (!wallet) return invalidInput(`address is required: no wallet for network ${v.network}`);
+      // Last of the checks: everything after it writes, so the index is taken only by an order that is made.
+      const allocation = await allocateAddress(trx, deps, wallet, deps.networks[v.network], now);
+      if ("ok" in allocation) return allocation;
+      address = allocation.address;
+      derived = { walletId: allocation.walletId, index: allocation.index };
+    } else {
+      address = v.address;
+      // A wallet's address stays its order's: late payments to it keep arriving there.
+      if (await isDerivedAddress(trx, v.network, address)) return { ok: false, code: "ADDRESS_DERIVED" };
+      // One live order per address and asset: an incoming movement must name exactly one order.
+      if (await findActiveOrder(trx, v.network, address, v.asset)) return { ok: false, code: "ADDRESS_BUSY" };
+    }
     const order: Payment = {
       id: newId("pay"),
       account_id: accountId,
       order_id: v.orderId,
       network: v.network,
-      address: v.address,
+      address,
       asset: v.asset,
       decimals: v.decimals,
       amount_raw: v.amountRaw.toString(),
@@ -145,23 +167,34 @@ export async function createOrder(
       aml: null,
       created_at: now,
       updated_at: now,
+      wallet_id: derived?.walletId ?? null,
+      derivation_index: derived?.index ?? null,
     };
     await trx.insertInto("payments").values(order).execute();
     return { ok: true, order };
   });
 }
 
-export type CreateOrderDeps = { db: Db; clock: Clock; config: { networks: Record<string, NetworkConfig> } };
+/** Whether an order of a payment wallet (any account's) has this address. */
+async function isDerivedAddress(trx: Executor, network: string, address: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom("payments")
+    .select("id")
+    .where("network", "=", network)
+    .where("address", "=", address)
+    .where("derivation_index", "is not", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export type CreateOrderDeps = { db: Db; clock: Clock; config: { networks: Record<string, NetworkConfig> }; walletDerivers: WalletDerivers };
 
 /** Creates an order from a POST /v1/payments body; its address is watched implicitly and takes no address slot. */
-export async function createPaymentOrder(
-  deps: CreateOrderDeps,
-  accountId: string,
-  body: unknown,
-): Promise<Result<{ order: OrderView }, InvalidInput | Failure<"ORDER_EXISTS" | "ADDRESS_BUSY">>> {
+export async function createPaymentOrder(deps: CreateOrderDeps, accountId: string, body: unknown): Promise<Result<{ order: OrderView }, CreateOrderFailure>> {
   const checked = checkBody(CreateOrderBody, body);
   if (!checked.ok) return checked;
-  const created = await createOrder({ db: deps.db, clock: deps.clock, networks: deps.config.networks }, accountId, checked.body);
+  const created = await createOrder({ db: deps.db, clock: deps.clock, networks: deps.config.networks, derivers: deps.walletDerivers }, accountId, checked.body);
   if (!created.ok) return created;
   return { ok: true, order: orderView(created.order) };
 }

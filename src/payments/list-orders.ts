@@ -2,7 +2,7 @@ import type { Db } from "../db/database.ts";
 import { type InvalidInput, invalidInput, isFailure, type Result } from "../lib/error-codes.ts";
 import { integerParam, type RawQuery, single } from "../lib/query-params.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
-import { listOrders, type OrderView, orderView, PAYMENT_STATUSES } from "./orders.ts";
+import { listOrders, type OrderView, orderViews, PAYMENT_STATUSES } from "./orders.ts";
 
 /** Orders listed at most per request when `limit` is absent, and the highest `limit` accepted. */
 export const DEFAULT_LIST_LIMIT = 100;
@@ -26,5 +26,5 @@ export async function listPaymentOrders(deps: { db: Db }, accountId: string, que
   const limit = integerParam(query, "limit", { min: 1, max: MAX_LIST_LIMIT, fallback: DEFAULT_LIST_LIMIT });
   if (isFailure(limit)) return limit;
   const rows = await listOrders(deps.db, accountId, { orderId: orderId || undefined, status, limit });
-  return { ok: true, payments: rows.map(orderView) };
+  return { ok: true, payments: await orderViews(deps.db, rows) };
 }

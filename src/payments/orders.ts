@@ -4,8 +4,9 @@ import type { Payment } from "../db/schema.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { StoredAml } from "./aml/screening.ts";
+import { latePaymentsOf } from "./late-payments.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
-import { type OrderFacts, orderFacts } from "./webhook-body.ts";
+import { type LatePayment, type OrderFacts, orderFacts } from "./webhook-body.ts";
 
 // The `payments` table: orders as stored, found and shown. Creating one: ./create-order.ts.
 
@@ -21,10 +22,14 @@ export type OrderView = OrderFacts & {
   expires_at: string;
   created_at: string;
   aml: StoredAml | null;
+  /** The index of the payment wallet the address was derived at; null for an address the client gave. */
+  derivation_index: number | null;
+  /** Payments to a wallet's address after the order ended (docs/payments.md); always empty for a given address. */
+  late_payments: LatePayment[];
 };
 
-/** The client-facing shape of an order row. */
-export function orderView(p: Payment): OrderView {
+/** The client-facing shape of an order row, with its late payments (late-payments.ts reads them). */
+export function orderView(p: Payment, late: LatePayment[] = []): OrderView {
   return {
     ...orderFacts(p),
     status: p.status as PaymentStatus,
@@ -32,7 +37,15 @@ export function orderView(p: Payment): OrderView {
     expires_at: rfc3339(Number(p.expires_at)),
     created_at: rfc3339(Number(p.created_at)),
     aml: parseJson<StoredAml | null>(p.aml, null),
+    derivation_index: p.derivation_index === null ? null : Number(p.derivation_index),
+    late_payments: late,
   };
+}
+
+/** The views of order rows, their late payments read in one query per 500 wallet orders. */
+export async function orderViews(db: Executor, rows: readonly Payment[]): Promise<OrderView[]> {
+  const late = await latePaymentsOf(db, rows);
+  return rows.map((p) => orderView(p, late.get(p.id) ?? []));
 }
 
 /** Normalizes a token identifier the way the ingest feed does: EVM contracts lower-case, others as given. */

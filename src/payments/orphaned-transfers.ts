@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import { type BlockRef, orphanedByNetwork } from "../chain/chain-change.ts";
 import type { DB, Payment } from "../db/schema.ts";
+import { retractLatePayment } from "./late-payments.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { applyTransitions } from "./transitions.ts";
 
@@ -15,7 +16,8 @@ const WAITING: ReadonlySet<PaymentStatus> = new Set<PaymentStatus>(["pending", "
  * `tx_hash` names a remaining payment (null when none), and a `seen` or `underpaid` order with
  * nothing left goes back to `pending` — silently, and so it expires on time. An order in
  * `aml_check` finishes its screening; orders in a terminal state are left exactly as they are,
- * transfers included.
+ * transfers included — except the late payments of a wallet's order, which are forgotten and, when
+ * they were announced, retracted (late-payments.ts).
  */
 export async function forgetOrphanedTransfers(trx: Transaction<DB>, orphaned: readonly BlockRef[], nowMs: number): Promise<void> {
   const touched = new Set<string>();
@@ -24,20 +26,36 @@ export async function forgetOrphanedTransfers(trx: Transaction<DB>, orphaned: re
       const rows = await trx
         .selectFrom("payment_transfers as t")
         .innerJoin("payments as p", "p.id", "t.payment_id")
-        .select(["t.id", "t.payment_id", "t.block_hash", "t.late", "p.status"])
+        .select(["t.id", "t.payment_id", "t.block_hash", "t.late", "t.confirmed", "t.tx_hash", "t.amount_raw", "t.block_height", "p.status", "p.derivation_index"])
         .where("p.network", "=", network)
         // Both values of `confirmed`, so the (confirmed, block_height) index serves the height list.
         .where("t.confirmed", "in", [0, 1])
         .where("t.block_height", "in", heights)
         .execute();
       for (const t of rows) {
-        if (!hashes.has(t.block_hash) || isTerminal(t.status as PaymentStatus)) continue;
+        if (!hashes.has(t.block_hash)) continue;
+        if (isTerminal(t.status as PaymentStatus)) {
+          if (t.late === 1 && t.derivation_index !== null) await forgetLatePayment(trx, t, nowMs);
+          continue;
+        }
         await trx.deleteFrom("payment_transfers").where("id", "=", t.id).execute();
         if (t.late === 0) touched.add(t.payment_id);
       }
     }
   }
   for (const paymentId of touched) await followCanonical(trx, paymentId, nowMs);
+}
+
+/** A wallet order's late payment whose block was orphaned: no longer listed, and retracted once announced (confirmed). */
+async function forgetLatePayment(
+  trx: Transaction<DB>,
+  t: { id: number; payment_id: string; tx_hash: string; amount_raw: string; block_height: number; confirmed: number },
+  nowMs: number,
+): Promise<void> {
+  await trx.deleteFrom("payment_transfers").where("id", "=", t.id).execute();
+  if (t.confirmed !== 1) return;
+  const order = await trx.selectFrom("payments").selectAll().where("id", "=", t.payment_id).executeTakeFirstOrThrow();
+  await retractLatePayment(trx, order, t, nowMs);
 }
 
 /** Recounts an order from the transfers it has left and applies what the new total means. */

@@ -3,10 +3,12 @@ import type { IngestedBlock } from "../chain/block.ts";
 import type { ChainChange } from "../chain/chain-change.ts";
 import type { NetworkConfig } from "../config/schema.ts";
 import type { DB, Payment } from "../db/schema.ts";
+import { announceLatePayments } from "./late-payments.ts";
 import { isTerminal, nextStates, type PaymentStatus } from "./lifecycle.ts";
 import { normalizeAsset } from "./orders.ts";
 import { forgetOrphanedTransfers } from "./orphaned-transfers.ts";
 import { applyTransitions } from "./transitions.ts";
+import { markIndexPaid } from "./wallets/gap.ts";
 
 // Keeps each IN (…) list well under SQLite's bound-parameter limit.
 const CHUNK = 500;
@@ -73,7 +75,10 @@ async function recordMovements(trx: Transaction<DB>, networks: Record<string, Ne
             .returning("id")
             .executeTakeFirst();
           // Already recorded (the same tx re-sent, or seen in another block): counted once.
-          if (!inserted || late) continue;
+          if (!inserted) continue;
+          // A wallet's address that received anything ends its run of unused ones (the gap limit).
+          if (order.wallet_id !== null && order.derivation_index !== null) await markIndexPaid(trx, order.wallet_id, Number(order.derivation_index), nowMs);
+          if (late) continue;
           const states = nextStates(order.status as PaymentStatus, { kind: "movement_seen" });
           const updated = await applyTransitions(trx, {
             order: { ...order, received_raw: (BigInt(order.received_raw) + m.value).toString() },
@@ -121,14 +126,14 @@ async function ordersByAddress(trx: Transaction<DB>, network: string, blocks: In
   return targets;
 }
 
-type DueTransfer = { id: number; payment_id: string; tx_hash: string; sender: string | null; amount_raw: string; late: number };
+type DueTransfer = { id: number; payment_id: string; tx_hash: string; sender: string | null; amount_raw: string; late: number; block_height: number };
 
 /** Phase 2: transfers at or below `maxHeight` on `network` are confirmed; their orders are re-evaluated. */
 async function confirmTransfers(trx: Transaction<DB>, network: string, maxHeight: number, nowMs: number) {
   const due: DueTransfer[] = await trx
     .selectFrom("payment_transfers as t")
     .innerJoin("payments as p", "p.id", "t.payment_id")
-    .select(["t.id", "t.payment_id", "t.tx_hash", "t.sender", "t.amount_raw", "t.late"])
+    .select(["t.id", "t.payment_id", "t.tx_hash", "t.sender", "t.amount_raw", "t.late", "t.block_height"])
     .where("t.confirmed", "=", 0)
     .where("t.block_height", "<=", maxHeight)
     .where("p.network", "=", network)
@@ -140,7 +145,8 @@ async function confirmTransfers(trx: Transaction<DB>, network: string, maxHeight
     const ids = due.slice(i, i + CHUNK).map((t) => t.id);
     await trx.updateTable("payment_transfers").set({ confirmed: 1 }).where("id", "in", ids).execute();
   }
-  // Late transfers are confirmed for the record but never count toward an order.
+  // Late transfers never count toward an order; those to a wallet's address are announced now.
+  await announceLatePayments(trx, due.filter((t) => t.late === 1), nowMs);
   const byOrder = new Map<string, DueTransfer[]>();
   for (const t of due) {
     if (t.late === 1) continue;

@@ -55,3 +55,40 @@ export function paymentWebhookBody(order: Payment, state: PaymentStatus, aml: St
     aml: CARRIES_AML.has(state) ? aml : null,
   };
 }
+
+/** A payment to a wallet's address after its order ended, as the order lists it and its webhook carries it. */
+export type LatePayment = { tx_hash: string; amount: string; amount_raw: string; block_height: number };
+
+/** The late payment of a transfer row, its amount in the order's decimals. */
+export function latePayment(order: Pick<Payment, "decimals">, t: { tx_hash: string; amount_raw: string; block_height: number | string }): LatePayment {
+  return { tx_hash: t.tx_hash, amount: formatAmount(BigInt(t.amount_raw), order.decimals), amount_raw: t.amount_raw, block_height: Number(t.block_height) };
+}
+
+/**
+ * The body announcing a late payment (docs/payments.md): the order's facts and unchanged status,
+ * the payment itself, and `removed` (true on the retraction after its block was orphaned).
+ */
+export type LatePaymentWebhookBody = { product: "payments"; type: "payment_order"; event: "late_payment" } & OrderFacts & {
+  status: PaymentStatus;
+  lifecycle: PaymentStatus;
+  tx_hash: string | null;
+  aml: null;
+  late_payment: LatePayment;
+  removed: boolean;
+};
+
+export function latePaymentWebhookBody(order: Payment, late: LatePayment, removed: boolean): LatePaymentWebhookBody {
+  const status = order.status as PaymentStatus;
+  return {
+    product: "payments",
+    type: "payment_order",
+    event: "late_payment",
+    ...orderFacts(order),
+    status,
+    lifecycle: status,
+    tx_hash: order.tx_hash,
+    aml: null,
+    late_payment: late,
+    removed,
+  };
+}

@@ -138,6 +138,8 @@ function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt
     aml: null,
     created_at: nowMs,
     updated_at: nowMs,
+    wallet_id: null,
+    derivation_index: null,
   };
   const aml = {
     score: 12,

@@ -177,6 +177,8 @@ describe("the payment methods", () => {
       expires_at: "2026-11-21T12:10:00.000+00:00",
       created_at: AT,
       aml: null,
+      derivation_index: null,
+      late_payments: [],
     });
     expect(await client.getPayment(order.payment_id)).toEqual(order);
     expect(await client.listPayments()).toEqual({ payments: [order] });
@@ -194,6 +196,23 @@ describe("the payment methods", () => {
     expect(await client.updatePaymentSettings({ webhook_url: sink.url })).toEqual({ webhook_url: sink.url });
     expect(await client.getPaymentSettings()).toEqual({ webhook_url: sink.url });
     expect(await client.updatePaymentSettings({ webhook_url: null })).toEqual({ webhook_url: null });
+  });
+});
+
+describe("the payment wallet methods", () => {
+  // The account-level key of m/44'/60'/0' of the BIP-39 test phrase "abandon … about"; its index 0 is the phrase's well-known first address.
+  const ACCOUNT_XPUB = "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt";
+
+  test("put, list and delete a wallet; an order without an address takes its next one", async () => {
+    const client = sdk(await td.client());
+    const wallet = { network: "eth", kind: "bip44" as const, fingerprint: "60b68b69", next_index: 0, gap_limit: 20, unused_tail: 0, created_at: AT };
+    expect(await client.putPaymentWallet("eth", { key: ACCOUNT_XPUB })).toEqual(wallet);
+    const order = await client.createPayment({ order_id: "sdk-derived-1", network: "eth", amount: "1" });
+    expect(order).toMatchObject({ address: "0x9858effd232b4033e47d90003d41ec34ecaeda94", derivation_index: 0, late_payments: [] });
+    expect(await client.listPaymentWallets()).toEqual({ wallets: [{ ...wallet, next_index: 1, unused_tail: 1 }] });
+    expect(await client.deletePaymentWallet("eth")).toEqual({ network: "eth", deleted: true });
+    expect(await client.listPaymentWallets()).toEqual({ wallets: [] });
+    expect(fields(await refusal(client.deletePaymentWallet("eth")))).toEqual({ status: 404, error: "Wallet not found.", retryAfter: null });
   });
 });
 

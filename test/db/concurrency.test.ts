@@ -10,6 +10,7 @@ import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { createOrder } from "../../src/payments/create-order.ts";
 import { addWatch } from "../../src/watch/watches.ts";
+import { createWalletDerivers } from "../../src/payments/wallets/derivers.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 
 // The invariants SQLite gave for free (one writer) hold with several writers: on PostgreSQL three
@@ -55,7 +56,7 @@ describe(`several writers on one ${onPostgres ? "PostgreSQL" : "SQLite"} databas
 
   it("one live order per address when creations race from every writer", async () => {
     const address = `0x${"d".repeat(40)}`;
-    const deps = (w: Context) => ({ db: w.db, clock: systemClock, networks: w.config.networks });
+    const deps = (w: Context) => ({ db: w.db, clock: systemClock, networks: w.config.networks, derivers: createWalletDerivers(w.box) });
     const results = await Promise.all(
       Array.from({ length: 9 }, (_, i) => createOrder(deps(writers[i % WRITERS]), accountId, { order_id: `o${i}`, network: "eth", address, amount: "1" })),
     );

@@ -81,7 +81,9 @@ describe("the OpenAPI document covers the whole API", () => {
   test("webhook bodies are described as OpenAPI 3.1 webhooks", () => {
     expect(doc.openapi).toStartWith("3.1");
     expect(Object.keys(doc.webhooks).sort()).toEqual(["address-watch-event", "payment-order"]);
-    expect(doc.webhooks["payment-order"].post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PaymentOrderWebhook" });
+    expect(doc.webhooks["payment-order"].post.requestBody.content["application/json"].schema).toEqual({
+      oneOf: [{ $ref: "#/components/schemas/PaymentOrderWebhook" }, { $ref: "#/components/schemas/LatePaymentWebhook" }],
+    });
   });
 });
 
@@ -198,6 +200,15 @@ describe("real responses match the documented schemas", () => {
     await conforms("GET", "/v1/payments/:payment_id", await c.request("GET", "/v1/payments/pay_nope"));
     await conforms("GET", "/v1/payments/settings", await c.request("GET", "/v1/payments/settings"));
     await conforms("PUT", "/v1/payments/settings", await c.request("PUT", "/v1/payments/settings", { webhook_url: null }));
+    // The account-level xpub (m/44'/60'/0') of the BIP-39 test phrase "abandon … about".
+    const xpub = "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt";
+    await conforms("PUT", "/v1/payments/wallets/:network", await c.request("PUT", "/v1/payments/wallets/eth", { key: xpub }));
+    await conforms("PUT", "/v1/payments/wallets/:network", await c.request("PUT", "/v1/payments/wallets/eth", { key: xpub, gap_limit: 0 }));
+    await conforms("GET", "/v1/payments/wallets", await c.request("GET", "/v1/payments/wallets"));
+    const derived = await conforms("POST", "/v1/payments", await c.request("POST", "/v1/payments", { order_id: "o-derived", network: "eth", amount: "1" }));
+    expect(derived.derivation_index).toBe(0);
+    await conforms("DELETE", "/v1/payments/wallets/:network", await c.request("DELETE", "/v1/payments/wallets/eth"));
+    await conforms("DELETE", "/v1/payments/wallets/:network", await c.request("DELETE", "/v1/payments/wallets/eth"));
     await conforms("DELETE", "/v1/address-watch/addresses", await c.request("DELETE", "/v1/address-watch/addresses", { watch_id: watch.watch_id }));
     await conforms("DELETE", "/v1/address-watch/addresses", await c.request("DELETE", "/v1/address-watch/addresses", { watch_id: watch.watch_id }));
     await conforms("GET", "/v1/account", await fetch(`${td.url}/v1/account`));

@@ -6,6 +6,7 @@ import { findAccount } from "../../src/accounts/accounts.ts";
 import { paymentWebhooks } from "../../src/delivery/outbox.ts";
 import { createOrder } from "../../src/payments/create-order.ts";
 import { getOrder } from "../../src/payments/orders.ts";
+import { createWalletDerivers } from "../../src/payments/wallets/derivers.ts";
 import { testDatabaseName } from "../support/harness.ts";
 import { ingestCliConfig, rowCount, withConfigContext } from "./cli-fixture.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
@@ -81,7 +82,7 @@ describe("chainwatch ingest", () => {
     const { accountId, paymentId } = await withConfigContext(config, async (ctx) => {
       const acme = await findAccount(ctx.db, "acme");
       if (!acme) throw new Error("no account acme");
-      const created = await createOrder({ ...ctx, networks: ctx.config.networks }, acme.id, { order_id: "cli-1", network: "eth", address: orderAddress, amount: "1" });
+      const created = await createOrder({ ...ctx, networks: ctx.config.networks, derivers: createWalletDerivers(ctx.box) }, acme.id, { order_id: "cli-1", network: "eth", address: orderAddress, amount: "1" });
       if (!created.ok) throw new Error(created.code);
       return { accountId: acme.id, paymentId: created.order.id };
     });

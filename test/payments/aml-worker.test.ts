@@ -52,6 +52,8 @@ async function orderWithJob(over: Partial<Payment> = {}): Promise<Payment> {
     aml: null,
     created_at: now,
     updated_at: now,
+    wallet_id: null,
+    derivation_index: null,
     ...over,
   };
   await ctx.db.insertInto("payments").values(order).execute();

@@ -54,6 +54,8 @@ describe("POST /v1/payments creates an order", () => {
       expires_at: rfc3339(clock.now() + 3600 * 1000),
       created_at: rfc3339(clock.now()),
       aml: null,
+      derivation_index: null,
+      late_payments: [],
     });
   });
 

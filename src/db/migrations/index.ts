@@ -24,6 +24,7 @@ import * as m0022 from "./0022_webhook_secret_rotation.ts";
 import * as m0023 from "./0023_lead_epochs.ts";
 import * as m0024 from "./0024_retention.ts";
 import * as m0025 from "./0025_rate_leases.ts";
+import * as m0026 from "./0026_payment_wallets.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   "0023_lead_epochs": m0023,
   "0024_retention": m0024,
   "0025_rate_leases": m0025,
+  "0026_payment_wallets": m0026,
 };

@@ -75,8 +75,8 @@ export function openapiDocumentation(version: string, config: { cabinet: { publi
       ),
       "payment-order": webhook(
         "A payment order entered a new state",
-        "Sent to payments.webhook_url, else to the address-watch webhook URL when enabled; filters do not apply. The webhooks of one order arrive one at a time, in lifecycle order.",
-        { $ref: "#/components/schemas/PaymentOrderWebhook" },
+        "Sent to payments.webhook_url, else to the address-watch webhook URL when enabled; filters do not apply. The webhooks of one order arrive one at a time, in lifecycle order. A payment to a wallet's address after its order ended is announced as a late_payment.",
+        { oneOf: [{ $ref: "#/components/schemas/PaymentOrderWebhook" }, { $ref: "#/components/schemas/LatePaymentWebhook" }] },
       ),
     },
   };

@@ -45,7 +45,11 @@ const order = {
   expires_at: "2026-11-21T20:08:00.000+00:00",
   created_at: AT,
   aml: null,
+  derivation_index: null,
+  late_payments: [],
 };
+
+const wallet = { network: "eth", kind: "bip44", fingerprint: "60b68b69", next_index: 42, gap_limit: 20, unused_tail: 3, created_at: AT };
 
 const watch = { watch_id: "aw_01jd3k5t2c0000000000000001", network_slug: "eth", address: ADDRESS, created_at: AT };
 
@@ -111,6 +115,13 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   PaymentOrder: order,
   PaymentList: { payments: [order] },
   PaymentSettings: { webhook_url: "https://shop.example/hooks/payments" },
+  PutPaymentWallet: {
+    key: "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt",
+    gap_limit: 20,
+  },
+  PaymentWallet: wallet,
+  PaymentWalletList: { wallets: [wallet] },
+  PaymentWalletDeleted: { network: "eth", deleted: true },
   IngestBatch: {
     network: "eth",
     height: 19_000_000,

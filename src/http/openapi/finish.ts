@@ -30,6 +30,9 @@ export const OPERATION_IDS: Record<string, string> = {
   "GET /v1/payments/{payment_id}": "getPayment",
   "GET /v1/payments/settings": "getPaymentSettings",
   "PUT /v1/payments/settings": "updatePaymentSettings",
+  "GET /v1/payments/wallets": "listPaymentWallets",
+  "PUT /v1/payments/wallets/{network}": "putPaymentWallet",
+  "DELETE /v1/payments/wallets/{network}": "deletePaymentWallet",
   "POST /rpc/{network}": "rpcCall",
   "POST /rpc/{network}/{api_key}": "rpcCallWithKeyInPath",
 };

@@ -6,6 +6,7 @@ import { BatchSchema } from "../../ingest/batch-schema.ts";
 import { CreateOrderBody } from "../../payments/create-order.ts";
 import { PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { PaymentSettingsSchema } from "../../payments/settings.ts";
+import { PutWalletBody } from "../../payments/wallets/put-wallet.ts";
 import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
 import { AddWatchSchema } from "../../watch/watch-address.ts";
 import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
@@ -166,6 +167,13 @@ const orderFacts = {
   amount_received_raw: RawAmount,
 };
 
+export const LatePayment = T.Object({
+  tx_hash: T.String(),
+  amount: Decimal,
+  amount_raw: RawAmount,
+  block_height: T.Integer(),
+});
+
 export const PaymentOrder = T.Object({
   ...orderFacts,
   status: Status,
@@ -173,6 +181,8 @@ export const PaymentOrder = T.Object({
   expires_at: Rfc3339,
   created_at: Rfc3339,
   aml: Nullable(Aml),
+  derivation_index: Nullable(T.Integer({ minimum: 0 }), { description: "The payment wallet's index the address was derived at; null for an address the client gave" }),
+  late_payments: T.Array(LatePayment, { description: "Payments to a wallet's address after the order ended, oldest first; always empty for an address the client gave" }),
 });
 
 export const PaymentList = T.Object({ payments: T.Array(PaymentOrder) });
@@ -188,6 +198,36 @@ export const PaymentOrderWebhook = T.Object({
   tx_hash: Nullable(T.String()),
   aml: Nullable(Aml, { description: "The screening result on paid and failed; null otherwise" }),
 });
+
+/** The webhook announcing a payment to a wallet's address after its order ended, or (removed) taking it back. */
+export const LatePaymentWebhook = T.Object({
+  product: T.Literal("payments"),
+  type: T.Literal("payment_order"),
+  event: T.Literal("late_payment"),
+  ...orderFacts,
+  status: Status,
+  lifecycle: Status,
+  tx_hash: Nullable(T.String()),
+  aml: T.Null(),
+  late_payment: LatePayment,
+  removed: T.Boolean({ description: "true on the retraction of an announced late payment whose block a reorg orphaned" }),
+});
+
+export const WalletKind = T.Union([T.Literal("pkh"), T.Literal("sh-wpkh"), T.Literal("wpkh"), T.Literal("tr"), T.Literal("bip44")]);
+
+export const PaymentWallet = T.Object({
+  network: T.String(),
+  kind: WalletKind,
+  fingerprint: T.String({ pattern: "^[0-9a-f]{8}$", description: "First 4 bytes of HASH160 of the extended key's public key, hex" }),
+  next_index: T.Integer({ minimum: 0, description: "The index the next order without an address takes" }),
+  gap_limit: T.Integer({ minimum: 1 }),
+  unused_tail: T.Integer({ minimum: 0, description: "Indices handed out after the last one that received anything" }),
+  created_at: Rfc3339,
+});
+
+export const PaymentWalletList = T.Object({ wallets: T.Array(PaymentWallet, { description: "One per network, by network" }) });
+
+export const PaymentWalletDeleted = T.Object({ network: T.String(), deleted: T.Literal(true) });
 
 export const IngestResult = T.Object({
   blocks: T.Integer({ description: "Blocks stored that were not stored before" }),
@@ -207,7 +247,7 @@ export const WebhookHealth = T.Object({
 
 export const Notice = T.Object({
   id: T.String({ pattern: "^ntc_" }),
-  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed")]),
+  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed"), T.Literal("wallet_gap")]),
   created_at: Rfc3339,
   message: T.String(),
   delivery_id: T.Optional(T.String({ pattern: "^dlv_", description: "The delivery a delivery_failed notice is about" })),
@@ -252,6 +292,11 @@ export const SCHEMAS = {
   PaymentList,
   PaymentSettings: PaymentSettingsSchema,
   PaymentOrderWebhook,
+  LatePaymentWebhook,
+  PutPaymentWallet: PutWalletBody,
+  PaymentWallet,
+  PaymentWalletList,
+  PaymentWalletDeleted,
   IngestBatch: BatchSchema,
   IngestResult,
   WebhookHealth,

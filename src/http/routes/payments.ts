@@ -4,13 +4,16 @@ import { getPaymentOrder } from "../../payments/get-order.ts";
 import { DEFAULT_LIST_LIMIT, listPaymentOrders, MAX_LIST_LIMIT } from "../../payments/list-orders.ts";
 import { PAYMENT_STATUSES } from "../../payments/orders.ts";
 import { readPaymentSettings, updatePaymentSettings } from "../../payments/settings.ts";
+import { putWallet } from "../../payments/wallets/put-wallet.ts";
+import { removeWallet } from "../../payments/wallets/remove-wallet.ts";
+import { listWallets } from "../../payments/wallets/wallets.ts";
 import { rawQuery } from "../../net/request-target.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses, says } from "../openapi/responses.ts";
 
-/** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings. */
+/** POST/GET /v1/payments, GET /v1/payments/{payment_id}, GET/PUT /v1/payments/settings, the payment wallets. */
 export function paymentRoutes(deps: AppDeps) {
   return (
     new Elysia()
@@ -30,7 +33,12 @@ export function paymentRoutes(deps: AppDeps) {
             requestBody: jsonRequest("CreatePaymentOrder"),
             responses: responses(
               { 201: ["PaymentOrder", "Created"] },
-              [[400, "A field error naming the field"], [409, `${says("ORDER_EXISTS")} or ${says("ADDRESS_BUSY")}`], 413, 415],
+              [
+                [400, "A field error naming the field, or `address is required: no wallet for network X`"],
+                [409, `${says("ORDER_EXISTS")}, ${says("ADDRESS_BUSY")}, ${says("ADDRESS_DERIVED")} or ${says("WALLET_EXHAUSTED")}`],
+                413,
+                415,
+              ],
             ),
           },
         },
@@ -68,6 +76,44 @@ export function paymentRoutes(deps: AppDeps) {
             tags: ["payments"],
             requestBody: jsonRequest("PaymentSettings"),
             responses: responses({ 200: ["PaymentSettings", "The settings as stored"] }, [[400, "A field error or a refused URL"], 413, 415]),
+          },
+        },
+      )
+      // Registered before /v1/payments/:payment_id, like settings.
+      .get("/v1/payments/wallets", async ({ auth }) => listWallets(deps, auth.accountId), {
+        detail: { summary: "The account's payment wallets, one per network", tags: ["payments"], responses: responses({ 200: ["PaymentWalletList", "The wallets"] }) },
+      })
+      .put(
+        "/v1/payments/wallets/:network",
+        async ({ auth, body, params }) => {
+          const outcome = await putWallet(deps, auth.accountId, params.network, body);
+          if (!outcome.ok) throw fromFailure(outcome);
+          return outcome.wallet;
+        },
+        {
+          detail: {
+            summary: "Set the account's payment wallet on a network: orders without an address get the next address derived from its key",
+            tags: ["payments"],
+            requestBody: jsonRequest("PutPaymentWallet"),
+            responses: responses(
+              { 200: ["PaymentWallet", "The wallet as stored; never its key"] },
+              [[400, "`This is a private key; give the extended public key.`, or why the key or gap_limit is refused"], 413, 415],
+            ),
+          },
+        },
+      )
+      .delete(
+        "/v1/payments/wallets/:network",
+        async ({ auth, params }) => {
+          const outcome = await removeWallet(deps, auth.accountId, params.network);
+          if (!outcome.ok) throw fromFailure(outcome);
+          return { network: outcome.network, deleted: outcome.deleted };
+        },
+        {
+          detail: {
+            summary: "Remove the account's payment wallet on a network; orders made keep their addresses",
+            tags: ["payments"],
+            responses: responses({ 200: ["PaymentWalletDeleted", "Removed"] }, [[404, says("WALLET_NOT_FOUND")]]),
           },
         },
       )
