@@ -4,7 +4,10 @@
 // bodies. Prints tx/s, events written/s, CPU µs per transaction (the daemon's, PostgreSQL's, the
 // baseline's, from /proc), the daemon's peak RSS and the ratio to the baseline.
 // Knobs (env): BENCH_POSTS, BENCH_BLOCKS_PER_POST, BENCH_ACCOUNTS, BENCH_WATCHES_PER_ACCOUNT;
-// BENCH_DATABASE=postgres runs the daemon on a throwaway PostgreSQL cluster instead of SQLite.
+// BENCH_DATABASE=postgres runs the daemon on a throwaway PostgreSQL cluster instead of SQLite;
+// BENCH_DERIVED=N adds N payment orders on addresses of one account's payment wallet (derived
+// addresses stay watched for good: mostly expired orders, the last 1,000 pending), and 0.5 % of
+// transactions pay one of them.
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +35,9 @@ const TOKEN = "bench-ingest-token";
 const CLI = join(import.meta.dir, "../cli/index.ts");
 const USDT = "0xdac17f958d2ee523a2206206994597c13d831ec7";
 const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
+const DERIVED = num("BENCH_DERIVED", 0);
+const DERIVED_HIT_RATE = 0.005;
+const DERIVED_PENDING = 1000;
 
 const children: Subprocess[] = [];
 
@@ -39,6 +45,11 @@ const children: Subprocess[] = [];
 
 /** Watched address number i: deterministic, so hits can be drawn without keeping a million strings. */
 const watchedAddress = (i: number) => `0x${i.toString(16).padStart(40, "0")}`;
+/**
+ * The address of wallet index i. Seeded as stored rows, not derived: deriving a million addresses
+ * would take minutes of setup, and ingest matches an order by its stored address whatever made it.
+ */
+const derivedAddress = (i: number) => `0x${i.toString(16).padStart(38, "0")}dd`;
 
 // Random hex from a refilled pool: generating 100 MB of bodies must not dominate the setup time.
 let pool = "";
@@ -58,8 +69,9 @@ function makeBlock(height: number) {
   const transactions = [];
   for (let i = 0; i < TX_PER_BLOCK; i++) {
     const hit = Math.random() < HIT_RATE;
-    const to = hit ? watchedAddress(Math.floor(Math.random() * WATCHES)) : randomAddress();
-    const viaToken = hit ? Math.random() < 0.5 : Math.random() < 0.2;
+    const paysOrder = !hit && DERIVED > 0 && Math.random() < DERIVED_HIT_RATE;
+    const to = hit ? watchedAddress(Math.floor(Math.random() * WATCHES)) : paysOrder ? derivedAddress(Math.floor(Math.random() * DERIVED)) : randomAddress();
+    const viaToken = hit ? Math.random() < 0.5 : !paysOrder && Math.random() < 0.2;
     const value = String(1 + Math.floor(Math.random() * 1e12));
     transactions.push(
       viaToken
@@ -97,6 +109,14 @@ async function seed(configPath: string, dbUrl: string): Promise<void> {
         created_at: Date.now(),
       }));
     for (let i = 0; i < WATCHES; i += 10_000) await ctx.db.insertInto("watches").values(rows(i, Math.min(WATCHES, i + 10_000))).execute();
+    if (DERIVED > 0) {
+      await ctx.db.insertInto("payment_wallets").values(walletRow(accountIds[0])).execute();
+      for (let i = 0; i < DERIVED; i += 5_000)
+        await ctx.db
+          .insertInto("payments")
+          .values(Array.from({ length: Math.min(DERIVED, i + 5_000) - i }, (_, k) => derivedOrder(accountIds[0], i + k)))
+          .execute();
+    }
     await sql`analyze`.execute(ctx.db);
     await ctx.db.destroy();
     return;
@@ -111,8 +131,65 @@ async function seed(configPath: string, dbUrl: string): Promise<void> {
     for (let i = from; i < to; i++) insert.run(`aw_${i.toString(16).padStart(24, "0")}`, accountIds[Math.floor(i / WATCHES_PER_ACCOUNT)], "eth", watchedAddress(i), Date.now());
   });
   for (let i = 0; i < WATCHES; i += 100_000) chunk(i, Math.min(WATCHES, i + 100_000));
+  if (DERIVED > 0) {
+    const w = walletRow(accountIds[0]);
+    sqlite.prepare(`INSERT INTO payment_wallets (${Object.keys(w).join(", ")}) VALUES (${Object.keys(w).map(() => "?").join(", ")})`).run(...(Object.values(w) as never[]));
+    const columns = Object.keys(derivedOrder(accountIds[0], 0));
+    const insertOrder = sqlite.prepare(`INSERT INTO payments (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+    const orders = sqlite.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) insertOrder.run(...(Object.values(derivedOrder(accountIds[0], i)) as never[]));
+    });
+    for (let i = 0; i < DERIVED; i += 100_000) orders(i, Math.min(DERIVED, i + 100_000));
+  }
   sqlite.run("ANALYZE");
   sqlite.close();
+}
+
+/** The payment wallet the derived orders came from (its key is never read: every order is made already). */
+function walletRow(accountId: string) {
+  const now = Date.now();
+  return {
+    id: "wlt_bench",
+    account_id: accountId,
+    network: "eth",
+    key_id: "bench",
+    key_sealed: "v1.bench.bench",
+    kind: "bip44",
+    fingerprint: "00000000",
+    gap_limit: 20,
+    next_index: DERIVED,
+    last_paid_index: null,
+    gap_notice_tail: 0,
+    active: 1,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The order at wallet index i: expired, except the last DERIVED_PENDING, still waiting. */
+function derivedOrder(accountId: string, i: number) {
+  const now = Date.now();
+  const pending = i >= DERIVED - DERIVED_PENDING;
+  return {
+    id: `pay_${i.toString(16).padStart(24, "0")}`,
+    account_id: accountId,
+    order_id: `derived-${i}`,
+    network: "eth",
+    address: derivedAddress(i),
+    asset: null,
+    decimals: 18,
+    amount_raw: "1000000000000000000",
+    received_raw: "0",
+    confirmed_raw: "0",
+    status: pending ? "pending" : "expired",
+    tx_hash: null,
+    expires_at: pending ? now + 30 * 86_400_000 : now - 1,
+    aml: null,
+    created_at: now,
+    updated_at: now,
+    wallet_id: "wlt_bench",
+    derivation_index: i,
+  };
 }
 
 /** Spawns a server process and resolves with its base URL, read from its first matching stdout line. */
@@ -211,7 +288,9 @@ async function main() {
 
     let t = performance.now();
     await seed(configPath, dbUrl);
-    console.log(`seeded ${ACCOUNTS} accounts and ${WATCHES.toLocaleString("en")} watches in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    console.log(
+      `seeded ${ACCOUNTS} accounts and ${WATCHES.toLocaleString("en")} watches${DERIVED > 0 ? ` and ${DERIVED.toLocaleString("en")} orders on derived addresses` : ""} in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     t = performance.now();
     let height = 20_000_000;
@@ -242,6 +321,7 @@ async function main() {
     await stop(daemon.proc);
     const stored = openDatabase(dbUrl);
     const rows = Number((await sql<{ n: number }>`select count(*) as n from events`.execute(stored)).rows[0].n);
+    const transfers = (await sql<{ n: number; late: number }>`select count(*) as n, coalesce(sum(late), 0) as late from payment_transfers`.execute(stored)).rows[0];
     await stored.destroy();
 
     const txPerSec = txTotal / real.seconds;
@@ -249,6 +329,8 @@ async function main() {
     console.log("");
     console.log(`chainwatch   ${txPerSec.toFixed(0).padStart(9)} tx/s   ${(real.events / real.seconds).toFixed(0).padStart(9)} events/s   (${real.blocks} blocks, ${real.events.toLocaleString("en")} events in ${real.seconds.toFixed(2)} s)`);
     console.log(`             ${rows.toLocaleString("en")} event rows stored: a block event is one row shared by its ${ACCOUNTS} receiving accounts`);
+    if (DERIVED > 0)
+      console.log(`             ${Number(transfers.n).toLocaleString("en")} payments to derived addresses recorded on their orders (${Number(transfers.late).toLocaleString("en")} late)`);
     console.log(`baseline     ${bareTxPerSec.toFixed(0).padStart(9)} tx/s   (Bun.serve + JSON parse only, ${bare.seconds.toFixed(2)} s)`);
     console.log(`ratio        ${(txPerSec / bareTxPerSec).toFixed(2)} of the baseline`);
     const ours = realUs.daemon + (realUs.postgres ?? 0);
