@@ -11,7 +11,7 @@ import { checkBody } from "../../lib/value-errors.ts";
 import type { SecretBox } from "../../secrets/secret-box.ts";
 import { addressDeriver } from "./derive-address.ts";
 import { holdsPrivateKey } from "./extended-key.ts";
-import { PRIVATE_KEY_REFUSAL, parseWalletKey } from "./wallet-key.ts";
+import { MAX_KEY_LENGTH, PRIVATE_KEY_REFUSAL, parseWalletKey } from "./wallet-key.ts";
 import { activeWallet, walletOfKey, type WalletView, walletView } from "./wallets.ts";
 
 // PUT /v1/payments/wallets/{network} (docs/payments.md): the account's wallet on a network.
@@ -23,6 +23,7 @@ export const MAX_GAP_LIMIT = 10_000;
 export const PutWalletBody = T.Object(
   {
     key: T.String({
+      maxLength: MAX_KEY_LENGTH,
       description:
         "btc family: an output descriptor (pkh, sh(wpkh), wpkh or tr over KEY/0/*, optional [origin] and #checksum) or a bare xpub/ypub/zpub/tpub/upub/vpub; evm and tron: the account-level xpub (m/44'/60'/0', m/44'/195'/0')",
     }),
@@ -45,9 +46,10 @@ export type PutWalletDeps = { db: Db; clock: Clock; box: SecretBox; config: { ne
  * repeated.
  */
 export async function putWallet(deps: PutWalletDeps, accountId: string, network: string, body: unknown): Promise<Result<{ wallet: WalletView }, InvalidInput>> {
-  // Whatever else is wrong with the body, a private key is the one thing to say.
+  // Whatever else is wrong with the body, a private key is the one thing to say (looked for in any
+  // text a key could hide in; one far longer is refused for its length, and never echoed either).
   const key = typeof body === "object" && body !== null ? (body as { key?: unknown }).key : undefined;
-  if (typeof key === "string" && holdsPrivateKey(key)) return invalidInput(PRIVATE_KEY_REFUSAL);
+  if (typeof key === "string" && key.length <= 10 * MAX_KEY_LENGTH && holdsPrivateKey(key)) return invalidInput(PRIVATE_KEY_REFUSAL);
   const checked = checkBody(PutWalletBody, body);
   if (!checked.ok) return checked;
   const net = findNetwork(deps.config.networks, network);

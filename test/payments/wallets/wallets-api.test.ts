@@ -171,6 +171,7 @@ describe("refusals store nothing and say why", () => {
     ["gap_limit 10^9", "eth", { key: ETH_XPUB, gap_limit: 1_000_000_000 }, "gap_limit must be at most 10000"],
     ["a fractional gap_limit", "eth", { key: ETH_XPUB, gap_limit: 2.5 }, "gap_limit must be an integer"],
     ["no key", "eth", { gap_limit: 5 }, "key is required"],
+    ["a key too long to be one", "eth", { key: `${ETH_XPUB}${" ".repeat(1000)}` }, "key must be at most 1000 characters"],
     ["an unknown field", "eth", { key: ETH_XPUB, label: "x" }, "label is not a known field"],
     ["an unknown network", "nope", { key: ETH_XPUB }, "Unknown network: nope"],
   ])("%s: 400", async (_case, network, body, error) => {
