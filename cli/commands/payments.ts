@@ -47,7 +47,8 @@ export function paymentsCommand(g: Globals) {
             const account = await requireAccount(ctx.db, String(args.account));
             const body = { key: String(args.key), ...(gapLimit === undefined ? {} : { gap_limit: gapLimit }) };
             const outcome = await putWallet(ctx, account.id, network, body);
-            if (!outcome.ok) throw new CommandError(failureMessage(outcome));
+            // The network and --gap-limit were checked above: a refusal is about the key.
+            if (!outcome.ok) throw new CommandError(`--key: ${failureMessage(outcome)}`);
             const doc = outcome.wallet;
             emit(g, doc, () => fields(Object.entries(doc)));
           });
@@ -72,9 +73,11 @@ export function paymentsCommand(g: Globals) {
         },
         run: ({ args }) =>
           withContext(g, async (ctx) => {
+            const network = String(args.network);
+            if (!findNetwork(ctx.config.networks, network)) throw new UsageError(`--network: unknown network ${network}`);
             const account = await requireAccount(ctx.db, String(args.account));
-            const outcome = await removeWallet(ctx, account.id, String(args.network));
-            if (!outcome.ok) throw new CommandError(`${failureMessage(outcome)} (account ${account.name} has no payment wallet on ${String(args.network)})`);
+            const outcome = await removeWallet(ctx, account.id, network);
+            if (!outcome.ok) throw new CommandError(`${failureMessage(outcome)} (account ${account.name} has no payment wallet on --network ${network})`);
             const doc = { network: outcome.network, deleted: outcome.deleted };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),

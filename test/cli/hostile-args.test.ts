@@ -82,6 +82,9 @@ const VALID: Record<string, string[]> = {
   "webhook set": ["--account", "shop", "--url", "http://127.0.0.1:9/hook"],
   "webhook rotate-secret": ["--account", "shop"],
   "webhook test": ["--account", "shop", "--event", "block", "--network", "eth"],
+  "payments wallet set": ["--account", "shop", "--network", "tron", "--key", "{xpub}"],
+  "payments wallet list": ["--account", "shop"],
+  "payments wallet remove": ["--account", "shop", "--network", "eth"],
   "deliveries list": [],
   "deliveries retry": ["{delivery_id}"],
   "deliveries recover": ["--account", "shop", "--since", "1h"],
@@ -107,6 +110,7 @@ const ACCEPTED: Record<string, string[]> = {
   "accounts credit --add": ["a number"],
   "keys create --label": ["-1", "0", "1.5", "1e999", "NaN", "unicode", "../../etc/passwd", "a word", "a number", "unknown account id", "random UUID"],
   "webhook set --max-rps": ["0", "a number"],
+  "payments wallet set --gap-limit": ["a number"],
   // 0 ends the old secret at once; a bare number of seconds is a duration too.
   "webhook rotate-secret --grace": ["0"],
   "cabinet link --ttl": ["a number"],
@@ -283,6 +287,9 @@ beforeAll(async () => {
   await seed(["accounts", "create", "shop", "--plan", "basic", "--credits", "10"]);
   seeded.api_key = String((await seed(["keys", "create", "--account", "shop"])).api_key);
   await seed(["webhook", "set", "--account", "shop", "--url", "http://127.0.0.1:9/hook", "--enabled"]);
+  // An account-level xpub (m/44'/60'/0' of the BIP-39 test phrase "abandon … about"), a wallet on eth to remove.
+  seeded.xpub = "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt";
+  await seed(["payments", "wallet", "set", "--account", "shop", "--network", "eth", "--key", seeded.xpub]);
   seeded.delivery_id = String((await seed(["webhook", "test", "--account", "shop", "--event", "block", "--network", "eth"])).delivery_id);
   seeded.block_file = join(dir, "block.json");
   writeFileSync(seeded.block_file, JSON.stringify({ network: "eth", height: 1, hash: "0xb1", transactions: [] }));

@@ -42,6 +42,9 @@ describe("every error code has one status and one default message", () => {
     ["SLOT_LIMIT", 403, "Address slot limit reached."],
     ["ORDER_EXISTS", 409, "Order already exists."],
     ["ADDRESS_BUSY", 409, "Address already has an active order."],
+    ["ADDRESS_DERIVED", 409, "Address belongs to an order of a payment wallet; it is never used for another order."],
+    ["WALLET_NOT_FOUND", 404, "Wallet not found."],
+    ["WALLET_EXHAUSTED", 409, "Payment wallet has handed out every index it can derive; put a new key."],
     ["NO_WEBHOOK_URL", 400, "No webhook URL configured."],
     ["WEBHOOK_DISABLED", 400, "Webhook is disabled and no payments webhook_url is set."],
     ["DELIVERY_SUCCEEDED", 400, "Delivery already succeeded."],
@@ -62,7 +65,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(41);
+    expect(Object.keys(FAILURES).length).toBe(44);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

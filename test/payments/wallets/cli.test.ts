@@ -40,7 +40,7 @@ describe("chainwatch payments wallet", () => {
   test("refuses a private key with the API's sentence, storing nothing", async () => {
     const r = await cli("payments", "wallet", "set", "--account", "shop", "--network", "btc", "--key", BIP380.xprv);
     expect([r.code, r.stdout]).toEqual([1, ""]);
-    expect(r.stderr).toEndWith("chainwatch: This is a private key; give the extended public key.\n");
+    expect(r.stderr).toEndWith("chainwatch: --key: This is a private key; give the extended public key.\n");
     expect(r.stderr).not.toContain(BIP380.xprv);
     expect(JSON.parse((await cli("payments", "wallet", "list", "--account", "shop", "--json")).stdout)).toEqual({ wallets: [] });
   });
@@ -64,6 +64,6 @@ describe("chainwatch payments wallet", () => {
   test("remove of a network without a wallet says so", async () => {
     const r = await cli("payments", "wallet", "remove", "--account", "shop", "--network", "tron");
     expect([r.code, r.stdout]).toEqual([1, ""]);
-    expect(r.stderr).toEndWith("chainwatch: Wallet not found. (account shop has no payment wallet on tron)\n");
+    expect(r.stderr).toEndWith("chainwatch: Wallet not found. (account shop has no payment wallet on --network tron)\n");
   });
 });
