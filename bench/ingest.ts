@@ -7,7 +7,7 @@
 // BENCH_DATABASE=postgres runs the daemon on a throwaway PostgreSQL cluster instead of SQLite;
 // BENCH_DERIVED=N adds N payment orders on addresses of one account's payment wallet (derived
 // addresses stay watched for good: mostly expired orders, one in a hundred pending), and 0.5 % of
-// transactions pay one of them.
+// transactions pay one of them (BENCH_DERIVED_HITS, a share, 0 for none).
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -36,7 +36,7 @@ const CLI = join(import.meta.dir, "../cli/index.ts");
 const USDT = "0xdac17f958d2ee523a2206206994597c13d831ec7";
 const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
 const DERIVED = num("BENCH_DERIVED", 0);
-const DERIVED_HIT_RATE = 0.005;
+const DERIVED_HIT_RATE = num("BENCH_DERIVED_HITS", 0.005);
 // As many pending as a wallet of that size would have: one in a hundred, at most 1,000.
 const DERIVED_PENDING = Math.min(1000, Math.floor(DERIVED / 100));
 
