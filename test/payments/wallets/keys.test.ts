@@ -7,6 +7,7 @@ import type { Family } from "../../../src/config/schema.ts";
 import { descriptorChecksum, verifyDescriptorChecksum } from "../../../src/payments/wallets/descriptor-checksum.ts";
 import { addressDeriver } from "../../../src/payments/wallets/derive-address.ts";
 import { holdsPrivateKey } from "../../../src/payments/wallets/extended-key.ts";
+import { gapNoticeDue } from "../../../src/payments/wallets/gap.ts";
 import { PRIVATE_KEY_REFUSAL, parseWalletKey, type WalletKey } from "../../../src/payments/wallets/wallet-key.ts";
 import { accountXpub, BIP380, BIP49, BIP84, BIP86, neutered, TEST_MNEMONIC, TRON_RECEIVE, viemAccountAt, viemKeyAt } from "./vectors.ts";
 
@@ -239,5 +240,18 @@ describe("deriving addresses", () => {
   it("refuses an index past 2^31 - 1, which a public key cannot derive", () => {
     const derive = addressDeriver(parsed("evm", accountXpub("m/44'/60'/0'")), { family: "evm" });
     expect(() => derive(2 ** 31)).toThrow(RangeError);
+  });
+});
+
+describe("when a wallet_gap notice is due", () => {
+  it.each([
+    [20, 20, 0, false, "a tail at the gap limit"],
+    [21, 20, 0, true, "the tail passing the gap limit"],
+    [22, 20, 21, false, "the tail one longer than at the last notice"],
+    [41, 20, 21, false, "the tail not yet doubled"],
+    [42, 20, 21, true, "the tail doubled since the last notice"],
+    [3, 2, 0, true, "a run past the limit again after a payment reset the notice"],
+  ])("tail %d, gap limit %d, last notice at %d → %p (%s)", (tail, limit, last, due) => {
+    expect(gapNoticeDue(tail, limit, last)).toBe(due);
   });
 });
