@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Address, encodeFunctionData } from "viem";
 import { foundry } from "viem/chains";
-import { mnemonicToAccount } from "viem/accounts";
 import { type Anvil, startAnvil } from "../../support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../../support/contracts/test-token.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../../support/harness.ts";
 import { until } from "../../support/poll.ts";
 import { startWebhookSink, type WebhookSink } from "../../support/webhook-sink.ts";
-import { accountXpub, TEST_MNEMONIC } from "./vectors.ts";
+import { accountXpub, viemAddress } from "./vectors.ts";
 
 // A payment wallet on an EVM chain: a real daemon following a real anvil node. Orders without an
 // address take the account's next address (viem's for the same phrase and index), and are paid in
@@ -53,7 +52,6 @@ async function order(body: Body): Promise<Body> {
   return json;
 }
 
-const viemAddress = (i: number) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: i }).address.toLowerCase();
 
 describe("a payment wallet on anvil", () => {
   test("an order in the native coin takes the wallet's address 0 and is paid by an ETH transfer", async () => {

@@ -1,5 +1,5 @@
 import { HDKey } from "@scure/bip32";
-import { mnemonicToAccount } from "viem/accounts";
+import { hdKeyToAccount, mnemonicToAccount } from "viem/accounts";
 
 // Published test vectors the wallet tests check against, each with where it comes from.
 
@@ -40,14 +40,26 @@ export const BIP380 = {
  */
 export const TRON_RECEIVE = ["TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH", "TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK"];
 
-/** viem's key at any path of the test phrase (its type names only Ethereum's paths; the derivation takes any). */
+/**
+ * The test phrase's root key as viem derives it, made once: each mnemonicToAccount call stretches
+ * the phrase again (2,048 rounds of PBKDF2), and the tests ask for dozens of keys. Its type names
+ * only Ethereum's paths; the derivation takes any.
+ */
+const ROOT = mnemonicToAccount(TEST_MNEMONIC, { path: "m" as `m/44'/60'/${string}` }).getHdKey();
+
+/** viem's key at any path of the test phrase. */
 export function viemKeyAt(path: string) {
-  return mnemonicToAccount(TEST_MNEMONIC, { path: path as `m/44'/60'/${string}` }).getHdKey();
+  return ROOT.derive(path);
 }
 
 /** viem's account at any path of the test phrase. */
 export function viemAccountAt(path: string) {
-  return mnemonicToAccount(TEST_MNEMONIC, { path: path as `m/44'/60'/${string}` });
+  return hdKeyToAccount(ROOT, { path: path as `m/44'/60'/${string}` });
+}
+
+/** The lower-case address viem gives account `account`, index `index` of the test phrase (m/44'/60'/account'/0/index). */
+export function viemAddress(index: number, account = 0): string {
+  return hdKeyToAccount(ROOT, { accountIndex: account, addressIndex: index }).address.toLowerCase();
 }
 
 /** The extended public key at `path` of the test phrase, derived by viem (its own copy of BIP 32), optionally under other version bytes. */

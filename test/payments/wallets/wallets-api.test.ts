@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { mnemonicToAccount } from "viem/accounts";
 import { isPostgres } from "../../../src/db/dialect/detect.ts";
 import { jsonLogger } from "../../../src/lib/log.ts";
 import { backupSqlite } from "../../../src/ops/backup.ts";
@@ -11,7 +10,7 @@ import { addressDeriver } from "../../../src/payments/wallets/derive-address.ts"
 import { parseWalletKey } from "../../../src/payments/wallets/wallet-key.ts";
 import { manualClock } from "../../support/clock.ts";
 import { onPostgres, startTestDaemon, type TestClient, type TestDaemon } from "../../support/harness.ts";
-import { accountXpub, BIP380, BIP84, BIP86, neutered, TEST_MNEMONIC } from "./vectors.ts";
+import { accountXpub, BIP380, BIP84, BIP86, neutered, viemAddress } from "./vectors.ts";
 
 // Payment wallets through the real API (docs/payments.md): PUT, GET and DELETE
 // /v1/payments/wallets, orders that take the next index, and every refusal, which stores nothing.
@@ -29,7 +28,7 @@ const TPUB = { public: 0x043587cf, private: 0x04358394 };
 const ETH_XPUB = accountXpub("m/44'/60'/0'");
 // The test phrase's Ethereum account k: each test that makes orders has its own, so their indices start at 0.
 const ethKey = (k: number) => accountXpub(`m/44'/60'/${k}'`);
-const ethAddress = (k: number, i: number) => mnemonicToAccount(TEST_MNEMONIC, { accountIndex: k, addressIndex: i }).address.toLowerCase();
+const ethAddress = (k: number, i: number) => viemAddress(i, k);
 const AT = "2026-11-21T12:00:00.000+00:00";
 
 beforeAll(async () => {
