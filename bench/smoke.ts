@@ -67,6 +67,10 @@ const SMALL: Record<string, Small> = {
     env: { SOAK_MINUTES: "0.1", SOAK_SAMPLE_SECONDS: "1" },
     prints: [/^ {2}RSS -?\d+\.\d+ MB\/min/m, /^rows pruned during the run: \d+/m],
   },
+  "bench:orders": {
+    env: { BENCH_ORDERS: "20" },
+    prints: [/^ {2}given address +\d+ µs CPU per order/m, /^ {2}btc wpkh +\d+ µs CPU per address/m],
+  },
   // A fresh daemon for each of its cases; BENCH_ROUNDS=1 sends each case's requests once.
   "bench:hostile": {
     env: { BENCH_CONCURRENCY: "5", BENCH_BODY_BYTES: "65536", BENCH_ROUNDS: "1", BENCH_ONLY: "addresses · bad signature|/rpc/" },
