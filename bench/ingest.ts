@@ -190,6 +190,10 @@ function derivedOrder(accountId: string, i: number) {
     updated_at: now,
     wallet_id: "wlt_bench",
     derivation_index: i,
+    checkout_token: `bench-token-${i}`,
+    checkout_key: `bench-key-${i}`,
+    description: null,
+    redirect_url: null,
   };
 }
 

@@ -12,7 +12,6 @@ import { createWakeBus } from "./db/wake-bus.ts";
 import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./net/client-ip.ts";
 import { serverOptions } from "./http/server-options.ts";
-import type { AppDeps } from "./http/deps.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { createIngestPipeline } from "./ingest/pipeline.ts";
 import type { Logger } from "./lib/log.ts";
@@ -29,7 +28,10 @@ import { createExpiryWorker } from "./payments/expiry.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createWalletDerivers } from "./payments/wallets/derivers.ts";
-import { createServer } from "./server.ts";
+import { createServer, type ServerDeps } from "./server.ts";
+import { createCheckoutHub } from "./checkout/hub.ts";
+import { networkTips } from "./ingest/blocks.ts";
+import { publicBaseUrl } from "./net/public-url.ts";
 import { type Context, poolOptions, StartupError } from "./context.ts";
 import { gaugesWorker } from "./upkeep/gauges.ts";
 import { retentionWorker } from "./upkeep/retention.ts";
@@ -38,7 +40,7 @@ import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
 
 export { type Context, type ContextOptions, openContext, StartupError } from "./context.ts";
 
-export type RunningDaemon = { url: string; port: number; deps: AppDeps; stop(): Promise<void> };
+export type RunningDaemon = { url: string; port: number; deps: ServerDeps; stop(): Promise<void> };
 
 export type DaemonOptions = {
   fallbackClientIp?: string | null;
@@ -92,6 +94,23 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     delivery.wake();
     bus.notify("delivery");
   };
+  // The checkout pages' live updates: woken after every commit that can move an order (here or,
+  // through the wake bus, in another daemon), and looking every second anyway.
+  const checkout = createCheckoutHub({
+    db: ctx.db,
+    clock: ctx.clock,
+    log: ctx.log,
+    networks: config.networks,
+    tips: networkTips,
+    maxStreams: config.checkout.max_streams,
+    maxStreamsPerClient: config.checkout.max_streams_per_ip,
+  });
+  bus.on("delivery", () => checkout.wake());
+  // Every order move queues a webhook: what wakes the delivery loop for it wakes the pages too.
+  const wakeAfterOrderMove = () => {
+    wakeDelivery();
+    checkout.wake();
+  };
   // Payment orders: the AML provider loads now (a bad risk list stops start-up), expiry runs every second.
   const screener = createScreener(config.aml, { fetch: opts.fetch, resolve: resolveHost });
   if (!screener.ok) throw new StartupError(screener.error);
@@ -102,7 +121,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     screener: screener.screener,
     failLevels: config.aml.fail_levels,
     leaseMs: config.aml.http_timeout_ms + 30_000,
-    wakeDelivery,
+    wakeDelivery: wakeAfterOrderMove,
   });
   // Background workers; each feature adds its own here.
   const workers: Worker[] = [
@@ -110,13 +129,16 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     gaugesWorker({ ...ctx, metrics }),
     delivery,
     amlWorker,
-    createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
+    createExpiryWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery: wakeAfterOrderMove }),
+    checkout.worker,
     rpcMeter.worker(),
     monthlyGrantWorker({ db: ctx.db, clock: ctx.clock, log: ctx.log, wakeDelivery }),
     // SQLite: WAL checkpoints on a thread of their own, off the delivery loop's.
     walCheckpointWorker({ url: config.database.url, db: ctx.db, log: ctx.log }),
   ];
-  const deps: AppDeps = {
+  // The port is known once the server listens (`port = 0` picks one); links are made after that.
+  let listeningPort = config.server.port;
+  const deps: ServerDeps = {
     ...ctx,
     metrics,
     keys: createKeyStore({ db: ctx.db, box: ctx.box, clock: ctx.clock }),
@@ -132,12 +154,15 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
       onCommitted: () => {
         wakeDelivery();
         amlWorker.wake();
+        checkout.wake();
       },
     }),
     resolveHost,
     upstreams,
     rpcMeter,
     walletDerivers: createWalletDerivers(ctx.box),
+    publicUrl: () => publicBaseUrl(config.server, listeningPort),
+    checkout,
   };
   // One follower per network cluster-wide on PostgreSQL (a session advisory lock per network);
   // the daemon's name, for `follow status`, gets its port once it listens (before workers start).
@@ -155,6 +180,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     await ctx.db.destroy();
     throw e instanceof StartupError ? e : new StartupError((e as Error).message ?? String(e));
   });
+  listeningPort = server.port as number;
   ctx.log.info("listening", { url: server.url.href });
   daemonName = `${hostname()}:${server.port} pid ${process.pid}`;
   for (const w of workers) w.start();
@@ -166,7 +192,9 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     async stop() {
       if (stopped) return;
       stopped = true;
-      // Stop accepting requests first, then let workers finish what is in flight.
+      // The live-update streams would hold the server open: end them, then stop accepting requests,
+      // then let workers finish what is in flight.
+      await checkout.worker.stop();
       await app.stop();
       await Promise.all(workers.map((w) => w.stop()));
       // After the followers wrote their last state: a standby elsewhere takes over from here.

@@ -25,12 +25,19 @@ type Window = { stamps: number[]; head: number };
  * A sliding 1000 ms window per key: a request is accepted when fewer than `limit` requests of
  * that key were accepted in the last second. Only accepted requests are remembered, so rejected
  * ones never push the window out. State is per process (one daemon per SQLite file).
+ * `maxKeys` bounds the keys remembered when anyone may bring a new one (client addresses of a
+ * public page): past it, the key remembered longest is forgotten first, which can only let that
+ * key through sooner, never refuse another.
  */
-export function createSlidingWindowLimiter(windowMs = 1000): SlidingWindowLimiter {
+export function createSlidingWindowLimiter(windowMs = 1000, maxKeys = Number.POSITIVE_INFINITY): SlidingWindowLimiter {
   const windows = new Map<string, Window>();
   const live = (key: string, nowMs: number): Window => {
     let w = windows.get(key);
-    if (!w) windows.set(key, (w = { stamps: [], head: 0 }));
+    if (!w) {
+      // Map order is insertion order: the first key is the one remembered longest.
+      if (windows.size >= maxKeys) windows.delete(windows.keys().next().value as string);
+      windows.set(key, (w = { stamps: [], head: 0 }));
+    }
     const { stamps } = w;
     // Stamps are appended in time order, so expired ones sit at the front. Moving a head index
     // instead of splicing keeps a call O(1) at thousands of calls a second (the /rpc limits).

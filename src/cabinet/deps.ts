@@ -20,4 +20,6 @@ export type CabinetDeps = {
   wakeDelivery: () => void;
   /** Resolves webhook hostnames for the private-target check. */
   resolveHost: Resolver;
+  /** Where the daemon is reached from outside: an order's checkout page address starts there. */
+  publicUrl: () => string;
 };

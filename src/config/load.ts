@@ -188,12 +188,26 @@ const BTC_ONLY_KEYS = {
   p2sh_version: "only btc networks have base58 version bytes",
   chain: "only btc networks name a Bitcoin Core chain",
   max_money: "only btc networks bound their outputs by the coin's MAX_MONEY",
+  uri_scheme: "only btc networks have a BIP-21 payment URI",
 } as const;
 
 /** Families with a follower in this build (src/follow/followers.ts). */
 const FOLLOWED_FAMILIES = new Set<Family>(["evm", "tron", "btc"]);
 /** Families whose chains have a numeric id (a btc chain is named instead: `chain`). */
 const CHAIN_ID_FAMILIES = new Set<Family>(["evm", "tron"]);
+
+/**
+ * What is wrong with `[server] public_url` (checkout links are built on it and handed to payers),
+ * or null: empty, or an absolute http(s) URL with a host and nothing after its path.
+ */
+function publicUrlProblem(url: string): string | null {
+  if (url === "") return null;
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) return "must be an absolute http(s) URL, e.g. \"https://pay.example.com\"";
+  const u = new URL(url);
+  if (u.username !== "" || u.password !== "") return "must not carry a user name or password (payers would see them)";
+  if (u.search !== "" || u.hash !== "" || url.includes("?") || url.includes("#")) return "must not have a query or a fragment (links are made by adding a path)";
+  return null;
+}
 
 function checkSemantics(c: Config): string | null {
   if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
@@ -207,6 +221,8 @@ function checkSemantics(c: Config): string | null {
     return "config key `aml.http_url`: an http(s) URL is required when aml.provider = \"http\"";
   if (c.cabinet.public_url !== "" && !/^https?:\/\/[^/]/.test(c.cabinet.public_url))
     return "config key `cabinet.public_url`: must be an http(s) URL";
+  const publicUrl = publicUrlProblem(c.server.public_url);
+  if (publicUrl) return `config key \`server.public_url\`: ${publicUrl}`;
   // Known private without DNS: say so now rather than fail every screening (names are checked per request).
   if (c.aml.provider === "http" && !c.aml.allow_private_targets && URL.canParse(c.aml.http_url) && privateByName(new URL(c.aml.http_url)))
     return "config key `aml.http_url`: names a private address; set aml.allow_private_targets = true to use it";

@@ -97,6 +97,22 @@ export const NetworkSchema = T.Object(
           "btc: the most one output, and one transaction's outputs together, may carry, in whole coins: the coin's consensus MAX_MONEY (Bitcoin and Bitcoin Cash 21000000, Litecoin 84000000, Dogecoin 10000000000); more is refused as malformed data; unset: 21000000",
       }),
     ),
+    uri_scheme: T.Optional(
+      T.String({
+        pattern: "^[a-z][a-z0-9+.-]{0,31}$",
+        mustBe: "a URI scheme: 1-32 lower-case letters, digits, +, . and -, starting with a letter, e.g. \"litecoin\"",
+        description: "btc: the scheme of the BIP-21 payment URI the checkout page's QR code holds (`bitcoin:<address>?amount=…`); unset: `bitcoin`",
+      }),
+    ),
+    symbol: T.Optional(
+      T.String({
+        minLength: 1,
+        maxLength: 16,
+        pattern: "^[A-Za-z0-9.$-]+$",
+        mustBe: "1-16 letters, digits, ., $ and -, e.g. \"ETH\"",
+        description: "The native coin's ticker, shown on the checkout page; unset: the shipped networks' own (ETH, BNB, POL, BTC, TRX, SOL), else the network's name in capitals",
+      }),
+    ),
     chain: T.Optional(
       T.String({
         pattern: "^[a-z0-9_-]{1,32}$",
@@ -163,8 +179,13 @@ export const ConfigSchema = T.Object(
           description: "false: the client IP is the socket peer; true: the first `X-Forwarded-For` entry (only behind a proxy you control)",
         }),
         body_limit_bytes: PositiveInt(1_048_576, 2 ** 31, "Largest request body of the signed API and /rpc; larger ones answer 413"),
+        public_url: T.String({
+          default: "",
+          description:
+            "The address payers reach chainwatch at (behind a proxy: its https address); every order's `checkout_url` starts with it; empty: `http://<server.host>:<server.port>`",
+        }),
       },
-      { ...strict, default: {}, description: "The HTTP server: the signed API, /rpc, /ingest/blocks, the cabinet and /metrics" },
+      { ...strict, default: {}, description: "The HTTP server: the signed API, /rpc, /ingest/blocks, the cabinet, the checkout pages and /metrics" },
     ),
     database: T.Object(
       {
@@ -331,6 +352,22 @@ export const ConfigSchema = T.Object(
         }),
       },
       { ...strict, default: {}, description: "The account holders' web cabinet (docs/cabinet.md)" },
+    ),
+    checkout: T.Object(
+      {
+        per_ip_rps: PositiveInt(20, 1_000_000, "Requests a client address may make to the checkout pages (`/pay/…`) in any 1000 ms; more answer 429"),
+        max_streams_per_ip: PositiveInt(
+          10,
+          1_000_000,
+          "Live-update streams (`/pay/<token>/events`) one client address may hold open at once; one more answers 429 and the page polls instead",
+        ),
+        max_streams: PositiveInt(
+          1000,
+          1_000_000,
+          "Live-update streams this daemon holds open at once, from every address; one more answers 503 and the page polls instead",
+        ),
+      },
+      { ...strict, default: {}, description: "The payers' checkout pages, `/pay/<token>` (docs/checkout.md)" },
     ),
     // additionalProperties: a Record only checks keys matching its pattern; refuse the others.
     networks: T.Record(T.String({ pattern: NETWORK_NAME_PATTERN }), NetworkSchema, {

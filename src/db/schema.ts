@@ -191,6 +191,14 @@ export interface PaymentsTable {
   /** The payment wallet the address was derived from, and its index; both null for an address the client gave. */
   wallet_id: string | null;
   derivation_index: number | null;
+  /** The random part of the order's checkout page address (payments/checkout-token.ts). */
+  checkout_token: string;
+  /** SHA-256 (hex) of `checkout_token`: what the page looks the order up by. */
+  checkout_key: string;
+  /** The merchant's words for the payer, shown on the checkout page (at most 200 characters). */
+  description: string | null;
+  /** Where the checkout page's "Back to shop" link goes once the order is final. */
+  redirect_url: string | null;
 }
 
 export interface PaymentWalletsTable {

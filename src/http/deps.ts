@@ -40,6 +40,8 @@ export type AppDeps = {
   rpcMeter: CreditMeter;
   /** The payment wallets' address derivers, each wallet opened once (POST /v1/payments without an address). */
   walletDerivers: WalletDerivers;
+  /** Where the daemon is reached from outside (net/public-url.ts), once it listens: orders' checkout_url starts there. */
+  publicUrl: () => string;
 };
 
 /** The signature plugin's slice of the app dependencies. */

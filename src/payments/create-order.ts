@@ -11,6 +11,7 @@ import { newId } from "../lib/ids.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { invalidAddress, normalizeNetworkAddress } from "../watch/address.ts";
+import { checkoutKey, newCheckoutToken } from "./checkout-token.ts";
 import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
 import { allocateAddress } from "./wallets/allocate.ts";
 import type { WalletDerivers } from "./wallets/derivers.ts";
@@ -25,6 +26,11 @@ export const DEFAULT_EXPIRES_IN_SECONDS = 3600;
 export const MIN_EXPIRES_IN_SECONDS = 60;
 export const MAX_EXPIRES_IN_SECONDS = 30 * 86_400;
 
+/** Most characters (Unicode code points) of an order's `description`. */
+export const MAX_DESCRIPTION_CHARS = 200;
+/** Longest `redirect_url`: what browsers and proxies reliably carry. */
+export const MAX_REDIRECT_URL_LENGTH = 2048;
+
 /** The body of POST /v1/payments. Unknown keys are refused so a misspelt optional field is not silently ignored. */
 export const CreateOrderBody = T.Object(
   {
@@ -37,6 +43,16 @@ export const CreateOrderBody = T.Object(
     decimals: T.Optional(T.Integer({ minimum: 0, maximum: MAX_DECIMALS, description: "Required with asset; for the native coin it must equal the network's decimals" })),
     expires_in_seconds: T.Optional(
       T.Integer({ minimum: MIN_EXPIRES_IN_SECONDS, maximum: MAX_EXPIRES_IN_SECONDS, default: DEFAULT_EXPIRES_IN_SECONDS }),
+    ),
+    description: T.Optional(
+      T.Union([PrintableString({ maxLength: 2 * MAX_DESCRIPTION_CHARS }), T.Null()], {
+        description: `Shown to the payer on the checkout page, at most ${MAX_DESCRIPTION_CHARS} characters`,
+      }),
+    ),
+    redirect_url: T.Optional(
+      T.Union([PrintableString({ maxLength: MAX_REDIRECT_URL_LENGTH }), T.Null()], {
+        description: "An absolute http(s) URL, without user name or password: the checkout page's \"Back to shop\" link once the order is paid, failed or expired",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -54,6 +70,8 @@ export type ValidOrder = {
   decimals: number;
   amountRaw: bigint;
   expiresInMs: number;
+  description: string | null;
+  redirectUrl: string | null;
 };
 
 export type ValidationResult = Result<{ order: ValidOrder }, InvalidInput>;
@@ -89,6 +107,8 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
 
   const amount = parseAmount(input.amount, decimals);
   if (!amount.ok) return amount;
+  const shown = checkoutFields(input);
+  if (!shown.ok) return shown;
   const seconds = input.expires_in_seconds ?? DEFAULT_EXPIRES_IN_SECONDS;
   return {
     ok: true,
@@ -100,8 +120,32 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
       decimals,
       amountRaw: amount.raw,
       expiresInMs: seconds * 1000,
+      description: shown.description,
+      redirectUrl: shown.redirectUrl,
     },
   };
+}
+
+/** The checkout page's merchant-given text and link, checked: the payer sees the one and follows the other. */
+function checkoutFields(input: CreateOrderInput): Result<{ description: string | null; redirectUrl: string | null }, InvalidInput> {
+  const description = input.description ?? null;
+  if (description !== null && [...description].length > MAX_DESCRIPTION_CHARS)
+    return invalidInput(`description must be at most ${MAX_DESCRIPTION_CHARS} characters`);
+  const redirectUrl = input.redirect_url ?? null;
+  if (redirectUrl !== null) {
+    const problem = redirectUrlProblem(redirectUrl);
+    if (problem) return invalidInput(`redirect_url ${problem}`);
+  }
+  return { ok: true, description, redirectUrl };
+}
+
+/** Why `url` cannot be a payer's way back to the shop, or null: it must be an absolute http(s) URL with a host and no credentials. */
+export function redirectUrlProblem(url: string): string | null {
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) return "must be an absolute http(s) URL";
+  const u = new URL(url);
+  if (u.hostname === "") return "must be an absolute http(s) URL";
+  if (u.username !== "" || u.password !== "") return "must not carry a user name or password";
+  return null;
 }
 
 export type CreateOrderFailure = InvalidInput | Failure<"ORDER_EXISTS" | "ADDRESS_BUSY" | "ADDRESS_DERIVED" | "WALLET_EXHAUSTED">;
@@ -150,6 +194,7 @@ export async function createOrder(
       // One live order per address and asset: an incoming movement must name exactly one order.
       if (await findActiveOrder(trx, v.network, address, v.asset)) return { ok: false, code: "ADDRESS_BUSY" };
     }
+    const token = newCheckoutToken();
     const order: Payment = {
       id: newId("pay"),
       account_id: accountId,
@@ -169,6 +214,10 @@ export async function createOrder(
       updated_at: now,
       wallet_id: derived?.walletId ?? null,
       derivation_index: derived?.index ?? null,
+      checkout_token: token,
+      checkout_key: checkoutKey(token),
+      description: v.description,
+      redirect_url: v.redirectUrl,
     };
     await trx.insertInto("payments").values(order).execute();
     return { ok: true, order };
@@ -188,7 +237,7 @@ async function isDerivedAddress(trx: Executor, network: string, address: string)
   return row !== undefined;
 }
 
-export type CreateOrderDeps = { db: Db; clock: Clock; config: { networks: Record<string, NetworkConfig> }; walletDerivers: WalletDerivers };
+export type CreateOrderDeps = { db: Db; clock: Clock; config: { networks: Record<string, NetworkConfig> }; walletDerivers: WalletDerivers; publicUrl: () => string };
 
 /** Creates an order from a POST /v1/payments body; its address is watched implicitly and takes no address slot. */
 export async function createPaymentOrder(deps: CreateOrderDeps, accountId: string, body: unknown): Promise<Result<{ order: OrderView }, CreateOrderFailure>> {
@@ -196,5 +245,5 @@ export async function createPaymentOrder(deps: CreateOrderDeps, accountId: strin
   if (!checked.ok) return checked;
   const created = await createOrder({ db: deps.db, clock: deps.clock, networks: deps.config.networks, derivers: deps.walletDerivers }, accountId, checked.body);
   if (!created.ok) return created;
-  return { ok: true, order: orderView(created.order) };
+  return { ok: true, order: orderView(created.order, deps.publicUrl()) };
 }

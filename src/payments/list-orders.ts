@@ -16,7 +16,7 @@ export function parseStatus(raw: string | undefined): PaymentStatus | undefined 
 }
 
 /** GET /v1/payments: an account's orders, newest first, narrowed by `order_id`, `status` and `limit`. */
-export async function listPaymentOrders(deps: { db: Db }, accountId: string, query: RawQuery): Promise<Result<{ payments: OrderView[] }, InvalidInput>> {
+export async function listPaymentOrders(deps: { db: Db; publicUrl: () => string }, accountId: string, query: RawQuery): Promise<Result<{ payments: OrderView[] }, InvalidInput>> {
   const orderId = single(query, "order_id");
   if (isFailure(orderId)) return orderId;
   const rawStatus = single(query, "status");
@@ -26,5 +26,5 @@ export async function listPaymentOrders(deps: { db: Db }, accountId: string, que
   const limit = integerParam(query, "limit", { min: 1, max: MAX_LIST_LIMIT, fallback: DEFAULT_LIST_LIMIT });
   if (isFailure(limit)) return limit;
   const rows = await listOrders(deps.db, accountId, { orderId: orderId || undefined, status, limit });
-  return { ok: true, payments: await orderViews(deps.db, rows) };
+  return { ok: true, payments: await orderViews(deps.db, rows, deps.publicUrl()) };
 }

@@ -5,6 +5,7 @@ import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import { latePaymentsOf } from "./late-payments.ts";
+import { checkoutUrl } from "./checkout-token.ts";
 import type { PaymentStatus } from "./lifecycle.ts";
 import { type LatePayment, type OrderFacts, orderFacts } from "./webhook-body.ts";
 
@@ -26,10 +27,16 @@ export type OrderView = OrderFacts & {
   derivation_index: number | null;
   /** Payments to a wallet's address after the order ended (docs/payments.md); always empty for a given address. */
   late_payments: LatePayment[];
+  checkout_url: string;
+  description: string | null;
+  redirect_url: string | null;
 };
 
-/** The client-facing shape of an order row, with its late payments (late-payments.ts reads them). */
-export function orderView(p: Payment, late: LatePayment[] = []): OrderView {
+/**
+ * The client-facing shape of an order row, with its late payments (late-payments.ts reads them);
+ * `publicUrl` is where the daemon is reached (its checkout page's address starts there).
+ */
+export function orderView(p: Payment, publicUrl: string, late: LatePayment[] = []): OrderView {
   return {
     ...orderFacts(p),
     status: p.status as PaymentStatus,
@@ -39,13 +46,16 @@ export function orderView(p: Payment, late: LatePayment[] = []): OrderView {
     aml: parseJson<StoredAml | null>(p.aml, null),
     derivation_index: p.derivation_index === null ? null : Number(p.derivation_index),
     late_payments: late,
+    checkout_url: checkoutUrl(publicUrl, p.checkout_token),
+    description: p.description,
+    redirect_url: p.redirect_url,
   };
 }
 
 /** The views of order rows, their late payments read in one query per 500 wallet orders. */
-export async function orderViews(db: Executor, rows: readonly Payment[]): Promise<OrderView[]> {
+export async function orderViews(db: Executor, rows: readonly Payment[], publicUrl: string): Promise<OrderView[]> {
   const late = await latePaymentsOf(db, rows);
-  return rows.map((p) => orderView(p, late.get(p.id) ?? []));
+  return rows.map((p) => orderView(p, publicUrl, late.get(p.id) ?? []));
 }
 
 /** Normalizes a token identifier the way the ingest feed does: EVM contracts lower-case, others as given. */

@@ -140,6 +140,11 @@ function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt
     updated_at: nowMs,
     wallet_id: null,
     derivation_index: null,
+    // Not part of a webhook body: a sample order has no checkout page.
+    checkout_token: "",
+    checkout_key: "",
+    description: null,
+    redirect_url: null,
   };
   const aml = {
     score: 12,

@@ -34,6 +34,19 @@ describe("sliding window: acquire n at once", () => {
   });
 });
 
+describe("sliding window: a bounded number of keys", () => {
+  test("past maxKeys the key remembered longest is forgotten (its window starts afresh); the others keep theirs", () => {
+    const w = createSlidingWindowLimiter(1000, 2);
+    expect(w.acquire("a", 1, 1, 0)).toBe(1);
+    expect(w.acquire("b", 1, 1, 0)).toBe(1);
+    expect(w.acquire("a", 1, 1, 10)).toBe(0);
+    // A third key: "a" (the first remembered) goes, "b" stays refused.
+    expect(w.acquire("c", 1, 1, 20)).toBe(1);
+    expect(w.acquire("b", 1, 1, 30)).toBe(0);
+    expect(w.acquire("a", 1, 1, 40)).toBe(1);
+  });
+});
+
 describe("a daemon's own limiter when the wall clock steps", () => {
   test("stepped back an hour: the window neither empties nor stays shut; it slides on the monotonic clock", () => {
     const clock = manualClock();

@@ -179,6 +179,9 @@ describe("the payment methods", () => {
       aml: null,
       derivation_index: null,
       late_payments: [],
+      checkout_url: expect.stringMatching(new RegExp(`^${td.url}/pay/[A-Za-z0-9_-]{32}$`)),
+      description: null,
+      redirect_url: null,
     });
     expect(await client.getPayment(order.payment_id)).toEqual(order);
     expect(await client.listPayments()).toEqual({ payments: [order] });

@@ -34,7 +34,7 @@ describe("config defaults", () => {
     expect(result.path).toBe(null);
     const c = result.config;
     expect(c.environment).toBe("production");
-    expect(c.server).toEqual({ host: "127.0.0.1", port: 8787, trust_proxy: false, body_limit_bytes: 1_048_576 });
+    expect(c.server).toEqual({ host: "127.0.0.1", port: 8787, trust_proxy: false, body_limit_bytes: 1_048_576, public_url: "" });
     expect(c.database.url).toBe("sqlite://./data/chainwatch.db");
     expect(c.secrets.master_key_file).toBe("./data/master.key");
     expect(c.ingest.token).toBe("");
@@ -70,7 +70,7 @@ describe("config defaults", () => {
     const { result } = load(`environment = "sandbox"\n[server]\nport = 9000\n[rate_limit]\nper_key_rps = 50\n`);
     if (!result.ok) throw new Error(result.error);
     expect(result.config.environment).toBe("sandbox");
-    expect(result.config.server).toEqual({ host: "127.0.0.1", port: 9000, trust_proxy: false, body_limit_bytes: 1_048_576 });
+    expect(result.config.server).toEqual({ host: "127.0.0.1", port: 9000, trust_proxy: false, body_limit_bytes: 1_048_576, public_url: "" });
     expect(result.config.rate_limit.per_key_rps).toBe(50);
   });
 

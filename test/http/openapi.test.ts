@@ -14,6 +14,8 @@ const NOT_OPERATIONS: Record<string, string> = {
   "GET /openapi": "the reference page rendered from the document",
   "GET /openapi/json": "the document itself",
   "GET /favicon.ico": "a browser's icon request, answered 204",
+  "GET /pay/checkout.js": "the checkout page's script, part of the page",
+  "GET /pay/*": "a link under /pay/ that names no page, answered with the not-found page",
 };
 /** The cabinet's HTML pages and forms are for a browser, not API operations: none is in the document. */
 const isCabinet = (route: string) => / \/cabinet(\/|$)/.test(route);

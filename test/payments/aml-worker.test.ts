@@ -54,6 +54,10 @@ async function orderWithJob(over: Partial<Payment> = {}): Promise<Payment> {
     updated_at: now,
     wallet_id: null,
     derivation_index: null,
+    checkout_token: `token-${n}`,
+    checkout_key: `key-${n}`,
+    description: null,
+    redirect_url: null,
     ...over,
   };
   await ctx.db.insertInto("payments").values(order).execute();

@@ -56,6 +56,9 @@ describe("POST /v1/payments creates an order", () => {
       aml: null,
       derivation_index: null,
       late_payments: [],
+      checkout_url: expect.stringMatching(new RegExp(`^${td.url}/pay/[A-Za-z0-9_-]{32}$`)),
+      description: null,
+      redirect_url: null,
     });
   });
 

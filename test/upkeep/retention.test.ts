@@ -166,6 +166,10 @@ describe("retention: every table that grows has a bound", () => {
           aml: null,
           created_at: clock.now(),
           updated_at: clock.now(),
+          checkout_token: `token-${id}`,
+          checkout_key: `key-${id}`,
+          description: null,
+          redirect_url: null,
         })
         .execute();
       await ctx.db

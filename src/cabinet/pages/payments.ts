@@ -19,7 +19,7 @@ export async function paymentsPage(ctx: PageContext): Promise<Response | Failure
   const walletRows = wallets.map(
     (w) => html`<tr><td>${w.network}</td><td>${w.kind}</td><td><code>${w.fingerprint}</code></td><td>${w.next_index}</td><td>${w.unused_tail}${w.unused_tail > w.gap_limit ? html` <strong>(past the gap limit of ${w.gap_limit})</strong>` : ""}</td></tr>`,
   );
-  const orders = await orderViews(deps.db, await listOrders(deps.db, viewer.accountId, { status, limit: ORDERS_SHOWN }));
+  const orders = await orderViews(deps.db, await listOrders(deps.db, viewer.accountId, { status, limit: ORDERS_SHOWN }), deps.publicUrl());
   const rows = orders.map(
     (o) => html`<tr><td><a href="/cabinet/payments/${o.payment_id}">${o.order_id}</a></td><td>${o.status}</td><td>${o.network}</td>
 <td>${o.amount_received} / ${o.amount}${o.asset ? html` <code>${o.asset}</code>` : ""}</td><td>${when(o.created_at)}</td><td>${when(o.expires_at)}</td></tr>`,
@@ -65,6 +65,7 @@ export async function paymentPage(ctx: PageContext, paymentId: string): Promise<
 </dl>
 <section><p>Payment id <code>${o.payment_id}</code>; pay to <code>${o.address}</code>${o.derivation_index === null ? "" : html` (index ${o.derivation_index} of the payment wallet)`}${o.asset ? html` in token <code>${o.asset}</code>` : " in the native coin"}; expires ${when(o.expires_at)}.</p>
 ${o.late_payments.length === 0 ? "" : html`<p>Late payments, after the order ended: ${o.late_payments.map((l, i) => html`${i > 0 ? "; " : ""}${l.amount} in tx <code>${l.tx_hash}</code> (block ${l.block_height})`)}.</p>`}
+<p>The payer's page: <a href="${o.checkout_url}">${o.checkout_url}</a></p>
 ${o.aml ? html`<p>AML: risk <strong>${o.aml.risk_level}</strong>, score ${o.aml.score}${o.aml.address_label ? html`, ${o.aml.address_label}` : ""}.</p>` : ""}</section>
 <section aria-labelledby="tl-h"><h2 id="tl-h">Lifecycle</h2><ol class="timeline">
 <li><strong>pending</strong> · created ${when(o.created_at)}</li>

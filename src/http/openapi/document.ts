@@ -53,6 +53,7 @@ export function openapiDocumentation(version: string, config: { cabinet: { publi
       { name: "account", description: "Plan, credits and usage" },
       { name: "address-watch", description: "Watched addresses, their events and the webhook" },
       { name: "payments", description: "Payment orders and their webhooks" },
+      { name: "checkout", description: "The payers' public checkout pages, by the token in an order's checkout_url; no authentication" },
       { name: "ingest", description: "The indexer feed" },
       { name: "operations", description: "Health and metrics, without authentication" },
     ],

@@ -47,6 +47,9 @@ const order = {
   aml: null,
   derivation_index: null,
   late_payments: [],
+  checkout_url: "https://pay.shop.example/pay/Zb2cS0Vx3kq8Qm1tY7hWfR4uLd9pNe6a",
+  description: "Order 1042: 2 × espresso beans 1 kg",
+  redirect_url: "https://shop.example/orders/1042",
 };
 
 const wallet = { network: "eth", kind: "bip44", fingerprint: "60b68b69", next_index: 42, gap_limit: 20, unused_tail: 3, created_at: AT };
@@ -111,6 +114,8 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
     asset: "0xdac17f958d2ee523a2206206994597c13d831ec7",
     decimals: 6,
     expires_in_seconds: 3600,
+    description: "Order 1042: 2 × espresso beans 1 kg",
+    redirect_url: "https://shop.example/orders/1042",
   },
   PaymentOrder: order,
   PaymentList: { payments: [order] },
@@ -122,6 +127,18 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   PaymentWallet: wallet,
   PaymentWalletList: { wallets: [wallet] },
   PaymentWalletDeleted: { network: "eth", deleted: true },
+  CheckoutState: {
+    status: "underpaid",
+    amount: "25",
+    amount_due: "5",
+    asset: "0xdac17f958d2ee523a2206206994597c13d831ec7",
+    network: "eth",
+    address: ADDRESS.toLowerCase(),
+    expires_at: "2026-11-21T20:08:00.000+00:00",
+    payment_uri: `ethereum:0xdac17f958d2ee523a2206206994597c13d831ec7@1/transfer?address=${ADDRESS.toLowerCase()}&uint256=5000000`,
+    confirmations: { have: 12, need: 12 },
+    redirect_url: null,
+  },
   IngestBatch: {
     network: "eth",
     height: 19_000_000,

@@ -183,6 +183,9 @@ export const PaymentOrder = T.Object({
   aml: Nullable(Aml),
   derivation_index: Nullable(T.Integer({ minimum: 0 }), { description: "The payment wallet's index the address was derived at; null for an address the client gave" }),
   late_payments: T.Array(LatePayment, { description: "Payments to a wallet's address after the order ended, oldest first; always empty for an address the client gave" }),
+  checkout_url: T.String({ description: "The payer's page for this order: `<server.public_url>/pay/<token>`, public, for anyone who has the link" }),
+  description: Nullable(T.String(), { description: "Shown to the payer on the checkout page" }),
+  redirect_url: Nullable(T.String(), { description: "The checkout page's \"Back to shop\" link once the order is final" }),
 });
 
 export const PaymentList = T.Object({ payments: T.Array(PaymentOrder) });
@@ -228,6 +231,22 @@ export const PaymentWallet = T.Object({
 export const PaymentWalletList = T.Object({ wallets: T.Array(PaymentWallet, { description: "One per network, by network" }) });
 
 export const PaymentWalletDeleted = T.Object({ network: T.String(), deleted: T.Literal(true) });
+
+/** What a payer's checkout page shows of an order, as its JSON and each live update carry it (docs/checkout.md). */
+export const CheckoutState = T.Object({
+  status: T.Union(["waiting", "seen", "underpaid", "paid", "failed", "expired"].map((s) => T.Literal(s)), {
+    description: "In the payer's words: seen covers everything from the first payment to the verdict (confirmations, finishing up)",
+  }),
+  amount: Decimal,
+  amount_due: T.String({ description: "What the payer should still send now (\"0\" once nothing is due or the order is final)" }),
+  asset: Nullable(T.String(), { description: "The token contract; null for the native coin" }),
+  network: T.String(),
+  address: T.String(),
+  expires_at: Rfc3339,
+  payment_uri: Nullable(T.String(), { description: "The payment request for amount_due (BIP-21, EIP-681, or the address); null when nothing is due" }),
+  confirmations: T.Object({ have: T.Integer(), need: T.Integer() }),
+  redirect_url: Nullable(T.String(), { description: "The shop's link once the order is paid, failed or expired; null before" }),
+});
 
 export const IngestResult = T.Object({
   blocks: T.Integer({ description: "Blocks stored that were not stored before" }),
@@ -297,6 +316,7 @@ export const SCHEMAS = {
   PaymentWallet,
   PaymentWalletList,
   PaymentWalletDeleted,
+  CheckoutState,
   IngestBatch: BatchSchema,
   IngestResult,
   WebhookHealth,
