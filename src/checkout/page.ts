@@ -55,7 +55,7 @@ function payPart(v: CheckoutView, qr: QrRenderer): Html {
   const label = `QR code of the payment request: ${money} on the ${v.network} network to ${v.address}`;
   return html`<section class="card pay" aria-labelledby="pay-h"><h2 id="pay-h" class="visually-hidden">How to pay</h2>
 <figure>${raw(qr(v.paymentUri, label))}<figcaption>Scan with your wallet app</figcaption>
-<a class="button primary" href="${v.paymentUri}">Open in wallet</a></figure>
+${v.opensWallet ? html`<a class="button primary" href="${v.paymentUri}">Open in wallet</a>` : ""}</figure>
 <div><dl>
 <div><dt>${partial ? "Still due" : "Amount"}</dt><dd class="big"><span id="amount-value">${v.amountDue}</span> ${v.unit}</dd>
 <dd><button type="button" hidden data-copy="amount-value">Copy amount</button></dd></div>

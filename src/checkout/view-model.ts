@@ -31,8 +31,8 @@ export type CheckoutView = {
   amountDue: string;
   /** The payment request for `amountDue`; null when nothing is due. */
   paymentUri: string | null;
-  /** The request for the whole amount, the page's QR code before anything arrived. */
-  fullUri: string;
+  /** Whether the request is a URI a wallet opens (a link), not a bare address (tron, generic). */
+  opensWallet: boolean;
   expiresAtMs: number;
   /** Whether the deadline still matters: the order waits for money that has not arrived. */
   deadlineApplies: boolean;
@@ -94,7 +94,7 @@ export function checkoutView(order: CheckoutOrder, network: string, net: Network
     received: fmt(receivedRaw),
     amountDue: fmt(dueRaw),
     paymentUri: dueRaw > 0n ? request(dueRaw) : null,
-    fullUri: request(amountRaw),
+    opensWallet: request(amountRaw) !== order.address,
     expiresAtMs: order.expires_at,
     deadlineApplies,
     secondsLeft: Math.max(0, Math.ceil((order.expires_at - nowMs) / 1000)),

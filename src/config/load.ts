@@ -238,6 +238,9 @@ function checkSemantics(c: Config): string | null {
     if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
     for (const [key, why] of Object.entries(BTC_ONLY_KEYS))
       if (n[key as keyof typeof BTC_ONLY_KEYS] !== undefined && n.family !== "btc") return `config key \`networks.${slug}.${key}\`: ${why}`;
+    // The page links to the payment URI: a scheme a browser runs or loads itself is no wallet's.
+    if (n.uri_scheme !== undefined && ["javascript", "data", "vbscript", "file", "http", "https", "blob", "about"].includes(n.uri_scheme))
+      return `config key \`networks.${slug}.uri_scheme\`: ${n.uri_scheme} is a browser's own scheme, not a wallet's`;
     // One version byte for both would make every P2SH address read as P2PKH and the other way round.
     if (n.family === "btc" && n.p2pkh_version === n.p2sh_version)
       return `config key \`networks.${slug}.p2sh_version\`: must differ from p2pkh_version (${n.p2pkh_version})`;
