@@ -74,7 +74,10 @@ export function checkoutView(order: CheckoutOrder, network: string, net: Network
   const amountRaw = BigInt(order.amount_raw);
   const receivedRaw = BigInt(order.received_raw);
   const final = order.status === "paid" || order.status === "failed" || order.status === "expired";
-  const dueRaw = final || order.status === "aml_check" || receivedRaw >= amountRaw ? 0n : amountRaw - receivedRaw;
+  // Seen with nothing in a block: a payment from the mempool, whose amount counts once mined.
+  // Asking for money then would ask a payer who has paid to pay again; the block will tell.
+  const inMempoolOnly = order.status === "seen" && receivedRaw === 0n;
+  const dueRaw = final || inMempoolOnly || order.status === "aml_check" || receivedRaw >= amountRaw ? 0n : amountRaw - receivedRaw;
   const need = net.confirmations;
   const have = confirmationsHave(order, need, tip);
   const status = publicStatus(order, dueRaw);
@@ -147,7 +150,7 @@ function words(order: CheckoutOrder, v: Omit<CheckoutView, "headline" | "details
         return { headline: "Payment confirmed, finishing up", details: ["Your payment has all its confirmations. This page changes by itself in a moment."] };
       const details =
         BigInt(order.received_raw) === 0n
-          ? ["Your payment is on its way but not in a block yet. This page changes by itself as it confirms."]
+          ? ["Your payment is on its way but not in a block yet. Once it is, this page shows whether the whole amount arrived, and changes by itself as it confirms."]
           : [`Received ${money(v.received)}. This page changes by itself as it confirms.`];
       if (v.amountDue !== "0") details.push(`That is less than the ${money(v.amount)} asked: ${money(v.amountDue)} is still due.`);
       return { headline: `Payment seen, waiting for confirmations (${have} of ${need})`, details };

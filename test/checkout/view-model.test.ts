@@ -37,7 +37,7 @@ const ETH_URI = (wei: string) => `ethereum:${ADDRESS}@1?value=${wei}`;
 describe("the status in words", () => {
   test.each([
     ["pending: waiting", {}, "waiting", "Waiting for your payment", "1.5", { have: 0, need: 3 }],
-    ["seen from the mempool, nothing in a block", { status: "seen" }, "seen", "Payment seen, waiting for confirmations (0 of 3)", "1.5", { have: 0, need: 3 }],
+    ["seen from the mempool, nothing in a block: nothing asked until the block says how much", { status: "seen" }, "seen", "Payment seen, waiting for confirmations (0 of 3)", "0", { have: 0, need: 3 }],
     ["seen in full, its block 1 deep", { status: "seen", received_raw: "1500000000000000000", unconfirmed_height: 100 }, "seen", "Payment seen, waiting for confirmations (1 of 3)", "0", { have: 1, need: 3 }],
     ["seen in full, its block 2 deep", { status: "seen", received_raw: "1500000000000000000", unconfirmed_height: 99 }, "seen", "Payment seen, waiting for confirmations (2 of 3)", "0", { have: 2, need: 3 }],
     ["seen short: the rest is due at once", { status: "seen", received_raw: "500000000000000000", unconfirmed_height: 100 }, "seen", "Payment seen, waiting for confirmations (1 of 3)", "1", { have: 1, need: 3 }],
