@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 // from anywhere else.
 
 /** Mobile first: one column at 360 px; from 48rem on, the QR code beside the details. Focus always visible. */
-export const CSS = `*{box-sizing:border-box}
+export const CSS = `*{box-sizing:border-box}[hidden]{display:none!important}
 body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1b1f24;background:#f3f5f7}
 main{max-width:56rem;margin:0 auto;padding:1rem}
 header{margin:.25rem 0 1rem}header p{margin:0;color:#4a5561;font-size:.95rem}
