@@ -7,6 +7,7 @@ import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { until } from "../support/poll.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { signIn } from "../cabinet/support.ts";
 import { openEvents, readQrSvg } from "./support.ts";
 
 // The checkout pages against a real daemon (docs/checkout.md): checkout_url on every order answer,
@@ -96,6 +97,12 @@ describe("checkout_url on every order", () => {
     expect([res.status, await res.json()]).toEqual([400, { error }]);
     const listed = (await (await shop.request("GET", `/v1/payments?order_id=${orderId}`)).json()) as { payments: unknown[] };
     expect(listed.payments).toEqual([]);
+  });
+
+  test("the cabinet's order page links the merchant to the payer's page", async () => {
+    const o = await order();
+    const page = await (await (await signIn(td, shop.accountId)).get(`/cabinet/payments/${o.payment_id}`)).text();
+    expect(page).toContain(`<a href="${o.checkout_url}"><code>${o.checkout_url}</code></a>`);
   });
 
   test("a description counts characters, not UTF-16 units: 200 emoji fit", async () => {

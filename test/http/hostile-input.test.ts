@@ -136,6 +136,8 @@ async function answer(label: string, res: Promise<Response>): Promise<Answer> {
   const r = await res;
   const text = await r.text();
   let namesProblem = false;
+  // The payers' checkout pages are for a browser: their not-found page says what is wrong in its heading.
+  if (label.includes(" /pay/") && r.headers.get("content-type")?.startsWith("text/html")) namesProblem = /<h1>[^<]+<\/h1>/.test(text);
   if (r.headers.get("content-type")?.includes("application/json")) {
     try {
       const parsed = JSON.parse(text);

@@ -65,7 +65,7 @@ export async function paymentPage(ctx: PageContext, paymentId: string): Promise<
 </dl>
 <section><p>Payment id <code>${o.payment_id}</code>; pay to <code>${o.address}</code>${o.derivation_index === null ? "" : html` (index ${o.derivation_index} of the payment wallet)`}${o.asset ? html` in token <code>${o.asset}</code>` : " in the native coin"}; expires ${when(o.expires_at)}.</p>
 ${o.late_payments.length === 0 ? "" : html`<p>Late payments, after the order ended: ${o.late_payments.map((l, i) => html`${i > 0 ? "; " : ""}${l.amount} in tx <code>${l.tx_hash}</code> (block ${l.block_height})`)}.</p>`}
-<p>The payer's page: <a href="${o.checkout_url}">${o.checkout_url}</a></p>
+<p>The payer's page: <a href="${o.checkout_url}"><code>${o.checkout_url}</code></a></p>
 ${o.aml ? html`<p>AML: risk <strong>${o.aml.risk_level}</strong>, score ${o.aml.score}${o.aml.address_label ? html`, ${o.aml.address_label}` : ""}.</p>` : ""}</section>
 <section aria-labelledby="tl-h"><h2 id="tl-h">Lifecycle</h2><ol class="timeline">
 <li><strong>pending</strong> · created ${when(o.created_at)}</li>
