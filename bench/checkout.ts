@@ -11,6 +11,7 @@
 //    viewers (keep-alive fetch loops), after one view of each page (which makes its QR code);
 //    latency p50/p99 and the daemon's CPU µs per view (from /proc), and the same for unknown tokens.
 // Knobs for a tiny run: BENCH_ORDERS=20 BENCH_VIEWERS=10 BENCH_REQUESTS=300 BENCH_STREAMS=20 BENCH_ROUNDS=2.
+import { createWalletDerivers } from "../src/payments/wallets/derivers.ts";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -139,9 +140,10 @@ async function seedOrders(configPath: string): Promise<Order[]> {
     const account = await createAccount(ctx, { name: "bench", plan: "bench", credits: 1_000_000 });
     if (!account.ok) throw new Error(account.error);
     const out: Order[] = [];
+    const derivers = createWalletDerivers(ctx.box);
     for (let i = 0; i < ORDERS; i++) {
       const address = `0x${(i + 1).toString(16).padStart(40, "0")}`;
-      const made = await createOrder({ db: ctx.db, clock: ctx.clock, networks: loaded.config.networks }, account.account.id, {
+      const made = await createOrder({ db: ctx.db, clock: ctx.clock, networks: loaded.config.networks, derivers }, account.account.id, {
         order_id: `bench-${i}`,
         network: "eth",
         address,

@@ -71,6 +71,10 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_ORDERS: "20" },
     prints: [/^ {2}given address +\d+ µs CPU per order/m, /^ {2}btc wpkh +\d+ µs CPU per address/m],
   },
+  "bench:checkout": {
+    env: { BENCH_ORDERS: "20", BENCH_VIEWERS: "10", BENCH_REQUESTS: "300", BENCH_STREAMS: "20", BENCH_ROUNDS: "2" },
+    prints: [/^CPU µs per page view: daemon \d+/m, /^CPU µs per stream update: daemon \d+/m, /^block → status on every stream:/m],
+  },
   // A fresh daemon for each of its cases; BENCH_ROUNDS=1 sends each case's requests once.
   "bench:hostile": {
     env: { BENCH_CONCURRENCY: "5", BENCH_BODY_BYTES: "65536", BENCH_ROUNDS: "1", BENCH_ONLY: "addresses · bad signature|/rpc/" },

@@ -4,7 +4,7 @@ import { openDatabase } from "../../src/db/database.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { checkoutKey } from "../../src/payments/checkout-token.ts";
 
-// 0026_checkout gives every order made before it a checkout page.
+// 0027_checkout gives every order made before it a checkout page.
 
 it("gives each existing order its own random token, looked up by its SHA-256", async () => {
   const db = openDatabase(":memory:");
