@@ -92,16 +92,16 @@ export type AccountSnapshotRow = {
  */
 export type Statements = {
   /**
-   * Due rows with their account's route and balance, oldest due first, at most `limit`. A payment
-   * row waits while a lower sequence of its payment is still pending or paused. `next_attempt_at`
-   * is the only sort key: the due index yields rows in that order (ties by insertion) and the scan
-   * stops at the limit.
+   * Due live rows (or, with `replay`, due replayed rows) with their account's route and balance,
+   * oldest due first, at most `limit`. A payment row waits while a lower sequence of its payment is
+   * still pending or paused. `next_attempt_at` is the only sort key: the due index (status, replay,
+   * next_attempt_at) yields rows in that order (ties by insertion) and the scan stops at the limit.
    * The rows stay locked until the transaction ends, and rows another daemon is claiming are
    * passed over (nothing to lock on SQLite, whose write transactions run one at a time).
    */
-  selectDueDeliveries(nowMs: number, limit: number): CompiledQuery<DueDelivery>;
+  selectDueDeliveries(nowMs: number, limit: number, replay: boolean): CompiledQuery<DueDelivery>;
   /**
-   * The same rows from the other end: due after `afterMs` (and by `nowMs`), most recently due first,
+   * Live rows from the other end: due after `afterMs` (and by `nowMs`), most recently due first,
    * at most `limit`, locked and skipped like selectDueDeliveries. A claim whose oldest rows fill
    * its batch also takes some of these, so work queued now is not stuck behind an old backlog.
    */

@@ -34,12 +34,18 @@ export async function deliveryBacklog(db: Db, nowMs: number): Promise<DeliveryBa
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
-  const due = await db
-    .selectFrom("deliveries")
-    .select((eb) => eb.fn.min("next_attempt_at").as("at"))
-    .where(STATES.pending)
-    .executeTakeFirst();
-  const dueAt = due?.at === null || due?.at === undefined ? null : Number(due.at);
+  // One seek per half of the due index (status, replay, next_attempt_at): live rows and replayed rows.
+  const earliest = async (replay: 0 | 1) => {
+    const due = await db
+      .selectFrom("deliveries")
+      .select((eb) => eb.fn.min("next_attempt_at").as("at"))
+      .where(STATES.pending)
+      .where("replay", "=", replay)
+      .executeTakeFirst();
+    return due?.at === null || due?.at === undefined ? null : Number(due.at);
+  };
+  const dues = [await earliest(0), await earliest(1)].filter((at) => at !== null);
+  const dueAt = dues.length === 0 ? null : Math.min(...dues);
   return {
     pending: await count("pending"),
     held: await count("held"),

@@ -53,10 +53,12 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * unattempted, until it is enabled (parkUntilEnabled). A row for a webhook with a rate limit goes
  * now only when the throttle has room for it this instant; else it waits for its slot (rate-slots.ts).
  *
- * The oldest due rows come first. When they fill the batch and the newest of them has been due for
- * more than BEHIND_MS, the most recently due rows of other accounts take up to a quarter of it: their
- * work queued now goes out while one account's old backlog (a recovery, say) drains, instead of
- * after it.
+ * Live rows come first, oldest due first; replayed rows (an events replay: a bulk re-send the
+ * account holder asked for) fill only the room live rows leave, so however large a replay backlog,
+ * every account's live webhooks are claimed ahead of it. When the live rows fill the batch and the
+ * newest of them has been due for more than BEHIND_MS, the most recently due live rows of other
+ * accounts take up to a quarter of it: their work queued now goes out while one account's old
+ * backlog (a recovery, say) drains, instead of after it.
  */
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs, limit } = opts;
@@ -65,12 +67,19 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     // On PostgreSQL the claim locks the due rows until this transaction commits their lease, and
     // rows another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
     await orderedClaimPlan(trx);
-    const { rows: oldest } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, limit));
+    const { rows: live } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, limit, false));
+    let oldest = live;
+    if (live.length < limit) {
+      const { rows: replayed } = await trx.executeQuery(statements.selectDueDeliveries(nowMs, limit - live.length, true));
+      if (replayed.length > 0) oldest = live.concat(replayed);
+    }
     const full = oldest.length === limit;
     let due = oldest;
     let newest: DueDelivery[] = [];
-    const after = full ? Number(oldest[oldest.length - 1].next_attempt_at) : nowMs;
-    const lookedNewest = opts.newest !== false && full && limit > 1 && after < nowMs - BEHIND_MS;
+    // Behind on live rows only: when they leave room, every due live row is in the batch already.
+    const liveFull = live.length === limit;
+    const after = liveFull ? Number(live[live.length - 1].next_attempt_at) : nowMs;
+    const lookedNewest = opts.newest !== false && liveFull && limit > 1 && after < nowMs - BEHIND_MS;
     if (lookedNewest) {
       // Behind: rows due after the last of the oldest ones, newest first, replace as many of those.
       // Only other accounts' rows: an account the oldest rows already serve keeps its own order.

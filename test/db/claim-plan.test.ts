@@ -64,7 +64,7 @@ describe.skipIf(!onPostgres)(postgresOnly("the claim's plan on PostgreSQL with s
   const plan = (ordered: boolean) =>
     ctx.db.transaction().execute(async (trx) => {
       if (ordered) await orderedClaimPlan(trx);
-      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64);
+      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64, false);
       const { rows } = await trx.executeQuery<{ "QUERY PLAN": string }>({ ...claim, sql: `explain ${claim.sql}` });
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });

@@ -28,7 +28,7 @@ describe.skipIf(!onPostgres)("prepared statements on PostgreSQL", () => {
 
   /** The claim's select, on a connection of the pool; its rows or the error it met. */
   const selectDue = () =>
-    ctx.db.executeQuery(statementsOf(ctx.db).selectDueDeliveries(Date.now(), 10)).then(
+    ctx.db.executeQuery(statementsOf(ctx.db).selectDueDeliveries(Date.now(), 10, false)).then(
       (r) => ({ rows: r.rows.length, error: null as string | null }),
       (e: Error) => ({ rows: -1, error: e.message }),
     );

@@ -26,7 +26,7 @@ const usage = (n: number) => ids(n).map((accountId) => ({ accountId, credits: 1,
 
 /** Every statement with sample arguments; those over a list at one and at three items. */
 const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
-  selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64)],
+  selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
   leaseDeliveries: (s) => [s.leaseDeliveries(ids(1), 2000), s.leaseDeliveries(ids(3), 2000)],
   pauseDeliveries: (s) => [s.pauseDeliveries(ids(1), 1000), s.pauseDeliveries(ids(3), 1000)],

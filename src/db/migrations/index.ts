@@ -26,6 +26,7 @@ import * as m0024 from "./0024_retention.ts";
 import * as m0025 from "./0025_rate_leases.ts";
 import * as m0026 from "./0026_payment_wallets.ts";
 import * as m0027 from "./0027_checkout.ts";
+import * as m0028 from "./0028_replay_bounds.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   "0025_rate_leases": m0025,
   "0026_payment_wallets": m0026,
   "0027_checkout": m0027,
+  "0028_replay_bounds": m0028,
 };

@@ -40,14 +40,14 @@ const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
     where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
 const SELECT_DUE = `${DUE_COLUMNS}
-where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
+where d.status = 'pending' and d.replay = $3 and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
   and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at
 limit $2
 for update of d skip locked`;
-// The same rows read from the other end of the due index: the most recently due first.
+// Live rows read from the other end of the due index: the most recently due first.
 const SELECT_NEWEST_DUE = `${DUE_COLUMNS}
-where d.status = 'pending' and d.next_attempt_at > $1 and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until < $2)
+where d.status = 'pending' and d.replay = 0 and d.next_attempt_at > $1 and d.next_attempt_at <= $2 and (d.lease_until is null or d.lease_until < $2)
   and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at desc
 limit $3
@@ -56,7 +56,7 @@ for update of d skip locked`;
 const LEASE = textPerCount((n) => `update deliveries set lease_until = $1 where id in (${numbered(2, n)})`);
 const PAUSE = textPerCount((n) => `update deliveries set status = 'paused', lease_until = null, updated_at = $1 where id in (${numbered(2, n)})`);
 // The settling statements find their rows by primary key. Their status test is spelt so the due
-// index (status, next_attempt_at) cannot serve it: after a burst turned thousands of rows pending
+// index (status, replay, next_attempt_at) cannot serve it: after a burst turned thousands of rows pending
 // (a recovery re-queuing failed ones) and before autovacuum's ANALYZE, the planner thinks pending
 // rows rare and, given `status = 'pending'`, walked every pending row on the due index instead
 // (30 ms a statement at 50,000 rows, against 0.1 ms by key). SQLite's statements use `+status`.
@@ -143,7 +143,7 @@ function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknow
 }
 
 export const postgresStatements: Statements = {
-  selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, limit]),
+  selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),

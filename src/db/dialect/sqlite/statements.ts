@@ -23,13 +23,13 @@ const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
     where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
 const SELECT_DUE = `${DUE_COLUMNS}
-where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+where d.status = 'pending' and d.replay = ? and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
   and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at
 limit ?`;
-// The same rows read from the other end of the due index: the most recently due first.
+// Live rows read from the other end of the due index: the most recently due first.
 const SELECT_NEWEST_DUE = `${DUE_COLUMNS}
-where d.status = 'pending' and d.next_attempt_at > ? and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
+where d.status = 'pending' and d.replay = 0 and d.next_attempt_at > ? and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
   and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at desc
 limit ?`;
@@ -125,7 +125,7 @@ function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknow
 }
 
 export const sqliteStatements: Statements = {
-  selectDueDeliveries: (nowMs, limit) => compiled(SELECT_DUE, [nowMs, nowMs, limit]),
+  selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
