@@ -5,7 +5,7 @@ import type { Config } from "../config/schema.ts";
  * `address_activity` rate, payment orders its `payments` rate, blocks the network's
  * `get_block_cost`. Tests, and everything when billing is off, are free.
  */
-export function deliveryPrice(config: Config, d: { kind: string; event_type: string; network: string }): number {
+export function deliveryPrice(config: Pick<Config, "billing" | "environment" | "networks">, d: { kind: string; event_type: string; network: string }): number {
   if (!config.billing.enabled || d.kind === "test") return 0;
   const rates = config.billing.rates[config.environment];
   switch (d.event_type) {

@@ -280,6 +280,11 @@ export const ConfigSchema = T.Object(
           default: 0,
           description: "Most deliveries a second to the webhook of an account that set no limit of its own; 0: no limit",
         }),
+        max_replay_pending: PositiveInt(
+          10_000,
+          10_000_000,
+          "Most replayed deliveries an account may have waiting (pending, held or paused); an events replay past it answers 429 until they drain",
+        ),
       },
       { ...strict, default: {}, description: "The webhook delivery loop" },
     ),

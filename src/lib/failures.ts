@@ -53,6 +53,9 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   // A resend the delivery's state forbids; the sentence names the delivery.
   DELIVERY_SUCCEEDED: { status: 400, message: "Delivery already succeeded." },
   DELIVERY_HELD: { status: 400, message: "Delivery is held until its block has the account's min_confirmations." },
+  // An events replay the account's replay backlog or balance cannot take now: nothing was queued.
+  REPLAY_BACKLOG_FULL: { status: 429, message: "Replay backlog full; wait for it to drain." },
+  INSUFFICIENT_CREDITS: { status: 402, message: "Insufficient credits." },
   SIGN_IN_LINK_INVALID: { status: 410, message: "This sign-in link is invalid, already used or expired." },
   // A batch that contradicts the stored chain beyond repair; the refusal's sentence says how.
   REORG_TOO_DEEP: { status: 409, message: "Reorg deeper than max_reorg_depth." },

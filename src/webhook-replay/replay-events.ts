@@ -1,8 +1,11 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { deliveryPrice } from "../billing/pricing.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
-import type { NetworkConfig } from "../config/schema.ts";
+import type { Config, NetworkConfig } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
+import { lockAccount } from "../db/primitives.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../delivery/outbox.ts";
+import { eventsWaitingInReplay, waitingReplays } from "../delivery/replay-backlog.ts";
 import { networkTips } from "../ingest/blocks.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Failure, fail, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
@@ -38,12 +41,13 @@ export type ReplayBody = Static<typeof ReplaySchema>;
 /** How many deliveries were queued, and the cursor to pass as `after` for the rest (null: done). */
 export type Replayed = { queued: number; nextAfter: string | null };
 
-export type ReplayResult = Result<Replayed, InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED">>;
+export type ReplayResult = Result<Replayed, InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED" | "REPLAY_BACKLOG_FULL" | "INSUFFICIENT_CREDITS">>;
 
 export type ReplayDeps = {
   db: Db;
   clock: Clock;
-  config: { networks: Record<string, NetworkConfig> };
+  /** Networks (and their block prices), billing, and `delivery.max_replay_pending`. */
+  config: Pick<Config, "networks" | "billing" | "environment" | "delivery">;
   /** Called when something was queued, so the delivery loop sends it at once. */
   wakeDelivery: () => void;
   /** Events looked at per call: MAX_REPLAYED_PER_CALL unless told (tests walk pages with fewer). */
@@ -58,6 +62,12 @@ export type ReplayDeps = {
  * listed (`"removed": true`). A wallet or block event whose block has fewer confirmations than the
  * webhook's min_confirmations waits `held`, like its first delivery. The deliveries go to the
  * address-watch webhook as it is when they are sent, and are billed like any other.
+ *
+ * Bounded per account (docs/webhooks.md): an event already waiting in a replay is passed over;
+ * queuing stops where the account's waiting replayed deliveries would pass
+ * `delivery.max_replay_pending`, or where the balance, less what the waiting ones will cost, could
+ * not pay for the next one; `nextAfter` then continues from that event. A call that could queue
+ * nothing for either reason is refused whole (REPLAY_BACKLOG_FULL, INSUFFICIENT_CREDITS).
  */
 export async function replayEvents(deps: ReplayDeps, accountId: string, body: unknown): Promise<ReplayResult> {
   const checked = checkBody(ReplaySchema, body);
@@ -87,13 +97,58 @@ export async function replayEvents(deps: ReplayDeps, accountId: string, body: un
   });
   const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(webhook.events, e.type, e.direction, e.network));
   const tips = await networkTips(deps.db, wanted.map((e) => e.network));
-  // Due one millisecond apart, the newest now: the loop claims due rows in that order, so they go out oldest first.
-  const deliveries = wanted.map((e, i): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: nowMs - (wanted.length - 1 - i) }));
-  if (deliveries.length > 0) {
-    await deps.db.transaction().execute((trx) => enqueueDeliveries(trx, deliveries));
-    deps.wakeDelivery();
+  const priceOf = (e: { type: string; network: string }) => deliveryPrice(deps.config, { kind: "event", event_type: e.type, network: e.network });
+  // Weighed and written in one transaction, the account locked: two replays at once cannot both
+  // count the same room in the backlog or the same credits.
+  const outcome = await deps.db.transaction().execute(async (trx): Promise<ReplayResult> => {
+    await lockAccount(trx, accountId);
+    const waiting = await waitingReplays(trx, accountId);
+    const account = await trx.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow();
+    const room = {
+      deliveries: deps.config.delivery.max_replay_pending - waiting.reduce((n, w) => n + w.count, 0),
+      credits: Number(account.credits) - waiting.reduce((sum, w) => sum + w.count * priceOf({ type: w.eventType, network: w.network }), 0),
+    };
+    const already = await eventsWaitingInReplay(trx, accountId, wanted.map((e) => e.id));
+    const taken = takeWithinRoom(wanted.filter((e) => !already.has(e.id)), room, priceOf);
+    if (taken.stopped && taken.events.length === 0) return fail(taken.stopped.by);
+    // Due one millisecond apart, the newest now: the loop claims due rows in that order, so they go out oldest first.
+    const deliveries = taken.events.map((e, i): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: nowMs - (taken.events.length - 1 - i) }));
+    if (deliveries.length > 0) await enqueueDeliveries(trx, deliveries);
+    if (taken.stopped) {
+      // Continue from the event that did not fit: the cursor is the one listed before it (one was queued, so there is one).
+      const stoppedAt = taken.stopped.at;
+      const at = rows.findIndex((r) => r.id === stoppedAt);
+      return { ok: true, queued: deliveries.length, nextAfter: rows[at - 1].id };
+    }
+    return { ok: true, queued: deliveries.length, nextAfter: more ? rows[rows.length - 1].id : null };
+  });
+  if (outcome.ok && outcome.queued > 0) deps.wakeDelivery();
+  return outcome;
+}
+
+/** Room left in the account's replay backlog: deliveries, and credits its balance has beyond the waiting ones' prices. */
+type Room = { deliveries: number; credits: number };
+
+/**
+ * The events that fit the room, in order, and the first one that did not with the limit it met
+ * (`stopped` null: all fit). Free events (price 0: billing off, a block on a network whose blocks
+ * cost nothing) use only backlog room.
+ */
+export function takeWithinRoom<E extends { id: string; type: string; network: string }>(
+  events: readonly E[],
+  room: Room,
+  priceOf: (e: E) => number,
+): { events: E[]; stopped: { at: string; by: "REPLAY_BACKLOG_FULL" | "INSUFFICIENT_CREDITS" } | null } {
+  let { deliveries, credits } = room;
+  for (const [i, e] of events.entries()) {
+    const price = priceOf(e);
+    // Credits first: a backlog the balance cannot pay for does not drain by waiting.
+    const stoppedBy = price > credits ? "INSUFFICIENT_CREDITS" : deliveries <= 0 ? "REPLAY_BACKLOG_FULL" : null;
+    if (stoppedBy) return { events: events.slice(0, i), stopped: { at: e.id, by: stoppedBy } };
+    deliveries -= 1;
+    credits -= price;
   }
-  return { ok: true, queued: deliveries.length, nextAfter: more ? rows[rows.length - 1].id : null };
+  return { events: [...events], stopped: null };
 }
 
 /** `since` or `after` (exactly one), `since` not in the future, `until` after `since`. */

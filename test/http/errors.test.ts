@@ -49,6 +49,8 @@ describe("every error code has one status and one default message", () => {
     ["WEBHOOK_DISABLED", 400, "Webhook is disabled and no payments webhook_url is set."],
     ["DELIVERY_SUCCEEDED", 400, "Delivery already succeeded."],
     ["DELIVERY_HELD", 400, "Delivery is held until its block has the account's min_confirmations."],
+    ["REPLAY_BACKLOG_FULL", 429, "Replay backlog full; wait for it to drain."],
+    ["INSUFFICIENT_CREDITS", 402, "Insufficient credits."],
     ["SIGN_IN_LINK_INVALID", 410, "This sign-in link is invalid, already used or expired."],
     ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
     ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
@@ -65,7 +67,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(44);
+    expect(Object.keys(FAILURES).length).toBe(46);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

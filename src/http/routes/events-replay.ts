@@ -3,7 +3,7 @@ import { replayEvents } from "../../webhook-replay/replay-events.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
-import { jsonRequest, responses } from "../openapi/responses.ts";
+import { jsonRequest, responses, says } from "../openapi/responses.ts";
 
 /** POST /v1/address-watch/events/replay: stored events sent again as new deliveries, a page at a time. */
 export function eventReplayRoutes(deps: AppDeps) {
@@ -20,10 +20,15 @@ export function eventReplayRoutes(deps: AppDeps) {
         summary: "Send stored events again as new deliveries marked X-Webhook-Replay: true; continue with `after` = next_after",
         tags: ["address-watch"],
         requestBody: jsonRequest("ReplayRequest"),
-        responses: responses({ 202: ["ReplayResult", "Queued; the receiver's answers are in the deliveries' attempts"] }, [
+        responses: responses({ 202: ["ReplayResult", "Queued (up to the replay backlog's room and what the balance pays for; next_after continues); the receiver's answers are in the deliveries' attempts"] }, [
           [400, "A field error, Unknown network: X, Unknown cursor: X, since in the future, until not after since, or no enabled webhook"],
+          [402, `${says("INSUFFICIENT_CREDITS")} The balance, less what the account's waiting replayed deliveries will cost, pays for none of the events: nothing queued`],
           413,
           415,
+          [
+            429,
+            `${says("RATE_LIMITED")} (per key, with Retry-After: 1), or ${says("REPLAY_BACKLOG_FULL")} (delivery.max_replay_pending replayed deliveries already wait: nothing queued; no Retry-After)`,
+          ],
         ]),
       },
     },
