@@ -42,6 +42,20 @@ export function defaultPlanWarning(a: { name: string; plan: string; slots: numbe
   return `warning: no --plan given, so account ${a.name} is on plan ${a.plan}: ${lacks.join(", ")}; to fix: ${fixes.join(", ")}; or pass --plan and --credits to accounts create`;
 }
 
+/**
+ * What an account created on a plan that bills (billing on) with no credits meets: its webhooks
+ * are held until credits come. Null when it has credits or billing is off. Said on stderr, like
+ * defaultPlanWarning (which covers this for an account created without --plan).
+ */
+export function noCreditsWarning(a: { name: string; plan: string; credits: number; billing: boolean; monthlyCredits: number }): string | null {
+  if (!a.billing || a.credits > 0) return null;
+  const grant = a.monthlyCredits > 0 ? ` until plan ${a.plan}'s monthly ${a.monthlyCredits} credits are granted (within the hour while serve runs)` : "";
+  return (
+    `warning: account ${a.name} has 0 credits and billing is on: its webhooks will be held (paused; health \`held_no_credits\`)${grant}; ` +
+    `to fix: \`chainwatch accounts credit ${a.name} --add N\`, or pass --credits to accounts create`
+  );
+}
+
 function human(v: Awaited<ReturnType<typeof view>>): string {
   return fields(Object.entries(v).map(([k, x]) => [k, k === "address_slots" ? `${v.address_slots.used}/${v.address_slots.limit}` : x]));
 }
@@ -66,11 +80,13 @@ export function accountsCommand(g: Globals) {
             const a = result.account;
             const doc = { account_id: a.id, name: a.name, plan: a.plan, credits: a.credits, webhook_secret: result.webhookSecret };
             emit(g, doc, () => fields(Object.entries(doc)));
-            if (args.plan === undefined) {
-              const slots = (await getPlan(ctx.db, a.plan))?.address_slots ?? 0;
-              const warning = defaultPlanWarning({ name: a.name, plan: a.plan, slots, credits: a.credits, billing: ctx.config.billing.enabled });
-              if (warning) g.io.stderr.write(`chainwatch: ${warning}\n`);
-            }
+            const plan = await getPlan(ctx.db, a.plan);
+            const billing = ctx.config.billing.enabled;
+            const warning =
+              args.plan === undefined
+                ? defaultPlanWarning({ name: a.name, plan: a.plan, slots: plan?.address_slots ?? 0, credits: a.credits, billing })
+                : noCreditsWarning({ name: a.name, plan: a.plan, credits: a.credits, billing, monthlyCredits: plan?.monthly_credits ?? 0 });
+            if (warning) g.io.stderr.write(`chainwatch: ${warning}\n`);
           });
         },
       }),

@@ -342,7 +342,7 @@ export interface EndpointHealthTable {
   updated_at: number;
 }
 
-/** A message for the account holder (delivery/notices.ts): an endpoint disabled, a delivery failed. */
+/** A message for the account holder (delivery/notices.ts): an endpoint disabled, a delivery failed, deliveries held for credits. */
 export interface NoticesTable {
   id: string;
   account_id: string;
@@ -350,6 +350,8 @@ export interface NoticesTable {
   message: string;
   delivery_id: string | null;
   created_at: number;
+  /** When the notice's cause ended (ms); null while it stands. */
+  resolved_at: number | null;
 }
 
 export interface DB {

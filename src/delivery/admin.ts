@@ -2,6 +2,7 @@ import type { Db, Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
+import { resolveNotices } from "./notices.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
@@ -92,7 +93,8 @@ export type RetryResult = { ok: true; delivery: Delivery } | Explained<"DELIVERY
 
 /**
  * Re-queues a delivery that has not succeeded: pending, due now, attempts back to 0 so it gets a
- * full `max_attempts` again, lease dropped. A succeeded delivery is not sent twice on request.
+ * full `max_attempts` again, lease dropped; its `delivery_failed` notice, if any, is resolved. A
+ * succeeded delivery is not sent twice on request.
  */
 export async function retryDelivery(db: Db, id: string, nowMs: number): Promise<RetryResult> {
   return db.transaction().execute(async (trx) => {
@@ -106,6 +108,7 @@ export async function retryDelivery(db: Db, id: string, nowMs: number): Promise<
       .set({ status: "pending", attempts: 0, next_attempt_at: nowMs, lease_until: null, completed_at: null, updated_at: nowMs })
       .where("id", "=", id)
       .execute();
+    await resolveNotices(trx, { type: "delivery_failed", accountIds: [d.account_id], deliveryIds: [id] }, nowMs);
     return { ok: true, delivery: (await getDelivery(trx, id)) as Delivery };
   });
 }

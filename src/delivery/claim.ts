@@ -3,6 +3,7 @@ import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { type DueDelivery, statementsOf } from "../db/statements.ts";
+import type { HeldForCredits } from "./notices.ts";
 import { type AccountRoute, chooseTarget, waitsForWebhook } from "./route.ts";
 import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
 import type { DeliveryThrottle } from "./throttle.ts";
@@ -32,11 +33,12 @@ export type ClaimOptions = {
 };
 
 /**
- * The rows claimed, those paused for lack of credits, and `more`: the batch was full of due rows
+ * The rows claimed, those paused for lack of credits (and, once per account, the first of them:
+ * what it costs against the balance), and `more`: the batch was full of due rows
  * and some of them were moved out of the way (paused, parked or pushed back to a slot), so more may
  * be due behind them: claim again at once.
  */
-export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[]; more: boolean; lookedNewest: boolean };
+export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[]; held: HeldForCredits[]; more: boolean; lookedNewest: boolean };
 
 /** Runs `fn` in the caller's transaction, or in a write transaction of its own when given the database. */
 export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -92,6 +94,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     const routes = new Map<string, AccountRoute>();
     const claimed: ClaimedDelivery[] = [];
     const paused: string[] = [];
+    const heldForCredits = new Map<string, HeldForCredits>();
     const waiting: string[] = [];
     // Rows of rate-limited webhooks not yet given a slot, per account, oldest first: placed below.
     const paced = new Map<string, PacedRows>();
@@ -118,6 +121,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
         const credits = Number(r.account_credits);
         if (credits < price) {
           paused.push(r.id);
+          if (!heldForCredits.has(r.account_id)) heldForCredits.set(r.account_id, { accountId: r.account_id, eventType: r.event_type, price, balance: credits });
           return;
         }
         const held = promised.get(r.account_id) ?? 0;
@@ -172,7 +176,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     }
     if (waiting.length > 0) await parkUntilEnabled(trx, waiting, nowMs);
     if (deferred.length > 0) await deferToSlots(trx, deferred, nowMs);
-    return { claimed, paused, more: full && paused.length + waiting.length + deferred.length + late.size > 0, lookedNewest };
+    return { claimed, paused, held: [...heldForCredits.values()], more: full && paused.length + waiting.length + deferred.length + late.size > 0, lookedNewest };
   });
 }
 

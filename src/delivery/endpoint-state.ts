@@ -1,6 +1,7 @@
 import type { Executor } from "../db/database.ts";
 import type { EndpointHealthTable } from "../db/schema.ts";
 import { type EndpointOutcome, statementsOf } from "../db/statements.ts";
+import { resolveNotices } from "./notices.ts";
 import { sendWaitingDeliveries } from "./outbox.ts";
 import type { AttemptLog } from "./send.ts";
 
@@ -111,12 +112,13 @@ export async function clearEndpointRun(db: Executor, accountId: string, nowMs: n
 
 /**
  * What switching an account's webhook on (again), or pointing it elsewhere, means for delivery:
- * the endpoint starts with a clean record, and what waited for it goes out now. Call it in the
- * transaction that stores the settings.
+ * the endpoint starts with a clean record, what waited for it goes out now, and the notice that
+ * it was switched off is resolved. Call it in the transaction that stores the settings.
  */
 export async function webhookSwitchedOn(db: Executor, accountId: string, nowMs: number): Promise<void> {
   await clearEndpointRun(db, accountId, nowMs);
   await sendWaitingDeliveries(db, accountId, nowMs);
+  await resolveNotices(db, { type: "endpoint_disabled", accountIds: [accountId] }, nowMs);
 }
 
 /** The account's stored endpoint health; undefined while its webhook was never attempted. */

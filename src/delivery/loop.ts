@@ -15,6 +15,7 @@ import { attemptDelivery, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
 import { createEndpointHealth, type EndpointHealth } from "./endpoint-health.ts";
 import { type DisableWebhook, disableFailingEndpoints } from "./endpoint-disable.ts";
+import { type HeldForCredits, raiseCreditsExhausted } from "./notices.ts";
 import { type EndpointAttempt, type FailingEndpoint, recordEndpointAttempts } from "./endpoint-state.ts";
 import { urlLabel } from "../net/url-label.ts";
 import { rfc3339 } from "../lib/time.ts";
@@ -213,6 +214,8 @@ function groupCommit(
       for (const d of unsent) reservations.free(d);
     };
     let claimed: ClaimedDelivery[] = [];
+    // Accounts whose deliveries this commit began to hold for lack of credits (their notice raised here).
+    let heldNow: HeldForCredits[] = [];
     try {
       const result = await deps.db.transaction().execute(async (trx): Promise<Committed> => {
         if (group.length > 0) {
@@ -229,10 +232,21 @@ function groupCommit(
         for (const d of claimed) reservations.hold(d);
         if (result.paused.length > 0) {
           deps.metrics.inc("chainwatch_deliveries_paused_total", {}, result.paused.length);
-          deps.log.info("deliveries paused for lack of credits", { count: result.paused.length });
+          deps.log.debug("deliveries paused for lack of credits", { count: result.paused.length });
         }
+        if (result.held.length > 0) heldNow = await raiseCreditsExhausted(trx, result.held, nowMs);
         return { claimed, more: result.more };
       });
+      // One line per hold, not per delivery: a notice already open (this run or an earlier one, this
+      // daemon or another) means it was said; adding credits resolves it, and a new hold says it again.
+      for (const h of heldNow) {
+        deps.log.warn("webhook deliveries held: credits cannot pay", {
+          account_id: h.accountId,
+          balance: h.balance,
+          price: h.price,
+          event_type: h.eventType,
+        });
+      }
       // Counted once recorded: a group committed again after a failure counts once.
       countAttempts(deps.metrics, group);
       if (limit > 0) afterClaim(nowMs);

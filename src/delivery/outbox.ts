@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
+import { resolveNotices } from "./notices.ts";
 
 // The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries`. Each
 // function runs in the caller's transaction, so a webhook row commits or rolls back with the event
@@ -142,9 +143,10 @@ export async function retractEventDeliveries(
 const ACCOUNTS_PER_LIST = 500;
 
 /**
- * Sends the deliveries paused for lack of credits of these accounts back to pending, due now: call
- * it in the transaction that adds their credits, so the loop (in this or another process) picks
- * them up on its next tick.
+ * Sends the deliveries paused for lack of credits of these accounts back to pending, due now, and
+ * resolves their `credits_exhausted` notices: call it in the transaction that adds their credits,
+ * so the loop (in this or another process) picks them up on its next tick. Should the credits
+ * still fall short, the claim holds them again and raises a new notice.
  */
 export async function resumePausedDeliveries(db: Executor, accountIds: readonly string[], nowMs: number): Promise<void> {
   for (let i = 0; i < accountIds.length; i += ACCOUNTS_PER_LIST) {
@@ -155,6 +157,7 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
       .where("status", "=", "paused")
       .execute();
   }
+  await resolveNotices(db, { type: "credits_exhausted", accountIds }, nowMs);
 }
 
 /**

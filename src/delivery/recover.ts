@@ -6,6 +6,7 @@ import { type InvalidInput, invalidInput, type Result } from "../lib/error-codes
 import { unixSecondsSchema } from "../lib/time.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { yieldToEventLoop } from "../lib/yield.ts";
+import { resolveNotices } from "./notices.ts";
 
 // Recovery after a long outage (docs/webhooks.md): the deliveries that used up their attempts
 // while the receiver was down go out again, as they were, once the receiver is back.
@@ -41,7 +42,7 @@ const RECOVERED_KINDS = ["event", "payment"];
  * Re-queues the account's `failed` address-watch and payment-order deliveries queued in
  * [since, until) (until: now), oldest first, at most MAX_RECOVERED_PER_CALL: each goes back to
  * `pending` with its attempt count at 0, so the whole retry schedule applies again, keeping its id
- * and body (receivers deduplicate on `webhook-id`). A delivery already re-queued is pending, so a
+ * and body (receivers deduplicate on `webhook-id`), and its `delivery_failed` notice is resolved. A delivery already re-queued is pending, so a
  * second call re-queues only what failed again since. Charged like any delivery, on success.
  */
 export async function recoverFailedDeliveries(deps: RecoverDeps, accountId: string, body: unknown): Promise<Result<Recovered, InvalidInput>> {
@@ -85,15 +86,20 @@ async function requeueFailed(db: Db, accountId: string, range: Range, nowMs: num
       chunk.map((id, i) => sql`when ${id} then cast(${firstDue + at + i} as bigint)`),
       sql` `,
     )} end`;
-    const result = await db
-      .updateTable("deliveries")
-      .set({ status: "pending", attempts: 0, next_attempt_at: dueAt, lease_until: null, completed_at: null, updated_at: nowMs })
-      .where("id", "in", chunk)
-      // Another recovery committed first (several daemons): its rows are pending now, not counted
-      // twice. Spelt so no status index can serve it: the planner keeps to the primary key even
-      // when its statistics predate the outage's failed rows (it walked them all per UPDATE).
-      .where(sql<boolean>`coalesce(status, '') = 'failed'`)
-      .executeTakeFirst();
+    const result = await db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable("deliveries")
+        .set({ status: "pending", attempts: 0, next_attempt_at: dueAt, lease_until: null, completed_at: null, updated_at: nowMs })
+        .where("id", "in", chunk)
+        // Another recovery committed first (several daemons): its rows are pending now, not counted
+        // twice. Spelt so no status index can serve it: the planner keeps to the primary key even
+        // when its statistics predate the outage's failed rows (it walked them all per UPDATE).
+        .where(sql<boolean>`coalesce(status, '') = 'failed'`)
+        .executeTakeFirst();
+      // Each of them was failed when found: re-queued now (here or by the other recovery), its notice's cause has ended.
+      await resolveNotices(trx, { type: "delivery_failed", accountIds: [accountId], deliveryIds: chunk }, nowMs);
+      return updated;
+    });
     requeued += Number(result.numUpdatedRows);
   }
   return { requeued, more: found.length > ids.length };

@@ -365,6 +365,46 @@ describe("the cabinet in a browser", () => {
     expect(accepted.status()).toBe(200);
   }, SLOW);
 
+  test("an account whose credits cannot pay sees a banner above its overview at 360 px, gone once credits are added", async () => {
+    const broke = await td.client({ name: "broke", slots: 1, credits: 0 });
+    const address = "0x7a16ff8270133f063aab6c9977183d9e72835428";
+    expect((await broke.request("POST", "/v1/address-watch/addresses", { network_slug: "bsc", address })).status).toBe(201);
+    expect((await broke.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true, events: { block: false } })).status).toBe(200);
+    await ingestOk(td, {
+      network: "bsc",
+      height: 700,
+      hash: `0x${"c".repeat(64)}`,
+      parent_hash: `0x${"d".repeat(64)}`,
+      timestamp: 1_763_750_700,
+      transactions: [{ hash: `0x${"e".repeat(64)}`, from: WATCHED.toLowerCase(), to: address, value: "1000" }],
+    });
+    const deliveries = () => td.ctx.db.selectFrom("deliveries").select("status").where("account_id", "=", broke.accountId).execute();
+    await until(deliveries, (ds) => ds.length === 1 && ds[0].status === "paused");
+
+    const ctxC = await browser.newContext({ viewport: { width: 360, height: 740 } });
+    const c = await ctxC.newPage();
+    await c.goto(await signInLink(td, broke.accountId));
+    await c.getByRole("button", { name: "Sign in as broke" }).click();
+    await c.waitForURL(`${td.url}/cabinet/`);
+    const banner = c.locator("#credits-held");
+    expect(await banner.isVisible()).toBe(true);
+    expect(await banner.textContent()).toBe(
+      "Deliveries held: out of credits. 1 webhook delivery waits because the balance (0 credits) cannot pay for it. Nothing is lost: once the operator adds credits, held deliveries go out.",
+    );
+    // Above everything else the page says, and within the narrow screen.
+    expect(await c.evaluate(`document.querySelector("main h1").nextElementSibling.id`)).toBe("credits-held");
+    await fitsWithoutScrolling(c, "#credits-held");
+    expect(await c.textContent("#notices")).toContain("Webhook deliveries are held");
+    await checkPage(c);
+
+    expect((await runCli(["accounts", "credit", "broke", "--add", "1000", "--config", configPath])).code).toBe(0);
+    await until(deliveries, (ds) => ds[0].status === "succeeded");
+    await c.reload();
+    expect(await c.locator("#credits-held").count()).toBe(0);
+    expect(await c.textContent("main")).not.toContain("Webhook deliveries are held");
+    await ctxC.close();
+  }, SLOW);
+
   test("another account's session cannot read this account's pages", async () => {
     const other = await td.client({ name: "other", slots: 1 });
     const ctxB = await browser.newContext({ viewport: { width: 360, height: 740 } });

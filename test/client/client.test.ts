@@ -133,7 +133,7 @@ describe("the address-watch methods", () => {
     // What GET answers can be sent back as it is.
     expect(await client.updateWebhook(updated)).toEqual(updated);
 
-    expect(await client.getWebhookHealth()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 0, failed: 0 });
+    expect(await client.getWebhookHealth()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 0, failed: 0, held_no_credits: 0 });
 
     const queued = await client.testWebhook({ event: "payment", network: "eth" });
     expect(queued).toEqual({ queued: true, delivery_id: expect.stringMatching(/^dlv_/) });

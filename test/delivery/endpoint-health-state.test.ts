@@ -168,7 +168,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
   });
 
   test("a healthy endpoint before any attempt", async () => {
-    expect(await health()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 0, failed: 0 });
+    expect(await health()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 0, failed: 0, held_no_credits: 0 });
   });
 
   test("the first failure starts the run: failing since then, with the last error", async () => {
@@ -181,6 +181,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
       last_error: { status_code: 500, error: "http 500" },
       pending: 1,
       failed: 0,
+      held_no_credits: 0,
     });
   });
 
@@ -206,6 +207,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
           created_at: rfc3339(failedAt),
           message: `Delivery ${d1} (payment on eth) failed after 11 attempts; last error: http 500. It can be sent again.`,
           delivery_id: d1,
+          resolved_at: null,
         },
       ],
       next_after: null,
@@ -224,6 +226,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
       last_error: { status_code: 500, error: "http 500" },
       pending: 1,
       failed: 1,
+      held_no_credits: 0,
     });
     expect((await get("/v1/address-watch/webhook")).body.enabled).toBe(true);
     const page = await (await (await signIn(d, client.accountId)).get("/cabinet/webhook")).text();
@@ -248,6 +251,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
       last_error: { status_code: 500, error: "http 500" },
       pending: 1,
       failed: 1,
+      held_no_credits: 0,
     });
 
     const notices = await get("/v1/account/notices");
@@ -258,6 +262,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
       type: "endpoint_disabled",
       created_at: rfc3339(t0 + 120 * HOUR),
       message: `Webhook http://127.0.0.1:${port} disabled: every attempt failed since ${rfc3339(t0)} (last error: http 500). Events are still stored and listed; enable the webhook to resume deliveries.`,
+      resolved_at: null,
     });
 
     expect(warnings.filter((w) => w.msg === "webhook endpoint disabled")).toEqual([
@@ -307,7 +312,7 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
     const put = await client.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true });
     expect(put.status).toBe(200);
     expect(await put.json()).toEqual({ url: sink.url, enabled: true, events: expect.objectContaining({ block: false }), egress_ips: [], delivery: { max_rps: 0 } });
-    expect(await health()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 1, failed: 1 });
+    expect(await health()).toEqual({ state: "healthy", failing_since: null, last_success_at: null, last_error: null, pending: 1, failed: 1, held_no_credits: 0 });
 
     await attempted(d2, 3);
     expect(await delivery(d2)).toMatchObject({ status: "succeeded", last_status_code: 200 });
@@ -320,8 +325,36 @@ describe("an endpoint answering 500 for six days (docs/webhooks.md)", () => {
       last_error: null,
       pending: 0,
       failed: 1,
+      held_no_credits: 0,
     });
     const user = await signIn(d, client.accountId);
     expect(await (await user.get("/cabinet/webhook")).text()).not.toContain('id="endpoint-health"');
+  });
+
+  test("switching it on resolved the endpoint_disabled notice: listed with resolved_at, gone from the cabinet's overview", async () => {
+    const notices = (await get("/v1/account/notices")).body.notices as Json[];
+    expect(Value.Check(NoticeList, { notices, next_after: null })).toBe(true);
+    expect(notices.map((n) => [n.type, n.resolved_at])).toEqual([
+      ["endpoint_disabled", rfc3339(t0 + 144 * HOUR)],
+      // d1 is still failed: its notice stands until it is re-queued.
+      ["delivery_failed", null],
+    ]);
+    const overview = await (await (await signIn(d, client.accountId)).get("/cabinet/")).text();
+    expect(overview).not.toContain("disabled: every attempt failed since");
+    expect(overview).toContain(`Delivery ${d1}`);
+  });
+
+  test("re-queuing the failed delivery resolves its delivery_failed notice", async () => {
+    const user = await signIn(d, client.accountId);
+    const recovered = await client.request("POST", "/v1/address-watch/webhook/recover", { since: Math.floor(t0 / 1000) - 60 });
+    expect(await recovered.json()).toEqual({ requeued: 1, more: false });
+    const notices = (await get("/v1/account/notices")).body.notices as Json[];
+    expect(notices.map((n) => [n.type, n.resolved_at])).toEqual([
+      ["endpoint_disabled", rfc3339(t0 + 144 * HOUR)],
+      ["delivery_failed", rfc3339(clock.now())],
+    ]);
+    const overview = await (await user.get("/cabinet/")).text();
+    expect(overview).not.toContain(`Delivery ${d1}`);
+    expect(overview).toContain("Nothing to report.");
   });
 });

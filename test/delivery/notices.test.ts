@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { addNotices, type NewNotice } from "../../src/delivery/notices.ts";
+import { retryDelivery } from "../../src/delivery/admin.ts";
+import { addNotices, type NewNotice, openNotices } from "../../src/delivery/notices.ts";
 import { NoticeList } from "../../src/http/openapi/schemas.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { signIn } from "../cabinet/support.ts";
@@ -49,6 +50,7 @@ describe("GET /v1/account/notices (docs/api.md)", () => {
       created_at: rfc3339(written[24].createdAt),
       message: "notice 24",
       delivery_id: `dlv_${"24".padStart(24, "0")}`,
+      resolved_at: null,
     });
     expect(first.body.next_after).toBe(first.body.notices[19].id);
 
@@ -74,7 +76,7 @@ describe("GET /v1/account/notices (docs/api.md)", () => {
   test("an endpoint notice carries no delivery_id; another account's notices are not listed", async () => {
     const res = await page(b);
     expect(res.body).toEqual({
-      notices: [{ id: expect.stringMatching(/^ntc_/), type: "endpoint_disabled", created_at: rfc3339(clock.now()), message: "B's own" }],
+      notices: [{ id: expect.stringMatching(/^ntc_/), type: "endpoint_disabled", created_at: rfc3339(clock.now()), message: "B's own", resolved_at: null }],
       next_after: null,
     });
   });
@@ -145,6 +147,27 @@ describe("a delivery that uses up its attempts leaves a delivery_failed notice",
     // The receiver got the deliveries' own bodies and nothing else.
     expect(sink.received.length).toBe(5);
     expect(new Set(sink.received.map((r) => r.headers["x-webhook-id"]))).toEqual(new Set([...failing, ok]));
+  });
+
+  test("retrying the failed delivery resolves its notice, which stays listed", async () => {
+    sink = startWebhookSink();
+    const clock = manualClock();
+    engine = await openEngine({ clock, config: { delivery: { backoff_seconds: [0], max_attempts: 1 }, billing: { enabled: false } } });
+    const acct = await engine.account({ url: sink.url });
+    sink.respond(() => new Response("no", { status: 500 }));
+    const [failing, other] = [await engine.queue(acct.id), await engine.queue(acct.id)];
+    await engine.run();
+    clock.advance(5_000);
+    const retried = await retryDelivery(engine.ctx.db, failing, clock.now());
+    expect(retried.ok).toBe(true);
+    const notices = await noticesOf(acct.id);
+    expect(notices.map((n) => [n.delivery_id, n.resolved_at === null ? null : Number(n.resolved_at)])).toEqual(
+      expect.arrayContaining([
+        [failing, clock.now()],
+        [other, null],
+      ]),
+    );
+    expect((await openNotices(engine.ctx.db, acct.id, 5)).map((n) => n.delivery_id)).toEqual([other]);
   });
 
   test("a test delivery that fails leaves none", async () => {

@@ -1,18 +1,25 @@
 import { usageSeries } from "../../billing/usage.ts";
 import { usageChart } from "../chart.ts";
-import { latestNotices } from "../../delivery/notices.ts";
+import { openNotices } from "../../delivery/notices.ts";
+import { heldForCredits } from "../../delivery/webhook-health.ts";
+import { creditsHeldBanner } from "./credits-held.ts";
 import { html } from "../../lib/html.ts";
 import { cabinetPage, type PageContext, when } from "../view.ts";
 
-/** Notices shown on the overview; GET /v1/account/notices pages through all of them. */
+/** Notices shown on the overview (those whose cause stands); GET /v1/account/notices pages through all of them. */
 const NOTICES_SHOWN = 5;
 
-/** Plan, credits, spent today, slots, the 30-day usage chart and the latest notices: what GET /v1/account, /usage and /notices show. */
+/**
+ * Plan, credits, spent today, slots, the 30-day usage chart and the latest notices whose cause
+ * stands: what GET /v1/account, /usage and /notices show; above them, a banner while deliveries
+ * wait for credits.
+ */
 export async function overviewPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer } = ctx;
   const a = await deps.snapshots.get(viewer.accountId);
   const series = await usageSeries(deps.db, viewer.accountId, deps.clock.now(), 30);
-  const notices = await latestNotices(deps.db, viewer.accountId, NOTICES_SHOWN);
+  const notices = await openNotices(deps.db, viewer.accountId, NOTICES_SHOWN);
+  const held = await heldForCredits(deps.db, viewer.accountId);
   const totals = series.reduce((t, p) => ({ credits: t.credits + p.credits, deliveries: t.deliveries + p.deliveries, events: t.events + p.events }), {
     credits: 0,
     deliveries: 0,
@@ -22,7 +29,7 @@ export async function overviewPage(ctx: PageContext): Promise<Response> {
     ctx,
     "overview",
     "Overview",
-    html`<dl class="stats">
+    html`${creditsHeldBanner(held, Number(a.credits))}<dl class="stats">
 <div><dt>Plan</dt><dd>${a.plan}</dd></div>
 <div><dt>Credits</dt><dd id="credits">${Number(a.credits)}</dd></div>
 <div><dt>Spent today</dt><dd id="spent-today">${Number(a.spent_today)}</dd></div>

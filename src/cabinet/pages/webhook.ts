@@ -6,6 +6,7 @@ import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, previousSecretExpiry } from "
 import { type Html, html, raw } from "../../lib/html.ts";
 import { rfc3339 } from "../../lib/time.ts";
 import { csrfField } from "../layout.ts";
+import { creditsHeldBanner } from "./credits-held.ts";
 import { cabinetPage, networkSlugs, options, type PageContext, when } from "../view.ts";
 
 const KINDS = [
@@ -109,6 +110,7 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
   const current = await readWebhook(deps, viewer.accountId);
   const health = await readWebhookHealth(deps, viewer.accountId);
   const previousExpiresAt = await previousSecretExpiry(deps, viewer.accountId);
+  const balance = health.view.held_no_credits === 0 ? 0 : Number((await deps.snapshots.get(viewer.accountId)).credits);
   // A refused form shows what was typed, not what is stored.
   const shown = flash.form && flash.form.has("url") ? { ...current, ...webhookBodyFromForm(flash.form) } : current;
   const events = shown.events as Record<string, unknown>;
@@ -131,7 +133,7 @@ export async function webhookPage(ctx: PageContext): Promise<Response> {
     ctx,
     "webhook",
     "Webhook",
-    html`${shownSecretBox(ctx)}${healthBanner(health)}<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
+    html`${shownSecretBox(ctx)}${healthBanner(health)}${creditsHeldBanner(health.view.held_no_credits, balance)}<section aria-labelledby="settings-h"><h2 id="settings-h">Settings</h2>
 <form method="post" action="/cabinet/webhook">${csrfField(viewer)}
 <label for="wh-url">Webhook URL</label><input type="text" inputmode="url" id="wh-url" name="url" autocomplete="off" spellcheck="false" placeholder="https://example.com/hooks/chainwatch" value="${(shown.url as string | null) ?? ""}">
 <label class="inline"><input type="checkbox" name="enabled" value="true"${checked(shown.enabled === true)}> Enabled</label>

@@ -155,15 +155,24 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
     last_error: { status_code: 503, error: "HTTP 503" },
     pending: 4,
     failed: 0,
+    held_no_credits: 0,
   },
   NoticeList: {
     notices: [
+      {
+        id: "ntc_01jd3k9c8j0000000000000002",
+        type: "credits_exhausted",
+        created_at: AT,
+        message: "Webhook deliveries are held: a payment delivery costs 50 credits and the balance is 20. Nothing is lost: held deliveries wait and go out once credits are added.",
+        resolved_at: null,
+      },
       {
         id: "ntc_01jd3k9c8j0000000000000001",
         type: "delivery_failed",
         created_at: AT,
         message: "Delivery dlv_01jd3k8b6g0000000000000001 failed after 11 attempts: HTTP 503",
         delivery_id: "dlv_01jd3k8b6g0000000000000001",
+        resolved_at: AT,
       },
     ],
     next_after: null,

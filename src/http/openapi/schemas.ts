@@ -254,22 +254,30 @@ export const IngestResult = T.Object({
 });
 
 export const WebhookHealth = T.Object({
-  state: T.Union([T.Literal("healthy"), T.Literal("failing"), T.Literal("disabled")], {
-    description: "disabled while the webhook is off (switched off after delivery.disable_after_hours of failures, or by the account); failing while the last attempt failed",
+  state: T.Union([T.Literal("healthy"), T.Literal("held"), T.Literal("failing"), T.Literal("disabled")], {
+    description:
+      "disabled while the webhook is off (switched off after delivery.disable_after_hours of failures, or by the account); failing while the last attempt failed; held while deliveries wait because the credits cannot pay (held_no_credits > 0)",
   }),
   failing_since: Nullable(T.Integer(), { description: "Unix seconds of the first failed attempt of the current run of failures; null when not failing" }),
   last_success_at: Nullable(T.Integer(), { description: "Unix seconds of the last successful attempt; null if none" }),
   last_error: Nullable(T.Object({ status_code: Nullable(T.Integer()), error: T.String() }), { description: "The last failed attempt of the current run; null when not failing" }),
   pending: T.Integer({ minimum: 0, description: "Address-watch deliveries waiting to be sent (a retry, or the webhook to be enabled)" }),
   failed: T.Integer({ minimum: 0, description: "Address-watch deliveries that used up their attempts" }),
+  held_no_credits: T.Integer({
+    minimum: 0,
+    description: "Deliveries of the account waiting (paused) because its credits cannot pay for them; they go out once credits are added",
+  }),
 });
 
 export const Notice = T.Object({
   id: T.String({ pattern: "^ntc_" }),
-  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed"), T.Literal("wallet_gap")]),
+  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed"), T.Literal("credits_exhausted"), T.Literal("wallet_gap")]),
   created_at: Rfc3339,
   message: T.String(),
   delivery_id: T.Optional(T.String({ pattern: "^dlv_", description: "The delivery a delivery_failed notice is about" })),
+  resolved_at: Nullable(Rfc3339, {
+    description: "When the notice's cause ended (the webhook switched on again, the delivery re-queued, credits added); null while it stands",
+  }),
 });
 
 export const NoticeList = T.Object({

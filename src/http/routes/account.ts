@@ -47,7 +47,7 @@ export function accountRoutes(deps: AppDeps) {
           after: t.Optional(t.String({ description: "The last id of the previous page" })),
         }),
         detail: {
-          summary: "Notices for the account holder, newest first: a webhook switched off after a run of failures, a delivery that used up its attempts",
+          summary: "Notices for the account holder, newest first: a webhook switched off after a run of failures, a delivery that used up its attempts, deliveries held because the credits cannot pay; resolved_at once the cause ended",
           tags: ["account"],
           responses: responses({ 200: ["NoticeList", "A page of notices"] }, [[400, "limit must be an integer from 1 to 100, or an unknown or empty cursor"]]),
         },
