@@ -25,6 +25,9 @@
 //
 // BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
 // one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
+// BENCH_REPLAY=1 runs the replay run instead: one account floods the events replay (70 calls in
+// 28 s, capped by delivery.max_replay_pending) while another account's webhooks are timed
+// (deliver-replay.ts; BENCH_REPLAY_CALLS and BENCH_REPLAY_EVERY_MS change the flood).
 // Sizes (env): BENCH_DELIVERIES (20,000 queued), BENCH_LATENCY_SAMPLES (200 blocks), BENCH_ACCOUNTS (1).
 import type { Subprocess } from "bun";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
@@ -45,6 +48,7 @@ import { firstLine, spawnDaemons, stopAll, writeDaemonConfig } from "./support/d
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 import { RECOVERED, type RecoveryOutcome, runRecovery } from "./deliver-recovery.ts";
+import { type ReplayOutcome, runReplay, STORED } from "./deliver-replay.ts";
 
 const TOTAL = positiveIntFromEnv("BENCH_DELIVERIES", 20_000);
 const CONCURRENCY = 32;
@@ -53,6 +57,9 @@ const ACCOUNTS = positiveIntFromEnv("BENCH_ACCOUNTS", 1);
 // gives the recovered account's webhook a delivery rate limit (default none).
 const RECOVERY = process.env.BENCH_RECOVERY === "1";
 const RECOVERY_MAX_RPS = process.env.BENCH_RECOVERY_MAX_RPS ? positiveIntFromEnv("BENCH_RECOVERY_MAX_RPS", 1) : 0;
+const REPLAY = process.env.BENCH_REPLAY === "1";
+const REPLAY_CALLS = positiveIntFromEnv("BENCH_REPLAY_CALLS", 70);
+const REPLAY_EVERY_MS = positiveIntFromEnv("BENCH_REPLAY_EVERY_MS", 400);
 const LATENCY_SAMPLES = positiveIntFromEnv("BENCH_LATENCY_SAMPLES", 200);
 /** The durable raw loop baseline (support/durable-loop.ts); BENCH_DURABLE=0 leaves it out. */
 const DURABLE = process.env.BENCH_DURABLE !== "0";
@@ -177,6 +184,19 @@ async function main(): Promise<void> {
 
     const loadBefore = loadAverage();
     if (scenarios.some((s) => s.database === "postgres")) cluster = await startCluster();
+    if (REPLAY) {
+      const replays: ReplayOutcome[] = [];
+      for (const [i, scenario] of scenarios.entries()) {
+        if (compare) console.log(`bench:deliver replay ${scenarioLabel(scenario)}…`);
+        const sub = join(dir, `p${i}`);
+        mkdirSync(sub);
+        const url = scenario.database === "sqlite" ? `sqlite://${sub}/cw.db` : await cluster!.createDatabase(`bench_replay_${i}`);
+        replays.push(
+          await runReplay({ scenario, dir: sub, url, base, receiver, cluster, concurrency: CONCURRENCY, calls: REPLAY_CALLS, everyMs: REPLAY_EVERY_MS, track: (p) => children.push(p) }),
+        );
+      }
+      return printReplay(replays, { postgres: cluster ? await serverVersion(cluster.url) : "", loadBefore, loadAfter: loadAverage() });
+    }
     if (RECOVERY) {
       const recoveries: RecoveryOutcome[] = [];
       for (const [i, scenario] of scenarios.entries()) {
@@ -568,6 +588,51 @@ function printRecovery(outcomes: RecoveryOutcome[], run: { postgres: string; loa
         drain_s: Number((o.drainMs / 1000).toFixed(2)),
         requeue_s: Number((o.requeueMs / 1000).toFixed(2)),
         duplicates: o.duplicates,
+        live_blocks: o.live,
+        p50_ms: Number(o.p50.toFixed(1)),
+        p99_ms: Number(o.p99.toFixed(1)),
+        cpu_us_per_delivery: cpuPerUnit(o.cpu, o.deliveries),
+      })),
+    }),
+  );
+}
+
+function printReplay(outcomes: ReplayOutcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
+  const cores = navigator.hardwareConcurrency;
+  console.log(
+    `replay: one account with ${STORED} stored events calls POST /v1/address-watch/events/replay {"since":0} ${REPLAY_CALLS} times, one every ${REPLAY_EVERY_MS} ms (delivery.max_replay_pending 10,000), concurrency ${CONCURRENCY} per daemon;`,
+  );
+  console.log(`another account's address paid by one ingested block every 100 ms meanwhile${run.postgres ? `; PostgreSQL ${run.postgres}` : ""}; ${cores} CPUs`);
+  console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
+  for (const o of outcomes) {
+    const per = Object.entries(cpuPerUnit(o.cpu, o.deliveries)).map(([k, us]) => `${k} ${us}`).join(", ");
+    console.log("");
+    console.log(`${scenarioLabel(o.scenario)}:`);
+    console.log(`  calls answered:      ${Object.entries(o.answers).map(([status, n]) => `${n} × ${status}`).join(", ")} in ${(o.floodMs / 1000).toFixed(1)} s; ${o.queued} replayed deliveries queued in all`);
+    console.log(`  replay backlog:      at most ${o.maxWaiting} waiting at once; drained ${(o.drainMs / 1000).toFixed(2)} s after the first call; database ${(o.databaseBytes / 1048576).toFixed(1)} MiB after`);
+    console.log(`  other account:       ingest→receipt p50 ${o.p50.toFixed(1)} ms, p99 ${o.p99.toFixed(1)} ms over ${o.live} blocks while replays were outstanding (target p99 < 100 ms) ${o.p99 < 100 ? "OK" : "MISSED"}`);
+    console.log(`  slowest:             ${o.slowest.map((w) => `${w.ms.toFixed(0)} ms (block at ${(w.sinceStart / 1000).toFixed(1)} s)`).join(", ")}`);
+    console.log(`  CPU µs per delivery: ${per} (${o.deliveries} deliveries, the other account's and its ingests included)`);
+    console.log(`  CPU (share of one core): ${describeCpu(o.cpu, cores)}`);
+  }
+  console.log(
+    JSON.stringify({
+      bench: "deliver-replay",
+      stored: STORED,
+      calls: REPLAY_CALLS,
+      every_ms: REPLAY_EVERY_MS,
+      concurrency: CONCURRENCY,
+      postgres: run.postgres,
+      load_before: run.loadBefore,
+      load_after: run.loadAfter,
+      setups: outcomes.map((o) => ({
+        database: o.scenario.database,
+        daemons: o.scenario.daemons,
+        answers: o.answers,
+        queued: o.queued,
+        max_waiting: o.maxWaiting,
+        drain_s: Number((o.drainMs / 1000).toFixed(2)),
+        database_mib: Number((o.databaseBytes / 1048576).toFixed(1)),
         live_blocks: o.live,
         p50_ms: Number(o.p50.toFixed(1)),
         p99_ms: Number(o.p99.toFixed(1)),

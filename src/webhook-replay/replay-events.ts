@@ -2,7 +2,7 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { deliveryPrice } from "../billing/pricing.ts";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Config, NetworkConfig } from "../config/schema.ts";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 import { lockAccount } from "../db/primitives.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../delivery/outbox.ts";
 import { eventsWaitingInReplay, waitingReplays } from "../delivery/replay-backlog.ts";
@@ -10,6 +10,7 @@ import { networkTips } from "../ingest/blocks.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Failure, fail, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { unixSecondsSchema } from "../lib/time.ts";
+import { yieldToEventLoop } from "../lib/yield.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { holdUntilHeight } from "../watch/confirmations.ts";
 import { type ListedEvent, listEventRows, receivedSeq } from "../watch/events.ts";
@@ -86,44 +87,78 @@ export async function replayEvents(deps: ReplayDeps, accountId: string, body: un
     if (seq === null) return invalidInput(`Unknown cursor: ${request.after}`);
     afterSeq = seq;
   }
-  const { rows, more } = await listEventRows(deps.db, {
-    accountId,
-    afterSeq,
-    limit: deps.pageSize ?? MAX_REPLAYED_PER_CALL,
-    types: request.types,
-    networks: request.networks,
-    createdFrom: request.since === undefined ? undefined : request.since * 1000,
-    createdBefore: request.until === undefined ? undefined : request.until * 1000,
-  });
-  const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(webhook.events, e.type, e.direction, e.network));
-  const tips = await networkTips(deps.db, wanted.map((e) => e.network));
+  const limit = deps.pageSize ?? MAX_REPLAYED_PER_CALL;
+  // Due one millisecond apart in listing order, none later than now: the loop claims due rows in
+  // that order, so they go out oldest first.
+  const firstDue = nowMs - limit + 1;
   const priceOf = (e: { type: string; network: string }) => deliveryPrice(deps.config, { kind: "event", event_type: e.type, network: e.network });
-  // Weighed and written in one transaction, the account locked: two replays at once cannot both
-  // count the same room in the backlog or the same credits.
-  const outcome = await deps.db.transaction().execute(async (trx): Promise<ReplayResult> => {
-    await lockAccount(trx, accountId);
-    const waiting = await waitingReplays(trx, accountId);
-    const account = await trx.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow();
-    const room = {
-      deliveries: deps.config.delivery.max_replay_pending - waiting.reduce((n, w) => n + w.count, 0),
-      credits: Number(account.credits) - waiting.reduce((sum, w) => sum + w.count * priceOf({ type: w.eventType, network: w.network }), 0),
-    };
-    const already = await eventsWaitingInReplay(trx, accountId, wanted.map((e) => e.id));
-    const taken = takeWithinRoom(wanted.filter((e) => !already.has(e.id)), room, priceOf);
-    if (taken.stopped && taken.events.length === 0) return fail(taken.stopped.by);
-    // Due one millisecond apart, the newest now: the loop claims due rows in that order, so they go out oldest first.
-    const deliveries = taken.events.map((e, i): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: nowMs - (taken.events.length - 1 - i) }));
-    if (deliveries.length > 0) await enqueueDeliveries(trx, deliveries);
+  let looked = 0;
+  let queued = 0;
+  let lastLooked: string | null = null;
+  let more = true;
+  // A chunk at a time, each weighed and written in a short transaction of its own with the event
+  // loop let run in between: a replay of 10,000 events holds neither SQLite's one writer nor the
+  // thread (its driver answers synchronously) for long, so other accounts' ingests and deliveries
+  // go on meanwhile.
+  while (looked < limit) {
+    if (looked > 0) await yieldToEventLoop();
+    const { rows, more: after } = await listEventRows(deps.db, {
+      accountId,
+      afterSeq,
+      limit: Math.min(ROWS_PER_CHUNK, limit - looked),
+      types: request.types,
+      networks: request.networks,
+      createdFrom: request.since === undefined ? undefined : request.since * 1000,
+      createdBefore: request.until === undefined ? undefined : request.until * 1000,
+    });
+    const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(webhook.events, e.type, e.direction, e.network));
+    const tips = await networkTips(deps.db, wanted.map((e) => e.network));
+    const at = looked;
+    const taken = await deps.db.transaction().execute(async (trx) => {
+      // The account locked, and its backlog counted afresh for every chunk: two replays at once
+      // cannot both count the same room in the backlog or the same credits.
+      await lockAccount(trx, accountId);
+      const room = await replayRoom(trx, deps.config, accountId, priceOf);
+      const already = await eventsWaitingInReplay(trx, accountId, wanted.map((e) => e.id));
+      const fit = takeWithinRoom(wanted.filter((e) => !already.has(e.id)), room, priceOf);
+      const position = new Map(rows.map((r, i) => [r.id, at + i]));
+      const deliveries = fit.events.map((e): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: firstDue + (position.get(e.id) ?? 0) }));
+      if (deliveries.length > 0) await enqueueDeliveries(trx, deliveries);
+      return fit;
+    });
+    queued += taken.events.length;
     if (taken.stopped) {
-      // Continue from the event that did not fit: the cursor is the one listed before it (one was queued, so there is one).
-      const stoppedAt = taken.stopped.at;
-      const at = rows.findIndex((r) => r.id === stoppedAt);
-      return { ok: true, queued: deliveries.length, nextAfter: rows[at - 1].id };
+      if (queued === 0) return fail(taken.stopped.by);
+      // Continue from the event that did not fit: the cursor is the one listed before it (an earlier one was queued, so there is one).
+      const stoppedAt = rows.findIndex((r) => r.id === taken.stopped?.at);
+      deps.wakeDelivery();
+      return { ok: true, queued, nextAfter: stoppedAt > 0 ? rows[stoppedAt - 1].id : lastLooked };
     }
-    return { ok: true, queued: deliveries.length, nextAfter: more ? rows[rows.length - 1].id : null };
-  });
-  if (outcome.ok && outcome.queued > 0) deps.wakeDelivery();
-  return outcome;
+    if (queued > 0) deps.wakeDelivery();
+    looked += rows.length;
+    more = after;
+    if (rows.length === 0) break;
+    lastLooked = rows[rows.length - 1].id;
+    afterSeq = rows[rows.length - 1].seq;
+    if (!after) break;
+  }
+  return { ok: true, queued, nextAfter: more && lastLooked !== null ? lastLooked : null };
+}
+
+/** Events listed, weighed and written per transaction. */
+const ROWS_PER_CHUNK = 500;
+
+/**
+ * Room left in the account's replay backlog now: deliveries before `delivery.max_replay_pending`,
+ * and credits of its balance beyond the price of the replayed deliveries already waiting.
+ */
+async function replayRoom(trx: Executor, config: ReplayDeps["config"], accountId: string, priceOf: (e: { type: string; network: string }) => number): Promise<Room> {
+  const waiting = await waitingReplays(trx, accountId);
+  const account = await trx.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow();
+  return {
+    deliveries: config.delivery.max_replay_pending - waiting.reduce((n, w) => n + w.count, 0),
+    credits: Number(account.credits) - waiting.reduce((sum, w) => sum + w.count * priceOf({ type: w.eventType, network: w.network }), 0),
+  };
 }
 
 /** Room left in the account's replay backlog: deliveries, and credits its balance has beyond the waiting ones' prices. */
