@@ -61,21 +61,23 @@ describe.skipIf(!onPostgres)(postgresOnly("the claim's plan on PostgreSQL with s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const plan = (ordered: boolean) =>
+  const plan = (replay: boolean) =>
     ctx.db.transaction().execute(async (trx) => {
-      if (ordered) await orderedClaimPlan(trx);
-      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64, false);
+      await orderedClaimPlan(trx);
+      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64, replay);
       const { rows } = await trx.executeQuery<{ "QUERY PLAN": string }>({ ...claim, sql: `explain ${claim.sql}` });
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });
 
-  it("without the hint the stale statistics lead to a sort of the pending rows", async () => {
-    expect(await plan(false)).toMatch(/\bSort\b/);
-  });
-
-  it("with it the due rows come from the index in order, with no sort", async () => {
-    const text = await plan(true);
+  // Since the due index became (status, replay, next_attempt_at), these statistics no longer
+  // lead the planner to a sort by themselves (it reads the index for the equalities); the hint
+  // stays for statistics that still could.
+  it.each([
+    ["live", false],
+    ["replayed", true],
+  ])("with the hint the due %s rows come from the index in order, with no sort", async (_kind, replay) => {
+    const text = await plan(replay);
     expect(text).not.toMatch(/\bSort\b/);
-    expect(text).toContain("deliveries_due");
+    expect(text).toContain("Index Scan using deliveries_due");
   });
 });
