@@ -612,6 +612,7 @@ function printReplay(outcomes: ReplayOutcome[], run: { postgres: string; loadBef
     console.log(`  replay backlog:      at most ${o.maxWaiting} waiting at once; drained ${(o.drainMs / 1000).toFixed(2)} s after the first call; database ${(o.databaseBytes / 1048576).toFixed(1)} MiB after`);
     console.log(`  other account:       ingest→receipt p50 ${o.p50.toFixed(1)} ms, p99 ${o.p99.toFixed(1)} ms over ${o.live} blocks while replays were outstanding (target p99 < 100 ms) ${o.p99 < 100 ? "OK" : "MISSED"}`);
     console.log(`  slowest:             ${o.slowest.map((w) => `${w.ms.toFixed(0)} ms (block at ${(w.sinceStart / 1000).toFixed(1)} s)`).join(", ")}`);
+    console.log(`  other account alone: p50 ${o.alone.p50.toFixed(1)} ms, p99 ${o.alone.p99.toFixed(1)} ms over ${o.alone.blocks} blocks in the 5 s before the first call`);
     console.log(`  CPU µs per delivery: ${per} (${o.deliveries} deliveries, the other account's and its ingests included)`);
     console.log(`  CPU (share of one core): ${describeCpu(o.cpu, cores)}`);
   }
@@ -636,6 +637,8 @@ function printReplay(outcomes: ReplayOutcome[], run: { postgres: string; loadBef
         live_blocks: o.live,
         p50_ms: Number(o.p50.toFixed(1)),
         p99_ms: Number(o.p99.toFixed(1)),
+        alone_p50_ms: Number(o.alone.p50.toFixed(1)),
+        alone_p99_ms: Number(o.alone.p99.toFixed(1)),
         cpu_us_per_delivery: cpuPerUnit(o.cpu, o.deliveries),
       })),
     }),

@@ -24,18 +24,21 @@ export async function waitingReplays(db: Executor, accountId: string): Promise<{
   return rows.map((r) => ({ eventType: r.event_type, network: r.network, count: Number(r.n) }));
 }
 
-/** Which of these events already wait in a replay of the account. */
+/**
+ * Which of these events already wait in a replay of the account. Looked up by event id alone
+ * (deliveries_event: a few rows an event), the account checked here: given the account too, SQLite
+ * walked the account's whole outbox on its account index instead.
+ */
 export async function eventsWaitingInReplay(db: Executor, accountId: string, eventIds: readonly string[]): Promise<Set<string>> {
   const waiting = new Set<string>();
   for (let at = 0; at < eventIds.length; at += IDS_PER_LIST) {
     const rows = await db
       .selectFrom("deliveries")
-      .select("event_id")
-      .where("account_id", "=", accountId)
-      .where(WAITING)
+      .select(["event_id", "account_id"])
       .where("event_id", "in", eventIds.slice(at, at + IDS_PER_LIST))
+      .where(WAITING)
       .execute();
-    for (const r of rows) if (r.event_id !== null) waiting.add(r.event_id);
+    for (const r of rows) if (r.event_id !== null && r.account_id === accountId) waiting.add(r.event_id);
   }
   return waiting;
 }
