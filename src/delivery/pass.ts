@@ -65,8 +65,8 @@ export function settleRetries(leaseMs: number): number[] {
 /** Runs one pass until nothing is due, ready, in flight or unrecorded; winds down once `stopping()`. */
 export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<void> {
   const { concurrency, work, reservations } = deps;
-  // Claimed (leased, credits promised) and waiting for a slot, oldest first.
-  const ready: ClaimedDelivery[] = [];
+  // Claimed (leased, credits promised) and waiting for a slot: live rows first, then replayed ones.
+  const ready = createReadyQueue();
   // Claimed but not sent after all (stale, or the loop is stopping): leases dropped at the next commit.
   const unsent: ClaimedDelivery[] = [];
   // Attempts that finished and wait for the next commit; their slots are already taken again.
@@ -129,7 +129,7 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
       claimAgain = false;
       await yieldToEventLoop();
     }
-    if (stopping() && ready.length > 0) unsent.push(...ready.splice(0));
+    if (stopping() && ready.length > 0) unsent.push(...ready.takeAll());
     const claimedNow = inFlight + ready.length;
     // While a settlement is tried again, commits only record: a claim failing would hold it back.
     const room = stopping() || !canClaim || retries !== null ? 0 : 2 * concurrency - claimedNow;
@@ -186,6 +186,31 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
       fill();
     }
   }
+}
+
+/**
+ * Claimed rows waiting for a send slot, in two lanes each oldest first: live rows go out before
+ * replayed ones (an events replay's bulk re-send), even those claimed earlier, so a live row
+ * claimed while a replay's batch waits is the next sent, not the batch's last. The claim already
+ * puts live rows first within a batch (claim.ts); this keeps the order across batches.
+ */
+function createReadyQueue() {
+  const live: ClaimedDelivery[] = [];
+  const replayed: ClaimedDelivery[] = [];
+  return {
+    get length() {
+      return live.length + replayed.length;
+    },
+    push(d: ClaimedDelivery) {
+      (d.replay === 1 ? replayed : live).push(d);
+    },
+    shift(): ClaimedDelivery | undefined {
+      return live.length > 0 ? live.shift() : replayed.shift();
+    },
+    takeAll(): ClaimedDelivery[] {
+      return [...live.splice(0), ...replayed.splice(0)];
+    },
+  };
 }
 
 /**
