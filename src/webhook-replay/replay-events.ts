@@ -68,7 +68,8 @@ export type ReplayDeps = {
  * queuing stops where the account's waiting replayed deliveries would pass
  * `delivery.max_replay_pending`, or where the balance, less what the waiting ones will cost, could
  * not pay for the next one; `nextAfter` then continues from that event. A call that could queue
- * nothing for either reason is refused whole (REPLAY_BACKLOG_FULL, INSUFFICIENT_CREDITS).
+ * nothing for either reason is refused whole (REPLAY_BACKLOG_FULL, INSUFFICIENT_CREDITS), a full
+ * backlog before any event is read.
  */
 export async function replayEvents(deps: ReplayDeps, accountId: string, body: unknown): Promise<ReplayResult> {
   const checked = checkBody(ReplaySchema, body);
@@ -102,6 +103,11 @@ export async function replayEvents(deps: ReplayDeps, accountId: string, body: un
   // go on meanwhile.
   while (looked < limit) {
     if (looked > 0) await yieldToEventLoop();
+    // A full backlog takes nothing more: stop before reading events it could only pass over.
+    if ((await replayRoom(deps.db, deps.config, accountId, priceOf)).deliveries <= 0) {
+      if (queued === 0) return fail("REPLAY_BACKLOG_FULL");
+      return { ok: true, queued, nextAfter: lastLooked };
+    }
     const { rows, more: after } = await listEventRows(deps.db, {
       accountId,
       afterSeq,
