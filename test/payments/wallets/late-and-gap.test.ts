@@ -139,6 +139,7 @@ describe("the gap limit", () => {
       type: "wallet_gap",
       created_at: rfc3339(clock.now()),
       message: expect.stringContaining("Payment wallet "),
+      resolved_at: null,
     });
     expect(first.message).toContain("has handed out 3 addresses in a row that received nothing, past its gap limit of 2");
     expect(first.message).toContain("raise the gap limit in the wallet software that holds the private key to at least 3");
