@@ -5,8 +5,8 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { closest } from "../lib/nearest-name.ts";
 import { privateByName } from "../net/target-guard.ts";
-import { normalizeAddress } from "../watch/address.ts";
-import { btcAddressParams } from "../watch/btc-address.ts";
+import { btcAddressParams } from "../chain/address/btc.ts";
+import { normalizeAddress } from "../chain/address/normalize.ts";
 import { BTC_MAX_MONEY_DEFAULT, type Config, ConfigSchema, DEFAULT_NETWORKS, type Family, type NetworkConfig, NetworkSchema, RatesSchema } from "./schema.ts";
 
 export type ConfigResult = Result<{ config: Config; path: string | null }, StartupFailure>;

@@ -1,17 +1,12 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { FAMILIES, type Family } from "../chain/family.ts";
 
 /** Network slugs: what `[networks.<slug>]` may be called. */
 export const NETWORK_NAME_PATTERN = "^[a-z0-9][a-z0-9_-]{0,31}$";
 
-/** Chain families the address validator knows. */
-export const FamilySchema = T.Union([
-  T.Literal("evm"),
-  T.Literal("btc"),
-  T.Literal("tron"),
-  T.Literal("solana"),
-  T.Literal("generic"),
-]);
+/** Chain families (chain/family.ts), each with an address codec in chain/address/. */
+export const FamilySchema = T.Union(FAMILIES.map((family) => T.Literal(family)));
 
 const RiskLevelSchema = T.Union([T.Literal("low"), T.Literal("medium"), T.Literal("high"), T.Literal("severe")]);
 
@@ -77,9 +72,9 @@ export const NetworkSchema = T.Object(
       description: "Token metadata keyed by contract address (evm: `0x…`; tron: base58check `T…`)",
     }),
     // btc family only (loadConfig refuses them elsewhere; a btc network's absent ones are Bitcoin
-    // mainnet's, BTC_ADDRESS_DEFAULTS and BTC_MAX_MONEY_DEFAULT): the address forms watches and orders
-    // accept, so a Litecoin or regtest network refuses Bitcoin mainnet addresses and accepts its own,
-    // and the most an output may carry.
+    // mainnet's, BTC_ADDRESS_DEFAULTS of chain/address/btc.ts and BTC_MAX_MONEY_DEFAULT): the address
+    // forms watches and orders accept, so a Litecoin or regtest network refuses Bitcoin mainnet
+    // addresses and accepts its own, and the most an output may carry.
     bech32_hrp: T.Optional(
       T.String({
         pattern: "^[a-z0-9]{1,83}$",
@@ -123,9 +118,6 @@ export const NetworkSchema = T.Object(
   },
   strict,
 );
-
-/** A btc-family network's address forms when its table names none: Bitcoin mainnet's (bc1…, 1…, 3…). */
-export const BTC_ADDRESS_DEFAULTS = Object.freeze({ bech32_hrp: "bc", p2pkh_version: 0x00, p2sh_version: 0x05 });
 
 /** A btc-family network's `max_money` when its table names none: Bitcoin's MAX_MONEY, 21 million coins. */
 export const BTC_MAX_MONEY_DEFAULT = 21_000_000;
@@ -387,4 +379,4 @@ export const ConfigSchema = T.Object(
 export type Config = Static<typeof ConfigSchema>;
 export type NetworkConfig = Static<typeof NetworkSchema>;
 export type TokenConfig = Static<typeof TokenSchema>;
-export type Family = Static<typeof FamilySchema>;
+export type { Family };

@@ -5,7 +5,7 @@ import type { DB } from "../db/schema.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { hasWaitingOrders, type MempoolTx, observeMempool } from "../payments/mempool.ts";
-import { matchAddress } from "../watch/address.ts";
+import { matchAddress } from "../chain/address/normalize.ts";
 import { BtcRpcError, type BtcClient } from "./btc-client.ts";
 import { checkMempoolTx, checkTxids, type MoneyLimit } from "./btc-shape.ts";
 

@@ -1,16 +1,11 @@
-import { hex } from "@scure/base";
-import { normalizeAddress, tronAddressOf } from "../watch/address.ts";
+import { normalizeAddress } from "../chain/address/normalize.ts";
+import { tronAddressOfAccountId } from "../chain/address/tron.ts";
 
 // Tron addresses as a java-tron node sends them, in the form watches and events use: base58check
-// `T…` over 0x41 + the 20-byte account id. Conversions go through @scure/base, never by hand.
+// `T…` over 0x41 + the 20-byte account id, converted by the tron codec (chain/address/tron.ts).
 
 const HEX41 = /^41[0-9a-fA-F]{40}$/;
 const HEX40 = /^[0-9a-fA-F]{40}$/;
-
-/** The base58check form of a 20-byte account id given as 40 hex digits (a log's topic or address). */
-export function tronAddressOfAccountId(hex40: string): string {
-  return tronAddressOf(hex.decode(hex40.toLowerCase()));
-}
 
 /**
  * Addresses of node answers, checked and converted, remembering the last few thousand: the same

@@ -3,7 +3,7 @@ import { btcMoneyLimit, findNetwork, unknownNetwork } from "../config/networks.t
 import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
-import { matchAddress } from "../watch/address.ts";
+import { matchAddress } from "../chain/address/normalize.ts";
 import { type BlockInput, parseBatch, type TransactionInput } from "./batch-schema.ts";
 import { blockKey } from "./blocks.ts";
 import type { PlacedBlock } from "./height-jump.ts";

@@ -10,7 +10,7 @@ import { type Failure, type InvalidInput, invalidInput, type Result } from "../l
 import { newId } from "../lib/ids.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
-import { invalidAddress, normalizeNetworkAddress } from "../watch/address.ts";
+import { invalidAddress, normalizeNetworkAddress } from "../chain/address/normalize.ts";
 import { checkoutKey, newCheckoutToken } from "./checkout-token.ts";
 import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
 import { allocateAddress } from "./wallets/allocate.ts";

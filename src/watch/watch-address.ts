@@ -7,7 +7,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
-import { invalidAddress, normalizeNetworkAddress } from "./address.ts";
+import { invalidAddress, normalizeNetworkAddress } from "../chain/address/normalize.ts";
 import { addWatch, type WatchView, watchView } from "./watches.ts";
 
 /** The body of POST /v1/address-watch/addresses (and of the cabinet's add form). */

@@ -3,7 +3,7 @@ import { passesFilters } from "./filters.ts";
 import type { WatchRef } from "./matcher.ts";
 import { findWatchesByAddresses } from "./watches.ts";
 import { parseStoredFilters, type WebhookSettings } from "./webhook-settings.ts";
-import { MAX_ADDRESS_LENGTH } from "./address.ts";
+import { MAX_ADDRESS_LENGTH } from "../chain/address/normalize.ts";
 
 
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTronAddressBook, tronAddressOfAccountId } from "../../src/follow/tron-address.ts";
+import { tronAddressOfAccountId } from "../../src/chain/address/tron.ts";
+import { createTronAddressBook } from "../../src/follow/tron-address.ts";
 import { joinBlock, toBlockInput, tokenContracts, TRANSFER_TOPIC, trc20Transfers } from "../../src/follow/tron-block.ts";
 import { checkBlock, checkHeader, checkInfos, InexactNumber, parseExact } from "../../src/follow/tron-shape.ts";
 import { MalformedUpstreamData } from "../../src/follow/upstream-data.ts";

@@ -3,8 +3,8 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { HDKey } from "@scure/bip32";
 import { p2pkh, p2sh, p2tr, p2wpkh } from "@scure/btc-signer";
 import type { NetworkConfig } from "../../config/schema.ts";
-import { tronAddressOf } from "../../watch/address.ts";
-import { btcAddressParams } from "../../watch/btc-address.ts";
+import { btcAddressParams } from "../../chain/address/btc.ts";
+import { tronAddressOf } from "../../chain/address/tron.ts";
 import { decodeExtendedKey } from "./extended-key.ts";
 import type { WalletKey } from "./wallet-key.ts";
 

@@ -2,8 +2,9 @@ import { describe, expect, it } from "bun:test";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { bech32, bech32m, createBase58check } from "@scure/base";
-import type { Family } from "../../src/config/schema.ts";
-import { type AddressRules, FAMILIES, invalidAddress, matchAddress, normalizeAddress, normalizeNetworkAddress } from "../../src/watch/address.ts";
+import { type AddressRules, invalidAddress, matchAddress, normalizeAddress, normalizeNetworkAddress } from "../../../src/chain/address/normalize.ts";
+import { FAMILIES } from "../../../src/chain/family.ts";
+import type { Family } from "../../../src/config/schema.ts";
 
 // Builds a checksum-correct base58check string, so a rejection can only come from version or length.
 const base58checkOf = (version: number, body: Uint8Array): string => createBase58check(sha256).encode(Uint8Array.from([version, ...body]));

@@ -1,12 +1,14 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, bech32m, createBase58check } from "@scure/base";
-import { BTC_ADDRESS_DEFAULTS, type NetworkConfig } from "../config/schema.ts";
 
 // Bitcoin-family addresses (Bitcoin, Litecoin, their test and regtest chains) differ only in the
 // bech32 prefix and the two base58check version bytes, so one validator serves them all.
 
-/** The address forms of one btc-family network, named as in its config table. */
-export type BtcAddressParams = Required<Pick<NetworkConfig, "bech32_hrp" | "p2pkh_version" | "p2sh_version">>;
+/** The address forms of one btc-family network, named as in its config table (`[networks.X]`). */
+export type BtcAddressParams = { bech32_hrp: string; p2pkh_version: number; p2sh_version: number };
+
+/** A btc-family network's address forms when its table names none: Bitcoin mainnet's (bc1…, 1…, 3…). */
+export const BTC_ADDRESS_DEFAULTS: Readonly<BtcAddressParams> = Object.freeze({ bech32_hrp: "bc", p2pkh_version: 0x00, p2sh_version: 0x05 });
 
 /** A network's address parameters; each one its table leaves out is Bitcoin mainnet's. */
 export function btcAddressParams(network: Partial<BtcAddressParams>): BtcAddressParams {
