@@ -32,7 +32,7 @@ import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
-import { parseExactValues } from "../src/follow/btc-client.ts";
+import { parseExactValues } from "../src/follow/btc/client.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage } from "./support/cpu.ts";

@@ -1,8 +1,8 @@
 import { defineCommand } from "citty";
 import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
-import { rewindBlocks } from "../../src/follow/chain-store.ts";
-import { followStatus } from "../../src/follow/follow-status.ts";
-import { requestResume } from "../../src/follow/follower-state.ts";
+import { rewindBlocks } from "../../src/follow/core/chain-store.ts";
+import { followStatus } from "../../src/follow/core/follow-status.ts";
+import { requestResume } from "../../src/follow/core/follower-state.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";

@@ -46,7 +46,7 @@ function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: n
 /**
  * The first value of a btc-family block above its network's `max_money` (config/networks.ts): a
  * transaction's value, one output, or its outputs together. No valid block of the coin holds one,
- * so the feed is wrong, as a node saying so would be (btc-shape.ts refuses it from a follower's node).
+ * so the feed is wrong, as a node saying so would be (follow/btc/shape.ts refuses it from a follower's node).
  */
 function moneyBeyondLimit(blocks: readonly BlockInput[], networks: Record<string, NetworkConfig>): { block: number; error: string } | null {
   for (const [b, block] of blocks.entries()) {

@@ -4,7 +4,7 @@ import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
 import { reclaimSpace } from "../db/storage.ts";
 import { pruneDeliveries } from "../delivery/retention.ts";
-import { pruneFollowerBookkeeping } from "../follow/retention.ts";
+import { pruneFollowerBookkeeping } from "../follow/core/retention.ts";
 import { pruneBlocks } from "../ingest/retention.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";

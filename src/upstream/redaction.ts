@@ -9,7 +9,7 @@ export const REDACTED = "[redacted]";
 /** Path segments and query values this long or longer are taken for keys (`/v3/<32 hex>`); shorter ones are words (`/rpc`, `/ext/bc/C/rpc`). */
 export const MIN_URL_KEY_LENGTH = 16;
 
-/** The ellipsis a preview of node text ends with when it was cut (follow/upstream-data.ts). */
+/** The ellipsis a preview of node text ends with when it was cut (follow/core/upstream-data.ts). */
 const CUT = "...";
 
 /** The shortest start of a secret redacted where a preview cut it off. */

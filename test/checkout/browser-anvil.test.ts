@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { createOrder } from "../payments/support.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";

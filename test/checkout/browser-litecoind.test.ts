@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { createOrder } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { type Litecoind, startLitecoind } from "../support/litecoind.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApiKey } from "../../src/accounts/api-keys.ts";
 import type { Context } from "../../src/daemon.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { chainOf, type FakeNode, hashOf, startFakeNode } from "../follow/fake-node.ts";
 import { openWithWatcher, type ServeProcess, spawnLoggedServe } from "../follow/support.ts";
 import { onPostgres, signedHeaders } from "../support/harness.ts";

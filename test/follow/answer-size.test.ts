@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
-import { storedTip } from "../../src/follow/chain-store.ts";
-import { followStatus } from "../../src/follow/follow-status.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { followStatus } from "../../src/follow/core/follow-status.ts";
 import { until } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { storedHashAt, storedTip } from "../../src/follow/chain-store.ts";
+import { storedHashAt, storedTip } from "../../src/follow/core/chain-store.ts";
 import { until } from "../delivery/fixtures.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { type Litecoind, startLitecoind } from "../support/litecoind.ts";

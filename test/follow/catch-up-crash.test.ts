@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
 import type { Context } from "../../src/daemon.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { followedNetworkToml, openWithWatcher } from "./support.ts";
 import { runCli, spawnServe, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { saveFollowerState } from "../../src/follow/follower-state.ts";
+import { saveFollowerState } from "../../src/follow/core/follower-state.ts";
 import { runCli, writeToml } from "../delivery/fixtures.ts";
 
 // `chainwatch follow status | rewind` as a user runs them, over a database no daemon is using.

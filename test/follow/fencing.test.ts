@@ -5,7 +5,7 @@ import { join } from "node:path";
 import pg from "pg";
 import type { Context } from "../../src/daemon.ts";
 import { FOLLOWER_LOCK_NAMESPACE, LeadLost } from "../../src/db/leadership.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { until, writeToml } from "../delivery/fixtures.ts";
 import { leadTakenOver } from "../support/lead-take-over.ts";
 import { onPostgres, startTestDaemon, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { btcMoneyLimit } from "../../src/config/networks.ts";
-import { createBtcClient } from "../../src/follow/btc-client.ts";
-import { createMempoolWatch } from "../../src/follow/btc-mempool.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
-import { type FollowStatus, followStatus } from "../../src/follow/follow-status.ts";
+import { createBtcClient } from "../../src/follow/btc/client.ts";
+import { createMempoolWatch } from "../../src/follow/btc/mempool.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { storedTip } from "../../src/follow/chain-store.ts";
-import { type FollowStatus, followStatus } from "../../src/follow/follow-status.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { startAnvil } from "../support/anvil.ts";
 import { manualClock } from "../support/clock.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hash } from "viem";
 import type { Context } from "../../src/daemon.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { onPostgres } from "../support/harness.ts";

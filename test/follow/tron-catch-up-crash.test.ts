@@ -7,7 +7,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { storedTip } from "../../src/follow/chain-store.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { runCli, spawnServe, until, writeToml } from "../delivery/fixtures.ts";
 import { startTronNode, type TronNode, tronAddress, tronChain, type FakeTronTx } from "../support/tron-node.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { storedTip } from "../../src/follow/chain-store.ts";
-import { type FollowStatus, followStatus } from "../../src/follow/follow-status.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import { until } from "../delivery/fixtures.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { blockIdOf, MAINNET_CHAIN_ID, startTronNode, type TronNode, type FakeTronTx, tronAddress, tronChain, txIdOf } from "../support/tron-node.ts";

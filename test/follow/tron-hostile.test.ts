@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { storedTip } from "../../src/follow/chain-store.ts";
-import { type FollowStatus, followStatus } from "../../src/follow/follow-status.ts";
+import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import { until } from "../delivery/fixtures.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { MAINNET_CHAIN_ID, startTronNode, type TronNode, tronAddress, tronChain, txIdOf } from "../support/tron-node.ts";

@@ -9,7 +9,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { databaseSize } from "../../src/db/storage.ts";
 import { pruneDeliveries } from "../../src/delivery/retention.ts";
-import { pruneFollowerBookkeeping } from "../../src/follow/retention.ts";
+import { pruneFollowerBookkeeping } from "../../src/follow/core/retention.ts";
 import { blocksKept, pruneBlocks } from "../../src/ingest/retention.ts";
 import { createMetrics } from "../../src/lib/metrics.ts";
 import { utcDay } from "../../src/lib/time.ts";

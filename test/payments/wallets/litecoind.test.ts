@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { storedTip } from "../../../src/follow/chain-store.ts";
+import { storedTip } from "../../../src/follow/core/chain-store.ts";
 import { descriptorChecksum } from "../../../src/payments/wallets/descriptor-checksum.ts";
 import { addressDeriver } from "../../../src/payments/wallets/derive-address.ts";
 import { parseWalletKey } from "../../../src/payments/wallets/wallet-key.ts";

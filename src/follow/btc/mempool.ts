@@ -1,0 +1,95 @@
+import type { Transaction } from "kysely";
+import type { Db } from "../../db/executor.ts";
+import { LeadLost } from "../../db/leadership.ts";
+import type { DB } from "../../db/schema.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/log.ts";
+import { hasWaitingOrders, type MempoolTx, observeMempool } from "../../payments/mempool.ts";
+import { matchAddress } from "../../chain/address/normalize.ts";
+import { BtcRpcError, type BtcClient } from "./client.ts";
+import { checkMempoolTx, checkTxids, type MoneyLimit } from "./shape.ts";
+
+type Fence = (trx: Transaction<DB>) => Promise<void>;
+
+/** Bitcoin Core's answer to getrawtransaction for a transaction it no longer has (mined, evicted, replaced). */
+const NO_SUCH_TRANSACTION = -5;
+
+export type MempoolWatchDeps = {
+  network: string;
+  client: BtcClient;
+  /** The network's bound on outputs (shape.ts): a transaction over it is malformed. */
+  limit: MoneyLimit;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** The pool's redaction of its secrets (upstream/pool.ts), for the node's words in a logged failure. */
+  redact: (text: string) => string;
+  /** Transactions read per look at most; the rest wait for the next poll. */
+  maxPerLook?: number;
+};
+
+/**
+ * The btc family's look at the node's mempool for payment orders (docs/chains.md), made by
+ * the follower after each poll that found the head stored, and only while some order of the
+ * network waits for its first payment. `getrawmempool` lists the transactions; those not read
+ * before are read with `getrawtransaction <txid> true` (at most `maxPerLook` a look) and handed to
+ * payments/mempool.ts with the ids the node still holds. A transaction counts as gone only when two
+ * looks in a row miss it: one mined since the last look is ingested by then (the follower is at
+ * the head), so it is never taken for an unmined one. Failures are logged once per change and
+ * never stop the follower.
+ */
+export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence): Promise<void> } {
+  const maxPerLook = deps.maxPerLook ?? 200;
+  /** Transactions read already, from the last look's mempool. */
+  let read = new Set<string>();
+  let previous = new Set<string>();
+  let lastError: string | null = null;
+
+  const look = async (fence?: Fence) => {
+    if (!(await hasWaitingOrders(deps.db, deps.network))) {
+      read = new Set();
+      previous = new Set();
+      return;
+    }
+    const now = new Set(checkTxids(await deps.client.call("getrawmempool", [false])));
+    const arrived: MempoolTx[] = [];
+    for (const txid of now) {
+      if (read.has(txid)) continue;
+      if (arrived.length >= maxPerLook) break;
+      const tx = await readTx(txid);
+      read.add(txid);
+      if (tx) arrived.push(tx);
+    }
+    read = new Set([...read].filter((t) => now.has(t)));
+    const present = new Set([...now, ...previous]);
+    previous = now;
+    await observeMempool(deps.db, { network: deps.network, arrived, present, nowMs: deps.clock.now() }, { fence });
+  };
+
+  const readTx = async (txid: string): Promise<MempoolTx | null> => {
+    try {
+      const tx = checkMempoolTx(txid, await deps.client.call("getrawtransaction", [txid, true]), deps.limit);
+      return { txid: tx.txid, outputs: tx.outputs.map((o) => ({ address: matchAddress("btc", o.address), value: o.value })) };
+    } catch (e) {
+      // Left the mempool between the two calls: nothing to read.
+      if (e instanceof BtcRpcError && e.code === NO_SUCH_TRANSACTION) return null;
+      throw e;
+    }
+  };
+
+  return {
+    async look(fence) {
+      try {
+        await look(fence);
+        if (lastError !== null) deps.log.info("mempool readable again", { network: deps.network });
+        lastError = null;
+      } catch (e) {
+        // The lead moved to another daemon: its follower looks from now on; this one's next fence says so.
+        if (e instanceof LeadLost) return;
+        const message = deps.redact((e as Error).message ?? String(e));
+        if (message !== lastError) deps.log.warn("cannot read the mempool", { network: deps.network, error: message });
+        lastError = message;
+      }
+    },
+  };
+}

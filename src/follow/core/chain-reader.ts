@@ -1,0 +1,36 @@
+import type { Transaction } from "kysely";
+import type { DB } from "../../db/schema.ts";
+import type { BlockInput } from "../../ingest/batch-schema.ts";
+
+/** One height as a reader read it: what the follower core needs to order, link and bound it. */
+export type ReadBlock = {
+  height: number;
+  hash: string;
+  parentHash: string;
+  /** Bytes of the node's answers it came in: the core bounds its read-ahead by them. */
+  bytes: number;
+};
+
+/**
+ * What the follower core (chain-follower.ts) needs of a chain family: how to read its node, and
+ * what a block read means in the ingest shape. One reader per followed network; every answer it
+ * hands on has been shape-checked (a malformed one throws MalformedUpstreamData).
+ */
+export type ChainReader<B extends ReadBlock = ReadBlock> = {
+  /** The node's newest height. */
+  head(): Promise<number>;
+  /** The node's block hash at a height (in the form the store keeps), or null when it has none there. */
+  hashAt(height: number): Promise<string | null>;
+  /** The block at a height, ready to ingest, or null when the node has no block there yet. */
+  read(height: number): Promise<B | null>;
+  /** The block in the ingest shape (docs/chains.md). Pure. */
+  toInput(block: B): BlockInput;
+  /** Called before a reorg is believed: another chain behind the same upstream looks like one. */
+  recheckChain?(): void;
+  /**
+   * Called after each poll that found the node's head already stored, while this daemon leads: a
+   * family's look at what is not yet in a block (the btc family's mempool, for payment orders).
+   * Its writes run `fence` first in their transaction, as the follower's own writes do.
+   */
+  atHead?(fence: (trx: Transaction<DB>) => Promise<void>): Promise<void>;
+};

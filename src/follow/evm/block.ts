@@ -1,0 +1,110 @@
+import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
+import type { BlockInput, TransactionInput } from "../../ingest/batch-schema.ts";
+
+type TransferInput = NonNullable<TransactionInput["transfers"]>[number];
+
+// Pure: an EVM node's block and receipts → the docs/chains.md block an indexer would post. No I/O.
+
+/** A block with full transaction objects, as eth_getBlockByNumber(h, true) answers. */
+export type RpcFullBlock = RpcBlock<"latest", true, RpcTransaction>;
+
+/** One height as read from the node: the block, a receipt for each of its transactions, and the bytes of the node's answers they came in. */
+export type FetchedBlock = { height: number; hash: string; parentHash: string; block: RpcFullBlock; receipts: RpcTransactionReceipt[]; bytes: number };
+
+/** A token's decimals as far as they are known: config, cache or decimals(); null = unknown (amounts stay in raw units). */
+export type DecimalsOf = (contract: string) => number | null;
+
+const TRANSFER_TOPIC = toEventSelector("Transfer(address,address,uint256)");
+
+export type Erc20Transfer = { asset: string; from: string; to: string; value: bigint };
+
+// A receipt's logs are decoded twice otherwise: for the token decimals while fetching, and for the
+// block at commit. Keyed by the logs array itself, so the entry goes with the receipt.
+const decoded = new WeakMap<readonly RpcLog[], Erc20Transfer[]>();
+
+/** Status 0 = reverted. Receipts from before Byzantium carry a state root and no status: they count as executed. */
+export function reverted(receipt: RpcTransactionReceipt): boolean {
+  return receipt.status !== undefined && receipt.status !== null && hexToNumber(receipt.status as `0x${string}`) === 0;
+}
+
+/**
+ * The ERC-20 transfers a log list holds. ERC-721 emits the same topic with the token id indexed
+ * (four topics, no data); viem's strict decoding refuses it against the ERC-20 ABI, so an NFT
+ * move never becomes a fungible amount.
+ */
+export function erc20Transfers(logs: readonly RpcLog[]): Erc20Transfer[] {
+  const known = decoded.get(logs);
+  if (known) return known;
+  const out: Erc20Transfer[] = [];
+  for (const log of logs) {
+    if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3) continue;
+    try {
+      const decoded = decodeEventLog({ abi: erc20Abi, eventName: "Transfer", topics: log.topics as [`0x${string}`, ...`0x${string}`[]], data: log.data, strict: true });
+      out.push({ asset: log.address.toLowerCase(), from: decoded.args.from.toLowerCase(), to: decoded.args.to.toLowerCase(), value: decoded.args.value });
+    } catch {
+      // Same topic, other shape: not an ERC-20 Transfer.
+    }
+  }
+  decoded.set(logs, out);
+  return out;
+}
+
+/** The contracts that emitted ERC-20 transfers in the executed transactions of these receipts. */
+export function tokenContracts(receipts: readonly RpcTransactionReceipt[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of receipts) {
+    if (reverted(r)) continue;
+    for (const t of erc20Transfers(r.logs)) out.add(t.asset);
+  }
+  return out;
+}
+
+/**
+ * Checks that the node's receipts belong to the block (one per transaction, same hashes) and
+ * returns them keyed by transaction hash. Throws on a mismatch: a node serving a block that
+ * changed between the two calls must be asked again, not half-believed.
+ */
+export function receiptsByTx(fetched: Pick<FetchedBlock, "block" | "receipts" | "height">): Map<string, RpcTransactionReceipt> {
+  const byTx = new Map(fetched.receipts.map((r) => [r.transactionHash.toLowerCase(), r]));
+  for (const tx of fetched.block.transactions) {
+    const r = byTx.get(tx.hash.toLowerCase());
+    if (!r) throw new Error(`block ${fetched.height}: no receipt for transaction ${tx.hash}`);
+    if (r.blockHash.toLowerCase() !== (fetched.block.hash as string).toLowerCase()) throw new Error(`block ${fetched.height}: receipt of ${tx.hash} is from another block`);
+  }
+  return byTx;
+}
+
+/**
+ * The block in the ingest shape. A reverted transaction stays in the block (it names its sender
+ * and recipient) but moves nothing: value "0" and no transfers, since its logs never happened.
+ */
+export function toBlockInput(network: string, fetched: FetchedBlock, decimalsOf: DecimalsOf): BlockInput {
+  const byTx = receiptsByTx(fetched);
+  const transactions: TransactionInput[] = fetched.block.transactions.map((tx) => {
+    const receipt = byTx.get(tx.hash.toLowerCase()) as RpcTransactionReceipt;
+    if (reverted(receipt)) return { hash: tx.hash, from: tx.from.toLowerCase(), to: tx.to?.toLowerCase() ?? null, value: "0" };
+    const transfers: TransferInput[] = erc20Transfers(receipt.logs).map((t) => ({
+      asset: t.asset,
+      from: t.from,
+      to: t.to,
+      value: t.value.toString(),
+      decimals: decimalsOf(t.asset),
+    }));
+    return {
+      hash: tx.hash,
+      from: tx.from.toLowerCase(),
+      // A contract creation has no `to`; the created contract is not a recipient of the value.
+      to: tx.to?.toLowerCase() ?? null,
+      value: hexToBigInt(tx.value).toString(),
+      ...(transfers.length > 0 ? { transfers } : {}),
+    };
+  });
+  return {
+    network,
+    height: fetched.height,
+    hash: fetched.hash,
+    parent_hash: fetched.parentHash,
+    timestamp: hexToNumber(fetched.block.timestamp),
+    transactions,
+  };
+}

@@ -1,0 +1,73 @@
+import { numberToHex, type RpcTransactionReceipt } from "viem";
+import type { FetchedBlock, RpcFullBlock } from "./block.ts";
+import { checkBlock, checkHeadNumber, checkReceipts } from "./shape.ts";
+import { type RpcClient, RpcError } from "./client.ts";
+
+/** What the follower reads from an EVM node. */
+export type EvmSource = {
+  /** The node's latest block number. */
+  head(): Promise<number>;
+  /** The node's hash at a height, or null when it has no block there. */
+  hashAt(height: number): Promise<string | null>;
+  /** The block at a height with full transactions and every receipt, or null when the node has no block there yet. */
+  fetch(height: number): Promise<FetchedBlock | null>;
+};
+
+// Per-transaction receipts go in batches of this many calls (nodes cap batch sizes; 100 is common).
+const RECEIPT_BATCH = 100;
+
+/**
+ * Reads blocks and receipts. Receipts come from `eth_getBlockReceipts` (one call a block); when the
+ * node answers that with a JSON-RPC error (a node or provider without the method), the source
+ * switches to batched `eth_getTransactionReceipt` calls for good. Every answer is shape-checked
+ * (shape.ts) before it is used: a malformed one throws MalformedUpstreamData.
+ */
+export function createEvmSource(rpc: RpcClient): EvmSource {
+  let blockReceipts = true;
+
+  const perTxReceipts = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
+    const out: RpcTransactionReceipt[] = [];
+    for (let i = 0; i < block.transactions.length; i += RECEIPT_BATCH) {
+      const calls = block.transactions.slice(i, i + RECEIPT_BATCH).map((tx) => ({ method: "eth_getTransactionReceipt", params: [tx.hash] }));
+      out.push(...(await rpc.batch<RpcTransactionReceipt>(calls)));
+    }
+    return out;
+  };
+
+  const receiptsOf = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
+    if (block.transactions.length === 0) return [];
+    if (blockReceipts) {
+      try {
+        const receipts = await rpc.call<RpcTransactionReceipt[] | null>("eth_getBlockReceipts", [block.hash]);
+        if (receipts) return receipts;
+      } catch (e) {
+        if (!(e instanceof RpcError) || e.code === null) throw e;
+        blockReceipts = false;
+      }
+    }
+    return perTxReceipts(rpc, block);
+  };
+
+  return {
+    async head() {
+      return checkHeadNumber(await rpc.call<unknown>("eth_blockNumber", []));
+    },
+    async hashAt(height) {
+      const block = await rpc.call<{ hash: string } | null>("eth_getBlockByNumber", [numberToHex(height), false]);
+      if (block === null) return null;
+      checkBlock(height, block, false);
+      return block.hash.toLowerCase();
+    },
+    async fetch(height) {
+      // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
+      const read = { bytes: 0 };
+      const metered = rpc.metered(read);
+      const block = await metered.call<RpcFullBlock | null>("eth_getBlockByNumber", [numberToHex(height), true]);
+      if (block === null) return null;
+      checkBlock(height, block, true);
+      const receipts = await receiptsOf(metered, block);
+      checkReceipts(height, receipts);
+      return { height, hash: (block.hash as string).toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes };
+    },
+  };
+}

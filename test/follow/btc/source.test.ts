@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createBtcClient, BtcRpcError } from "../../../src/follow/btc/client.ts";
+import { btcReaderFor } from "../../../src/follow/btc/reader.ts";
+import { createBtcSource } from "../../../src/follow/btc/source.ts";
+import { btcMoneyLimit } from "../../../src/config/networks.ts";
+import { ChainIdMismatch } from "../../../src/follow/core/chain-id-guard.ts";
+import { MalformedUpstreamData } from "../../../src/follow/core/upstream-data.ts";
+import { parseBatch } from "../../../src/ingest/batch-schema.ts";
+import type { NetworkConfig } from "../../../src/config/schema.ts";
+import { systemClock } from "../../../src/lib/clock.ts";
+import { silentLogger } from "../../../src/lib/log.ts";
+import { createUpstreamPool, type UpstreamPool } from "../../../src/upstream/pool.ts";
+import { freePort, type Litecoind, startLitecoind } from "../../support/litecoind.ts";
+
+// The Bitcoin-family source, client and reader against a real Litecoin Core regtest node, reached
+// through the network's upstream pool with the credentials in its URL, as a daemon reaches it.
+
+let node: Litecoind;
+let miner: string;
+let tip: number;
+/** The block holding the test's payments, and what the node says of it. */
+let paid: { height: number; hash: string; bech32: string; legacy: string; bech32Tx: string; legacyTx: string; opReturnTx: string };
+
+/** Methods the pool sent, in order (the fetch under the pool records them). */
+const sent: string[] = [];
+const recordingFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  for (const call of [JSON.parse(String(init?.body))].flat()) sent.push(call.method);
+  return fetch(input, init);
+}) as typeof fetch;
+
+function poolFor(url: string): UpstreamPool {
+  return createUpstreamPool({ network: "ltc", urls: [url], timeoutMs: 5000, fetch: recordingFetch, clock: systemClock, log: silentLogger });
+}
+
+/** Litecoin's MAX_MONEY, 84 million coins, as `[networks.ltc] max_money` gives it. */
+const LITECOIN = btcMoneyLimit("ltc", { family: "btc", decimals: 8, max_money: 84_000_000 } as NetworkConfig);
+
+/** A network config as loadConfig would give it; `chain` is the btc family's optional key. */
+function network(chain?: string): NetworkConfig {
+  return { family: "btc", decimals: 8, max_money: 84_000_000, rpc_urls: [node.url], ...(chain === undefined ? {} : { chain }) } as unknown as NetworkConfig;
+}
+
+/** The error a promise rejects with; a promise that resolves fails the test. */
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: number | null }> {
+  try {
+    await promise;
+  } catch (e) {
+    return e as Error & { code?: number | null };
+  }
+  throw new Error("expected a rejection");
+}
+
+type NodeBlock = { tx: { txid: string; vin: { txid?: string; vout?: number; coinbase?: string }[]; vout: { n: number }[] }[] };
+
+beforeAll(async () => {
+  node = await startLitecoind();
+  await node.createWallet("source");
+  miner = await node.newAddress("bech32");
+  // Coinbase outputs spend after 100 blocks.
+  await node.mine(101, miner);
+  const bech32 = await node.newAddress("bech32");
+  const legacy = await node.newAddress("legacy");
+  const bech32Tx = await node.send(bech32, "0.12345678");
+  const legacyTx = await node.send(legacy, "0.3");
+  // An OP_RETURN output ("chainwatch"), funded and signed by the wallet.
+  const raw = await node.rpc<string>("createrawtransaction", [[], [{ data: Buffer.from("chainwatch").toString("hex") }]]);
+  const funded = await node.rpc<{ hex: string }>("fundrawtransaction", [raw], "source");
+  const signed = await node.rpc<{ hex: string }>("signrawtransactionwithwallet", [funded.hex], "source");
+  const opReturnTx = await node.rpc<string>("sendrawtransaction", [signed.hex]);
+  const [hash] = await node.mine(1, miner);
+  tip = await node.rpc<number>("getblockcount");
+  paid = { height: tip, hash, bech32, legacy, bech32Tx, legacyTx, opReturnTx };
+}, 60_000);
+
+afterAll(async () => {
+  await node?.stop();
+}, 30_000);
+
+describe("btc source", () => {
+  test("reads the head", async () => {
+    expect(await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).head()).toBe(tip);
+  });
+
+  test("hashAt is the node's hash, and null above the tip without failing the upstream", async () => {
+    const pool = poolFor(node.url);
+    const source = createBtcSource(createBtcClient(pool), LITECOIN);
+    expect(await source.hashAt(paid.height)).toBe(paid.hash);
+    expect(await source.hashAt(tip + 1)).toBeNull();
+    expect(await source.fetch(tip + 1)).toBeNull();
+    // The node answered code -8 inside a batch (HTTP 200): no upstream error, no failover.
+    expect(pool.states()[0]).toMatchObject({ healthy: true, errors: 0 });
+  });
+
+  test("reads a block: the coinbase, a bech32 and a legacy payment, an OP_RETURN output", async () => {
+    const block = await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).fetch(paid.height);
+    if (!block) throw new Error("no block");
+    expect(block.hash).toBe(paid.hash);
+    expect(block.parentHash).toBe(await node.rpc<string>("getblockhash", [paid.height - 1]));
+    const [coinbase] = block.transactions;
+    expect(coinbase.inputs).toEqual([]);
+    expect(coinbase.outputs[0].address).toBe(miner);
+
+    const byId = new Map(block.transactions.map((tx) => [tx.txid, tx]));
+    expect(byId.get(paid.bech32Tx)?.outputs).toContainEqual({ address: paid.bech32, value: 12_345_678n });
+    expect(byId.get(paid.legacyTx)?.outputs).toContainEqual({ address: paid.legacy, value: 30_000_000n });
+    expect(paid.legacy).toMatch(/^[mn]/);
+    expect(byId.get(paid.opReturnTx)?.outputs).toContainEqual({ address: null, value: 0n });
+
+    // Inputs and outputs as the node lists them: every outpoint spent, every output in n order.
+    const raw = await node.rpc<NodeBlock>("getblock", [paid.hash, 2]);
+    for (const tx of raw.tx) {
+      const read = byId.get(tx.txid);
+      expect(read?.inputs).toEqual(tx.vin.filter((v) => v.coinbase === undefined).map((v) => ({ txid: v.txid as string, vout: v.vout as number })));
+      expect(read?.outputs.length).toBe(tx.vout.length);
+    }
+  });
+
+  test("meters the bytes of the block's answers", async () => {
+    const block = await createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN).fetch(paid.height);
+    // Bun's fetch sends the URL's credentials as basic auth.
+    const res = await fetch(node.url, { method: "POST", body: JSON.stringify([{ jsonrpc: "1.0", id: 0, method: "getblock", params: [paid.hash, 2] }]) });
+    const getblockBytes = (await res.arrayBuffer()).byteLength;
+    // getblockhash's answer and getblock's.
+    expect(block?.bytes).toBeGreaterThan(getblockBytes);
+    expect(block?.bytes).toBeLessThan(getblockBytes + 200);
+  });
+
+  test("refuses an amount with more than 8 decimals instead of rounding it", async () => {
+    // A proxy in front of the node that adds a ninth decimal to the first amount of each block.
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const res = await fetch(node.url, { method: "POST", body: await req.text() });
+        return new Response((await res.text()).replace(/"value":([0-9]+\.[0-9]{8})/, '"value":$11'), { status: res.status });
+      },
+    });
+    try {
+      const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)), LITECOIN);
+      await expect(source.fetch(paid.height)).rejects.toThrow(MalformedUpstreamData);
+      await expect(source.fetch(paid.height)).rejects.toThrow(`the node sent a malformed block ${paid.height}: tx[0].vout[0].value is not an amount of at most 8 decimals`);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("reads the genesis block, which has no parent", async () => {
+    const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
+    const genesis = await reader.read(0);
+    if (!genesis) throw new Error("no genesis");
+    expect(genesis.parentHash).toBe("0".repeat(64));
+    expect(reader.toInput(genesis).parent_hash).toBeNull();
+  });
+});
+
+describe("btc reader", () => {
+  test("hands the ingest a block it accepts, with exact amounts", async () => {
+    const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
+    const block = await reader.read(paid.height);
+    if (!block) throw new Error("no block");
+    const input = reader.toInput(block);
+    expect(parseBatch(input).ok).toBe(true);
+    expect(input).toMatchObject({ network: "ltc", height: paid.height, hash: paid.hash });
+    const tx = input.transactions.find((t) => t.hash === paid.bech32Tx);
+    expect(tx).toMatchObject({ from: null, to: null, value: "0" });
+    expect(tx?.outputs).toContainEqual({ address: paid.bech32, value: "12345678" });
+  });
+
+  test("asks the node's chain once, and again after recheckChain()", async () => {
+    const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
+    sent.length = 0;
+    await reader.head();
+    await reader.hashAt(1);
+    expect(sent).toEqual(["getblockchaininfo", "getblockcount", "getblockhash"]);
+    reader.recheckChain?.();
+    await reader.head();
+    expect(sent.slice(3)).toEqual(["getblockchaininfo", "getblockcount"]);
+  });
+
+  test("refuses a node on another chain than [networks.X] chain, naming both", async () => {
+    const reader = btcReaderFor("ltc", network("main"), poolFor(node.url), { log: silentLogger });
+    const error = await rejection(reader.head());
+    expect(error).toBeInstanceOf(ChainIdMismatch);
+    expect(error.message).toContain('is on chain "regtest", not "main" ([networks.ltc] chain)');
+    // Still refused on the next read: a failed check is asked again, not forgotten.
+    await expect(reader.read(paid.height)).rejects.toThrow(ChainIdMismatch);
+  });
+
+  test("without a configured chain, follows the one the node answered first", async () => {
+    const infos: unknown[] = [];
+    const log = { ...silentLogger, info: (msg: string, fields?: unknown) => void infos.push({ msg, fields }) };
+    const reader = btcReaderFor("ltc", network(), poolFor(node.url), { log });
+    expect(await reader.head()).toBe(tip);
+    expect(infos).toContainEqual({ msg: "follower chain", fields: expect.objectContaining({ network: "ltc", chain: "regtest" }) });
+  });
+});
+
+describe("btc client", () => {
+  test("throws the node's error with its code, and no credentials", async () => {
+    const client = createBtcClient(poolFor(node.url));
+    const error = await rejection(client.call("getblock", ["00".repeat(32), 2]));
+    expect(error).toBeInstanceOf(BtcRpcError);
+    expect(error.code).toBe(-5);
+    expect(error.message).toBe('getblock: the node answered error -5: "Block not found"');
+  });
+
+  test("keeps credentials out of errors and upstream labels", async () => {
+    const { username } = new URL(node.url);
+    const wrongPassword = node.url.replace(/:[^:@]+@/, ":wrongsecret@");
+    const closed = `http://someuser:closedportsecret@127.0.0.1:${await freePort()}/`;
+    for (const url of [wrongPassword, closed]) {
+      const pool = poolFor(url);
+      const error = await rejection(createBtcClient(pool).call("getblockcount", []));
+      expect(error).toBeInstanceOf(BtcRpcError);
+      expect(error.code).toBeNull();
+      for (const text of [error.message, pool.states()[0].label, pool.states()[0].lastError, pool.current()]) {
+        for (const credential of ["secret", username, "someuser"]) expect(text).not.toContain(credential);
+      }
+    }
+    expect(poolFor(node.url).states()[0].label).toBe(`http://127.0.0.1:${node.rpcPort}`);
+  });
+
+  test("a wrong password is an upstream failure (HTTP 401)", async () => {
+    const pool = poolFor(node.url.replace(/:[^:@]+@/, ":wrongpassword@"));
+    await expect(createBtcClient(pool).call("getblockcount", [])).rejects.toThrow("getblockcount: no upstream answered: HTTP 401");
+  });
+});

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Address, encodeFunctionData, type Hash } from "viem";
+import { foundry } from "viem/chains";
+import { type Db, migrate, openDatabase } from "../../../src/db/database.ts";
+import { toBlockInput } from "../../../src/follow/evm/block.ts";
+import { createEvmSource } from "../../../src/follow/evm/source.ts";
+import { createRpcClient } from "../../../src/follow/evm/client.ts";
+import { createTokenDecimals } from "../../../src/follow/core/token-decimals.ts";
+import { systemClock } from "../../../src/lib/clock.ts";
+import { silentLogger } from "../../../src/lib/log.ts";
+import { createUpstreamPool } from "../../../src/upstream/pool.ts";
+import { type Anvil, startAnvil } from "../../support/anvil.ts";
+import { testTokenAbi, testTokenBytecode } from "../../support/contracts/test-token.ts";
+
+// The EVM source and block conversion against a real anvil node.
+
+let anvil: Anvil;
+let dir: string;
+let db: Db;
+let token: Address;
+// A JSON-RPC proxy in front of anvil that answers eth_getBlockReceipts like a node without it.
+let proxy: ReturnType<typeof Bun.serve>;
+const proxied: string[] = [];
+
+const W = "0x000000000000000000000000000000000000beef" as Address;
+
+function rpcFor(url: string) {
+  return createRpcClient(createUpstreamPool({ network: "anv", urls: [url], timeoutMs: 5000, fetch, clock: systemClock, log: silentLogger }));
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil();
+  dir = mkdtempSync(join(tmpdir(), "chainwatch-evm-"));
+  db = openDatabase(join(dir, "cw.db"));
+  const migrated = await migrate(db);
+  if (!migrated.ok) throw new Error(migrated.error);
+  const deploy = await anvil.wallet.deployContract({ abi: testTokenAbi, bytecode: testTokenBytecode, args: [6, 1_000_000_000_000n], account: anvil.accounts[0], chain: foundry });
+  const receipt = await anvil.public.waitForTransactionReceipt({ hash: deploy });
+  token = receipt.contractAddress as Address;
+  proxy = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const text = await req.text();
+      const calls = JSON.parse(text);
+      for (const c of Array.isArray(calls) ? calls : [calls]) proxied.push(c.method);
+      if (!Array.isArray(calls) && calls.method === "eth_getBlockReceipts") {
+        return Response.json({ jsonrpc: "2.0", id: calls.id, error: { code: -32601, message: "the method eth_getBlockReceipts does not exist/is not available" } });
+      }
+      return fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
+    },
+  });
+});
+afterAll(async () => {
+  proxy.stop(true);
+  await anvil.stop();
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Mines one block holding an ETH transfer, an ERC-20 transfer and a reverted payAndFail, all to W. */
+async function mixedBlock(): Promise<{ height: number; eth: Hash; erc20: Hash; failed: Hash }> {
+  await anvil.test.setAutomine(false);
+  const from = anvil.accounts[0];
+  const eth = await anvil.sendEth(from, W, 1_500_000_000_000_000_000n);
+  const erc20 = await anvil.wallet.sendTransaction({ account: from, chain: foundry, to: token, data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [W, 2_500_000n] }) });
+  const failed = await anvil.wallet.sendTransaction({
+    account: from,
+    chain: foundry,
+    to: token,
+    value: 7n,
+    gas: 200_000n,
+    data: encodeFunctionData({ abi: testTokenAbi, functionName: "payAndFail", args: [W, 1_000_000n] }),
+  });
+  await anvil.test.mine({ blocks: 1 });
+  await anvil.test.setAutomine(true);
+  return { height: await anvil.mined(eth), eth, erc20, failed };
+}
+
+describe("EVM source and block conversion", () => {
+  test("a block becomes the docs/chains.md shape: ETH value, ERC-20 transfer with decimals, reverted tx moving nothing", async () => {
+    const { height, eth, erc20, failed } = await mixedBlock();
+    const rpc = rpcFor(anvil.url);
+    const source = createEvmSource(rpc);
+    const fetched = await source.fetch(height);
+    if (!fetched) throw new Error("no block");
+    const decimals = createTokenDecimals({ db, clock: systemClock, network: "anv", tokens: {}, rpc });
+    await decimals.resolve([token.toLowerCase()]);
+    const block = toBlockInput("anv", fetched, decimals.decimalsOf);
+    const parent = await anvil.public.getBlock({ blockNumber: BigInt(height - 1) });
+    expect(block.network).toBe("anv");
+    expect(block.height).toBe(height);
+    expect(block.hash).toBe(fetched.hash);
+    expect(block.parent_hash).toBe(parent.hash);
+    const from = anvil.accounts[0].toLowerCase();
+    expect(block.transactions).toEqual([
+      { hash: eth, from, to: W, value: "1500000000000000000" },
+      { hash: erc20, from, to: token.toLowerCase(), value: "0", transfers: [{ asset: token.toLowerCase(), from, to: W, value: "2500000", decimals: 6 }] },
+      { hash: failed, from, to: token.toLowerCase(), value: "0" },
+    ]);
+  });
+
+  test("without eth_getBlockReceipts the receipts come from batched eth_getTransactionReceipt calls, with the same result", async () => {
+    const { height } = await mixedBlock();
+    const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
+    proxied.length = 0;
+    const viaProxy = createEvmSource(rpcFor(`http://127.0.0.1:${proxy.port}`));
+    const fetched = await viaProxy.fetch(height);
+    expect(proxied).toEqual(["eth_getBlockByNumber", "eth_getBlockReceipts", "eth_getTransactionReceipt", "eth_getTransactionReceipt", "eth_getTransactionReceipt"]);
+    expect(fetched?.receipts).toEqual(direct?.receipts as never);
+    // The source remembers: the next block goes straight to per-transaction receipts.
+    proxied.length = 0;
+    await viaProxy.fetch(height);
+    expect(proxied).toEqual(["eth_getBlockByNumber", "eth_getTransactionReceipt", "eth_getTransactionReceipt", "eth_getTransactionReceipt"]);
+  });
+
+  test("token decimals: the config wins, decimals() is asked once and cached in the database, a non-token gives null", async () => {
+    const calls: string[] = [];
+    const counting = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const text = await req.text();
+        calls.push(JSON.parse(text).method);
+        return fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
+      },
+    });
+    try {
+      const rpc = rpcFor(`http://127.0.0.1:${counting.port}`);
+      const t = token.toLowerCase();
+      const configured = createTokenDecimals({ db, clock: systemClock, network: "cfg", tokens: { [t]: { decimals: 9 } }, rpc });
+      await configured.resolve([t]);
+      expect(configured.decimalsOf(t)).toBe(9);
+      expect(calls).toEqual([]);
+
+      const first = createTokenDecimals({ db, clock: systemClock, network: "net2", tokens: {}, rpc });
+      await first.resolve([t, W.toLowerCase()]);
+      expect(first.decimalsOf(t)).toBe(6);
+      expect(first.decimalsOf(W.toLowerCase())).toBeNull();
+      expect(calls).toEqual(["eth_call", "eth_call"]);
+      // A fresh process (new instance) reads the cache, not the node.
+      const second = createTokenDecimals({ db, clock: systemClock, network: "net2", tokens: {}, rpc });
+      await second.resolve([t, W.toLowerCase()]);
+      expect(second.decimalsOf(t)).toBe(6);
+      expect(calls).toHaveLength(2);
+      const rows = await db.selectFrom("token_decimals").selectAll().where("network", "=", "net2").orderBy("address").execute();
+      expect(rows.map((r) => [r.address, r.decimals])).toEqual([
+        [W.toLowerCase(), null],
+        [t, 6],
+      ]);
+    } finally {
+      counting.stop(true);
+    }
+  });
+});
