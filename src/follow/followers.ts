@@ -8,17 +8,13 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
-import { chainCheckedPool } from "./core/chain-id-guard.ts";
 import { createBtcClient } from "./btc/client.ts";
 import { createMempoolWatch } from "./btc/mempool.ts";
 import { btcReaderFor } from "./btc/reader.ts";
 import { createChainFollower } from "./core/chain-follower.ts";
 import type { ChainReader } from "./core/chain-reader.ts";
-import { createEvmReader } from "./evm/reader.ts";
-import { createEvmSource } from "./evm/source.ts";
 import { readerRedactingErrors } from "./core/redacted-errors.ts";
-import { createRpcClient } from "./evm/client.ts";
-import { createTokenDecimals } from "./core/token-decimals.ts";
+import { evmReaderFor } from "./evm/reader.ts";
 import { tronReaderFor } from "./tron/reader.ts";
 
 export type FollowersDeps = {
@@ -75,13 +71,5 @@ function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: 
     const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, db: deps.db, clock: deps.clock, log: deps.log, redact: pool.redact });
     return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
   }
-  // The follower's own view of the pool: every answer from an upstream on the expected chain.
-  const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log });
-  const rpc = createRpcClient(checked);
-  return createEvmReader({
-    network,
-    source: createEvmSource(rpc),
-    decimals: createTokenDecimals({ db: deps.db, clock: deps.clock, network, tokens: n.tokens, rpc }),
-    recheckChainId: checked.recheck,
-  });
+  return evmReaderFor(network, n, pool, deps);
 }

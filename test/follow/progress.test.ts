@@ -9,7 +9,7 @@ import { createChainFollower } from "../../src/follow/core/chain-follower.ts";
 import { createEvmReader } from "../../src/follow/evm/reader.ts";
 import { createEvmSource } from "../../src/follow/evm/source.ts";
 import { createRpcClient } from "../../src/follow/evm/client.ts";
-import { createTokenDecimals } from "../../src/follow/core/token-decimals.ts";
+import { createTokenDecimals } from "../../src/follow/evm/decimals.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { createMetrics } from "../../src/lib/metrics.ts";

@@ -1,6 +1,5 @@
 import type { Logger } from "../../lib/log.ts";
 import type { SendOptions, UpstreamPool, UpstreamReply } from "../../upstream/pool.ts";
-import { chainIdOf } from "../evm/shape.ts";
 import { MalformedUpstreamData } from "./upstream-data.ts";
 
 /** An upstream answers for another chain than the follower follows; nothing it sent is used. */
@@ -29,22 +28,14 @@ export type ChainProbe = {
   unsupported(answer: unknown): boolean;
 };
 
-/** EVM: `eth_chainId`; a node without it answers a JSON-RPC error. */
-export const EVM_CHAIN_PROBE: ChainProbe = {
-  name: "eth_chainId",
-  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-  idOf: (answer) => chainIdOf((answer as { result?: unknown } | null)?.result),
-  unsupported: (answer) => (answer as { error?: unknown } | null)?.error !== undefined,
-};
-
 // Rounds of "answer came from an upstream not checked yet, check, ask again" before giving up on a
 // call: the pool's choice only moves when an upstream fails or recovers in between.
 const MAX_ROUNDS = 3;
 
 /**
  * The follower's view of a network's upstream pool: no answer is handed on before the chain id
- * (`probe`: `eth_chainId` unless told otherwise) of the upstream that gave it was checked — when that upstream answers for the first time, and
- * again after it failed (a reconnect: the pool failed over to it, or it came back from backoff,
+ * (`probe`: the family's question, evm/reader.ts and tron/reader.ts) of the upstream that gave it
+ * was checked — when that upstream answers for the first time, and again after it failed (a reconnect: the pool failed over to it, or it came back from backoff,
  * perhaps as another node behind the same URL). The id must be `[networks.X] chain_id`, or, when
  * none is configured, the id the first upstream answered (so a failover to another chain is still
  * refused). A mismatch throws ChainIdMismatch naming both ids; the call is not answered.
@@ -52,8 +43,8 @@ const MAX_ROUNDS = 3;
  * The pool itself (shared with /rpc) is untouched; which upstream answered comes from its reply,
  * and failures from its per-upstream error counts.
  */
-export function chainCheckedPool(pool: UpstreamPool, opts: { network: string; chainId: number | null; log: Logger; probe?: ChainProbe }): ChainCheckedPool {
-  const probe = opts.probe ?? EVM_CHAIN_PROBE;
+export function chainCheckedPool(pool: UpstreamPool, opts: { network: string; chainId: number | null; log: Logger; probe: ChainProbe }): ChainCheckedPool {
+  const { probe } = opts;
   let expected = opts.chainId;
   /** Upstream label → its error count when its chain id was last found right. */
   const checked = new Map<string, number>();

@@ -1,7 +1,24 @@
+import type { NetworkConfig } from "../../config/schema.ts";
+import type { Db } from "../../db/database.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/log.ts";
+import type { UpstreamPool } from "../../upstream/pool.ts";
+import { type ChainProbe, chainCheckedPool } from "../core/chain-id-guard.ts";
 import type { ChainReader } from "../core/chain-reader.ts";
-import { type FetchedBlock, toBlockInput, tokenContracts } from "./block.ts";
-import type { EvmSource } from "./source.ts";
 import type { TokenDecimals } from "../core/token-decimals.ts";
+import { type FetchedBlock, toBlockInput, tokenContracts } from "./block.ts";
+import { createRpcClient } from "./client.ts";
+import { createTokenDecimals } from "./decimals.ts";
+import { chainIdOf } from "./shape.ts";
+import { createEvmSource, type EvmSource } from "./source.ts";
+
+/** EVM: `eth_chainId`; a node without it answers a JSON-RPC error. */
+export const EVM_CHAIN_PROBE: ChainProbe = {
+  name: "eth_chainId",
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+  idOf: (answer) => chainIdOf((answer as { result?: unknown } | null)?.result),
+  unsupported: (answer) => (answer as { error?: unknown } | null)?.error !== undefined,
+};
 
 export type EvmReaderDeps = {
   network: string;
@@ -29,4 +46,20 @@ export function createEvmReader(deps: EvmReaderDeps): ChainReader<FetchedBlock> 
     toInput: (block) => toBlockInput(network, block, decimals.decimalsOf),
     recheckChain: deps.recheckChainId,
   };
+}
+
+/**
+ * An evm network's reader over its upstream pool: the follower's own view of the pool, every
+ * answer from an upstream on the expected chain (`chain_id`, else the first one's), token decimals
+ * from `[networks.X.tokens]`, the database, then the contract.
+ */
+export function evmReaderFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: { db: Db; clock: Clock; log: Logger }): ChainReader<FetchedBlock> {
+  const checked = chainCheckedPool(pool, { network, chainId: n.chain_id ?? null, log: deps.log, probe: EVM_CHAIN_PROBE });
+  const rpc = createRpcClient(checked);
+  return createEvmReader({
+    network,
+    source: createEvmSource(rpc),
+    decimals: createTokenDecimals({ db: deps.db, clock: deps.clock, network, tokens: n.tokens, rpc }),
+    recheckChainId: checked.recheck,
+  });
 }

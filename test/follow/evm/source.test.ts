@@ -8,7 +8,7 @@ import { type Db, migrate, openDatabase } from "../../../src/db/database.ts";
 import { toBlockInput } from "../../../src/follow/evm/block.ts";
 import { createEvmSource } from "../../../src/follow/evm/source.ts";
 import { createRpcClient } from "../../../src/follow/evm/client.ts";
-import { createTokenDecimals } from "../../../src/follow/core/token-decimals.ts";
+import { createTokenDecimals } from "../../../src/follow/evm/decimals.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { silentLogger } from "../../../src/lib/log.ts";
 import { createUpstreamPool } from "../../../src/upstream/pool.ts";
