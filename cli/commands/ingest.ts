@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
-import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
+import type { IngestedBlock } from "../../src/chain/block.ts";
 import type { Context } from "../../src/context.ts";
-import { parseBatch } from "../../src/ingest/batch-schema.ts";
+import { blocksFromFeed, type FeedBatch } from "../../src/ingest/block-from-feed.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { heightJumpError } from "../../src/ingest/height-jump.ts";
 import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
@@ -60,17 +60,21 @@ export function ingestCommand(g: Globals) {
       await withContext(g, async (ctx) => {
         // A running daemon's delivery loop picks the queued webhooks up on its next tick.
         const service = createIngestPipeline(ctx);
-        const slices = await sliceBatch(ctx, batch);
+        // The whole file is checked before a block of it is stored; its blocks then go in slices.
+        const feed = blocksFromFeed(batch, ctx.config.networks);
+        if (!feed.ok) throw new CommandError(failureMessage(feed));
+        const slices = await sliceBatch(ctx, feed);
         if (!slices.ok) throw new CommandError(slices.error);
-        const total = Array.isArray(batch) ? batch.length : 1;
+        const total = feed.blocks.length;
         let done = 0;
         const doc = { blocks: 0, events: 0 };
         for (const slice of slices.slices) {
-          const result = await service.ingest(slice);
+          const start = done;
+          const result = await service.ingestBlocks(slice, { fieldOf: (i) => feed.fieldOf(start + i) });
           if (!result.ok) throw new CommandError(done > 0 ? `${failureMessage(result)} (after ${done} blocks were stored)` : failureMessage(result));
           doc.blocks += result.blocks;
           doc.events += result.events;
-          done += Array.isArray(slice) ? slice.length : 1;
+          done += slice.length;
           if (slices.slices.length > 1) progress.update(`ingest: ${done}/${total} blocks (${Math.floor((100 * done) / total)}%), ${doc.events} events`);
         }
         progress.done();
@@ -81,20 +85,17 @@ export function ingestCommand(g: Globals) {
 }
 
 /**
- * The batch as slices of at most INGEST_SLICE blocks, after the whole of it was checked the way
- * the ingest service checks one batch (schema, networks, height jumps against the stored tips):
- * a bad block anywhere stores nothing, and the error names its position in the file, not in a slice.
+ * A checked batch as slices of at most INGEST_SLICE blocks, after the height jumps of the whole of
+ * it were checked against the stored tips the way the ingest service checks one batch: a bad block
+ * anywhere stores nothing, and the error names its position in the file, not in a slice.
  */
-async function sliceBatch(ctx: Context, batch: unknown): Promise<Result<{ slices: unknown[] }, InvalidInput>> {
-  if (!Array.isArray(batch) || batch.length <= INGEST_SLICE) return { ok: true, slices: [batch] };
-  const parsed = parseBatch(batch);
-  if (!parsed.ok) return parsed;
-  const unknown = parsed.blocks.find((b) => !findNetwork(ctx.config.networks, b.network));
-  if (unknown) return invalidInput(unknownNetwork(unknown.network));
-  const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: `[${i}].` }));
+async function sliceBatch(ctx: Context, feed: FeedBatch): Promise<Result<{ slices: IngestedBlock[][] }, InvalidInput>> {
+  const { blocks } = feed;
+  if (blocks.length <= INGEST_SLICE) return { ok: true, slices: [blocks] };
+  const placed = blocks.map((b, i) => ({ network: b.network, height: b.height, field: feed.fieldOf(i) }));
   const jump = heightJumpError(placed, await networkTips(ctx.db, placed.map((b) => b.network)), ctx.config.ingest.max_height_jump);
   if (jump) return invalidInput(jump);
-  const slices: unknown[] = [];
-  for (let i = 0; i < batch.length; i += INGEST_SLICE) slices.push(batch.slice(i, i + INGEST_SLICE));
+  const slices: IngestedBlock[][] = [];
+  for (let i = 0; i < blocks.length; i += INGEST_SLICE) slices.push(blocks.slice(i, i + INGEST_SLICE));
   return { ok: true, slices };
 }

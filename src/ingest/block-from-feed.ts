@@ -1,37 +1,35 @@
 import type { IngestedBlock, IngestedTx, Movement, TxOutput } from "../chain/block.ts";
+import { nativeMovement, outputPayments, transferMovements } from "../chain/movements.ts";
 import { btcMoneyLimit, findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { matchAddress } from "../chain/address/normalize.ts";
 import { type BlockInput, parseBatch, type TransactionInput } from "./batch-schema.ts";
-import { blockKey } from "./blocks.ts";
-import type { PlacedBlock } from "./height-jump.ts";
 
-// The first stage of the pipeline, no I/O: a feed batch (docs/chains.md shape) is validated
-// and its blocks become the block model.
+// The feed's way in, no I/O: a batch as POST /ingest/blocks and `chainwatch ingest` receive it
+// (docs/chains.md shape) is validated and its blocks become the block model, which the pipeline
+// takes from here as it takes a follower's (ingest-service.ts).
 
-/** A valid batch: its blocks in matching form, and where each sat for the height-jump rule. */
-export type FeedBatch = { ok: true; blocks: IngestedBlock[]; placed: PlacedBlock[] };
+/** A valid batch: its blocks in matching form, and how a refusal names each as it was sent. */
+export type FeedBatch = { ok: true; blocks: IngestedBlock[]; fieldOf: (index: number) => string };
 
 /**
  * Checks a batch as sent (one block or an array) against the schema and the configured networks;
- * a bad block anywhere refuses all of it, with the field named. Blocks sent twice in one batch
- * count once (the first); one hash sent at two heights is refused.
+ * a bad block anywhere refuses all of it, with the field named.
  */
 export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkConfig>): FeedBatch | InvalidInput {
   const parsed = parseBatch(raw);
   if (!parsed.ok) return invalidInput(parsed.error);
+  const fieldOf = Array.isArray(raw) ? (i: number) => `[${i}].` : () => "";
   const unknown = parsed.blocks.find((b) => !findNetwork(networks, b.network));
   if (unknown) return invalidInput(unknownNetwork(unknown.network));
   const mixed = mixedTransaction(parsed.blocks);
-  if (mixed) return invalidInput(`${Array.isArray(raw) ? `[${mixed.block}].` : ""}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
+  if (mixed) return invalidInput(`${fieldOf(mixed.block)}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
   const beyond = moneyBeyondLimit(parsed.blocks, networks);
-  if (beyond) return invalidInput(`${Array.isArray(raw) ? `[${beyond.block}].` : ""}${beyond.error}`);
-  const blocks = uniqueBlocks(parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family)));
-  if (!Array.isArray(blocks)) return blocks;
-  const placed = parsed.blocks.map((b, i) => ({ network: b.network, height: b.height, field: Array.isArray(raw) ? `[${i}].` : "" }));
-  return { ok: true, blocks, placed };
+  if (beyond) return invalidInput(`${fieldOf(beyond.block)}${beyond.error}`);
+  const blocks = parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family));
+  return { ok: true, blocks, fieldOf };
 }
 
 /** The first transaction with both token transfers and UTXO outputs: their movements would share indexes. */
@@ -69,65 +67,29 @@ function moneyBeyondLimit(blocks: readonly BlockInput[], networks: Record<string
   return null;
 }
 
-/** Keeps the first of blocks sent twice in one batch; refuses one hash at two heights. */
-function uniqueBlocks(blocks: IngestedBlock[]): IngestedBlock[] | InvalidInput {
-  const heights = new Map<string, number>();
-  const out: IngestedBlock[] = [];
-  for (const [i, b] of blocks.entries()) {
-    const key = blockKey(b.network, b.hash);
-    const first = heights.get(key);
-    if (first === undefined) {
-      heights.set(key, b.height);
-      out.push(b);
-    } else if (first !== b.height) return invalidInput(`[${i}].height: block ${b.hash} is at height ${first} earlier in this batch; a block's hash names one height`);
-  }
-  return out;
-}
-
 /**
  * The movements of a transaction: index 0 is the native value, i+1 is transfers[i], and on a UTXO
- * transaction (which has no transfers) n+1 is what its outputs from vout n on pay one address. A zero native
- * value is no movement (a plain contract call moves nothing); a zero-value transfer is one, and
- * gives `other` hits. The schema has already checked every value is an integer string.
+ * transaction (which has no transfers) n+1 is what its outputs from vout n on pay one address
+ * (chain/movements.ts). The schema has already checked every value is an integer string.
  */
 export function movementsOf(tx: TransactionInput, family: Family, outputs: readonly TxOutput[] = outputsOf(tx, family)): Movement[] {
-  const movements: Movement[] = [];
-  const value = parseRawInteger(tx.value) ?? 0n;
-  if (value > 0n) {
-    movements.push({ index: 0, asset: null, from: matchAddress(family, tx.from), to: matchAddress(family, tx.to), value, decimals: null });
-  }
-  movements.push(...outputPayments(outputs));
-  tx.transfers?.forEach((t, i) => {
-    movements.push({
-      index: i + 1,
-      asset: matchAddress(family, t.asset),
-      from: matchAddress(family, t.from),
-      to: matchAddress(family, t.to),
-      value: parseRawInteger(t.value) ?? 0n,
-      decimals: t.decimals ?? null,
-    });
-  });
-  return movements;
+  const transfers = (tx.transfers ?? []).map((t) => ({
+    asset: matchAddress(family, t.asset),
+    from: matchAddress(family, t.from),
+    to: matchAddress(family, t.to),
+    value: parseRawInteger(t.value) ?? 0n,
+    decimals: t.decimals ?? null,
+  }));
+  return [
+    ...nativeMovement(matchAddress(family, tx.from), matchAddress(family, tx.to), parseRawInteger(tx.value) ?? 0n),
+    ...outputPayments(outputs),
+    ...transferMovements(transfers),
+  ];
 }
 
 /** A UTXO transaction's outputs in matching form; the position in the feed's list is the index. */
 function outputsOf(tx: TransactionInput, family: Family): TxOutput[] {
   return (tx.outputs ?? []).map((o, vout) => ({ vout, address: matchAddress(family, o.address), value: parseRawInteger(o.value) ?? 0n }));
-}
-
-/**
- * What a UTXO transaction pays each address: one movement per address, the sum of its outputs to
- * it, indexed by its first output's vout + 1 (stable however often the transaction is read).
- */
-export function outputPayments(outputs: readonly TxOutput[]): Movement[] {
-  const byAddress = new Map<string, Movement>();
-  for (const o of outputs) {
-    if (o.address === null) continue;
-    const m = byAddress.get(o.address);
-    if (m) m.value += o.value;
-    else byAddress.set(o.address, { index: o.vout + 1, asset: null, from: null, to: o.address, value: o.value, decimals: null });
-  }
-  return [...byAddress.values()];
 }
 
 /** Families whose block and transaction hashes are hex, where case carries no meaning. */
@@ -145,8 +107,9 @@ export function matchHash(family: Family, hash: string): string {
 
 /**
  * A validated block in matching form: addresses and hashes in their one stored spelling
- * (matchAddress, matchHash), values as bigint. Every feed goes through here (POST /ingest/blocks,
- * `chainwatch ingest` and the followers), so nothing after it sees another spelling.
+ * (matchAddress, matchHash), values as bigint. POST /ingest/blocks and `chainwatch ingest` go
+ * through here; a follower builds the same form from its node's checked answers (follow/<family>/block.ts),
+ * so nothing after either sees another spelling.
  */
 export function toIngestedBlock(b: BlockInput, family: Family): IngestedBlock {
   const parentHash = b.parent_hash ?? null;

@@ -8,7 +8,6 @@ import type { Clock } from "../lib/clock.ts";
 import { invalidInput } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { createPaymentObserver, type PaymentObserver } from "../payments/payment-observer.ts";
-import { blocksFromFeed } from "./block-from-feed.ts";
 import { networkTips } from "./blocks.ts";
 import { heightJumpError } from "./height-jump.ts";
 import type { IngestResult, IngestService } from "./ingest-service.ts";
@@ -17,11 +16,14 @@ import { applyChain, type ChainRefusal, ChainRefused, type Reorg } from "./reorg
 import { retractOrphaned } from "./retraction.ts";
 import { applyOutputs, undoOrphanedOutputs } from "./spent-outputs.ts";
 import { type NetworkViews, readNetworkViews, storeEvents } from "./store-events.ts";
+import { uniqueBlocks } from "./unique-blocks.ts";
 
-// The ingest pipeline (docs/chains.md): one code path for POST /ingest/blocks, the chain
-// followers and `chainwatch ingest`. A batch goes through five stages; 2 to 5 write in one
-// transaction, so a batch is stored whole or not at all, and its webhooks with it:
-//   1. block in         the batch validated, its blocks in matching form          block-from-feed.ts
+// The ingest pipeline (docs/chains.md): one code path for the chain followers, POST /ingest/blocks
+// and `chainwatch ingest`, all of which hand it blocks in matching form (chain/block.ts: a follower
+// builds them from its node's checked answers, a feed's are parsed and checked by block-from-feed.ts).
+// A batch goes through five stages; 2 to 5 write in one transaction, so a batch is stored whole or
+// not at all, and its webhooks with it:
+//   1. block in         one hash at one height; none too far above its tip       unique-blocks.ts, height-jump.ts
 //   2. canonical chain  blocks stored, reorgs applied: what became canonical,
 //                       what was orphaned, the new tips                            reorg.ts
 //   3. events           those of orphaned blocks retracted; on UTXO chains the
@@ -45,7 +47,7 @@ export type IngestDeps = {
 };
 
 /**
- * Builds the pipeline: validates a batch, then in one write transaction stores the new blocks,
+ * Builds the pipeline: checks a batch, then in one write transaction stores the new blocks,
  * their events, the webhook outbox rows, the usage counts and what the batch does to payment
  * orders; wakes delivery after commit. Invalid input stores nothing. Re-sent blocks (same
  * network + hash) add nothing. `events` in the result counts events as the accounts see them: a
@@ -54,11 +56,12 @@ export type IngestDeps = {
 export function createIngestPipeline(deps: IngestDeps): IngestService {
   const write: WriteDeps = { config: deps.config, observePayments: createPaymentObserver({ networks: deps.config.networks }) };
   return {
-    async ingest(raw, opts = {}) {
+    async ingestBlocks(batch, opts = {}) {
       // 1. Block in.
-      const batch = blocksFromFeed(raw, deps.config.networks);
-      if (!batch.ok) return batch;
-      const { blocks, placed } = batch;
+      const fieldOf = opts.fieldOf ?? ((i: number) => `[${i}].`);
+      const blocks = uniqueBlocks(batch, fieldOf);
+      if (!Array.isArray(blocks)) return blocks;
+      const placed = batch.map((b, i) => ({ network: b.network, height: b.height, field: fieldOf(i) }));
       // What stage 3 matches against, read first: the write transaction holds SQLite's single
       // writer lock, keep it short.
       const views = await readNetworkViews(deps.db, deps.config, blocks);

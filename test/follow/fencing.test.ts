@@ -6,6 +6,7 @@ import pg from "pg";
 import type { Context } from "../../src/daemon.ts";
 import { FOLLOWER_LOCK_NAMESPACE, LeadLost } from "../../src/db/leadership.ts";
 import { storedTip } from "../../src/follow/core/chain-store.ts";
+import { blocksOfFeed } from "../support/feed-block.ts";
 import { until, writeToml } from "../delivery/fixtures.ts";
 import { leadTakenOver } from "../support/lead-take-over.ts";
 import { onPostgres, startTestDaemon, type TestDaemon, testDatabaseUrl } from "../support/harness.ts";
@@ -41,10 +42,10 @@ describe("a follower's batch is fenced by its lead's epoch", () => {
     const row = await d.ctx.db.selectFrom("lead_epochs").select("epoch").where("name", "=", "follower:gen").executeTakeFirstOrThrow();
     expect(Number(row.epoch)).toBe(2);
 
-    await expect(d.daemon.deps.ingest.ingest([block(0)], { fence: old.fence })).rejects.toBeInstanceOf(LeadLost);
+    await expect(d.daemon.deps.ingest.ingestBlocks(blocksOfFeed([block(0)], d.config.networks), { fence: old.fence })).rejects.toBeInstanceOf(LeadLost);
     expect(await stored()).toEqual([]);
     expect(old.held()).toBe(false);
-    expect(await d.daemon.deps.ingest.ingest([block(0)], { fence: now.fence })).toMatchObject({ ok: true, blocks: 1 });
+    expect(await d.daemon.deps.ingest.ingestBlocks(blocksOfFeed([block(0)], d.config.networks), { fence: now.fence })).toMatchObject({ ok: true, blocks: 1 });
     expect(await stored()).toEqual([hashOf("a", 0)]);
     await close();
   });

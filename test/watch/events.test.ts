@@ -12,6 +12,7 @@ import { addWatch } from "../../src/watch/watches.ts";
 import { countEvents } from "../../src/watch/events.ts";
 import { pruneEvents } from "../../src/watch/retention.ts";
 import { startTestDaemon, testConfig, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { blocksOfFeed } from "../support/feed-block.ts";
 
 const W = "0x1111111111111111111111111111111111111111";
 const V = "0x5555555555555555555555555555555555555555";
@@ -205,9 +206,9 @@ describe("pruneEvents", () => {
 
   it("deletes events older than the retention, keeps those still owed a delivery, and never touches deliveries", async () => {
     // Four old blocks (block + payment event each), then one recent block.
-    for (const [i, hash] of ["0xdone", "0xpending", "0xpaused", "0xfailed"].entries()) expect(await ingest.ingest(block(i + 1, hash))).toMatchObject({ ok: true, events: 2 });
+    for (const [i, hash] of ["0xdone", "0xpending", "0xpaused", "0xfailed"].entries()) expect(await ingest.ingestBlocks(blocksOfFeed(block(i + 1, hash), ctx.config.networks))).toMatchObject({ ok: true, events: 2 });
     clock.advance(31 * DAY);
-    expect(await ingest.ingest(block(10, "0xrecent"))).toMatchObject({ ok: true, events: 2 });
+    expect(await ingest.ingestBlocks(blocksOfFeed(block(10, "0xrecent"), ctx.config.networks))).toMatchObject({ ok: true, events: 2 });
 
     const setStatus = async (hash: string, status: string) => {
       const ids = (await eventsOf(hash)).map((e) => e.id);
@@ -247,7 +248,7 @@ describe("pruneEvents", () => {
   it("drops a closed block subscription once no block event it covered is left", async () => {
     // The account stops watching: the next block closes its subscription and reaches nobody.
     await ctx.db.deleteFrom("watches").execute();
-    expect(await ingest.ingest(block(20, "0xafter"))).toMatchObject({ ok: true, blocks: 1, events: 0 });
+    expect(await ingest.ingestBlocks(blocksOfFeed(block(20, "0xafter"), ctx.config.networks))).toMatchObject({ ok: true, blocks: 1, events: 0 });
     const subscriptions = () => ctx.db.selectFrom("block_subscriptions").select(["from_seq", "until_seq"]).execute();
     expect((await subscriptions()).map((s) => s.until_seq === null)).toEqual([false]);
     // Its block events are all pruned already (the store is empty), so the interval goes too.

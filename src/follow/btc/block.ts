@@ -1,8 +1,11 @@
-import type { BlockInput, TransactionInput } from "../../ingest/batch-schema.ts";
+import type { IngestedBlock, IngestedTx, TxOutput } from "../../chain/block.ts";
+import { matchAddress } from "../../chain/address/normalize.ts";
+import { outputPayments } from "../../chain/movements.ts";
 import type { BtcBlock, BtcTx } from "./shape.ts";
 import type { ReadBlock } from "../core/chain-reader.ts";
 
-// Pure: a checked Bitcoin-family block → the docs/chains.md block an indexer would post. No I/O.
+// Pure: a checked Bitcoin-family block → the block the ingest takes (chain/block.ts), in matching
+// form: hashes lower-case, bech32 addresses lower-case. No I/O.
 
 /** One height as read from the node: the checked block, and the bytes of the answers it came in. */
 export type BtcFetched = ReadBlock & { timestamp: number; genesis: boolean; transactions: BtcTx[] };
@@ -24,21 +27,18 @@ export function fetchedBlock(block: BtcBlock, bytes: number): BtcFetched {
 }
 
 /**
- * The block in the ingest shape. Value moves in outputs, not between accounts: every transaction
- * has `from` and `to` null and `value` "0", its spent outpoints as `inputs` (a coinbase's left
- * out) and its outputs as `outputs`, an output's index being its `n`: its payee, or null, and its
- * amount in satoshi.
+ * The block as the ingest takes it. Value moves in outputs, not between accounts: every transaction
+ * has `from` and `to` null and no native value, its outputs in `n` order (an output's index is its
+ * `n`: its payee in matching form, or null, and its amount in satoshi) with what they pay each
+ * address as its movements, and the outpoints it spends (a coinbase spends none).
  */
-export function toBlockInput(network: string, block: BtcFetched): BlockInput {
-  const transactions = block.transactions.map(
-    (tx): TransactionInput => ({
-      hash: tx.txid,
-      from: null,
-      to: null,
-      value: "0",
-      inputs: tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout })),
-      outputs: tx.outputs.map((o) => ({ address: o.address, value: o.value.toString() })),
-    }),
-  );
-  return { network, height: block.height, hash: block.hash, parent_hash: block.genesis ? null : block.parentHash, timestamp: block.timestamp, transactions };
+export function ingestedBlockOf(network: string, block: BtcFetched): IngestedBlock {
+  const transactions = block.transactions.map((tx): IngestedTx => {
+    // A node may spell a bech32 address in capitals; watches keep it lower-case.
+    const outputs = tx.outputs.map((o, vout): TxOutput => ({ vout, address: matchAddress("btc", o.address), value: o.value }));
+    const out: IngestedTx = { hash: tx.txid, from: null, to: null, movements: outputPayments(outputs), outputs };
+    if (tx.inputs.length > 0) out.spends = tx.inputs.map((i) => ({ txid: i.txid, vout: i.vout }));
+    return out;
+  });
+  return { network, height: block.height, hash: block.hash, parentHash: block.genesis ? null : block.parentHash, timestamp: block.timestamp, transactions };
 }

@@ -2,7 +2,7 @@ import type { NetworkConfig } from "../../config/schema.ts";
 import { btcMoneyLimit } from "../../config/networks.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { UpstreamPool } from "../../upstream/pool.ts";
-import { type BtcFetched, toBlockInput } from "./block.ts";
+import { type BtcFetched, ingestedBlockOf } from "./block.ts";
 import { type BtcClient, createBtcClient } from "./client.ts";
 import { checkChainInfo } from "./shape.ts";
 import { createBtcSource, type BtcSource } from "./source.ts";
@@ -62,7 +62,7 @@ export function createBtcChainCheck(
 
 /**
  * The Bitcoin family for the follower core: blocks with every transaction's spent outpoints and
- * outputs (source.ts) as the ingest's UTXO shape (block.ts), each read after the node's
+ * outputs (source.ts) as the ingest's UTXO transactions (block.ts), each read after the node's
  * chain was checked when a check is given.
  */
 export function createBtcReader(deps: { network: string; source: BtcSource; chainCheck?: BtcChainCheck }): ChainReader<BtcFetched> {
@@ -75,7 +75,7 @@ export function createBtcReader(deps: { network: string; source: BtcSource; chai
     head: () => checked(() => source.head()),
     hashAt: (height) => checked(() => source.hashAt(height)),
     read: (height) => checked(() => source.fetch(height)),
-    toInput: (block) => toBlockInput(network, block),
+    toBlock: (block) => ingestedBlockOf(network, block),
     recheckChain: chainCheck?.recheck,
   };
 }

@@ -17,7 +17,7 @@ import { MalformedUpstreamData } from "./upstream-data.ts";
 export type ChainFollowerDeps<B extends ReadBlock> = {
   network: string;
   config: Pick<NetworkConfig, "start_height" | "poll_interval_ms" | "max_reorg_depth" | "max_reorgs_per_minute">;
-  /** How this network's family is read from its node and turned into the ingest shape. */
+  /** How this network's family is read from its node and turned into the blocks the ingest takes. */
   reader: ChainReader<B>;
   ingest: IngestService;
   db: Db;
@@ -167,7 +167,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     // paused in between), the database refuses the batch.
     let result: IngestResult;
     try {
-      result = await deps.ingest.ingest(batch.map((b) => reader.toInput(b)), { fence: lead.fence });
+      result = await deps.ingest.ingestBlocks(batch.map((b) => reader.toBlock(b)), { fence: lead.fence });
     } catch (e) {
       if (!(e instanceof LeadLost)) throw e;
       log.warn("follower batch refused: another daemon took the lead", { network, from_height: batch[0].height, to_height: batch[batch.length - 1].height });

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
+import type { IngestedBlock } from "../../chain/block.ts";
 import type { DB } from "../../db/schema.ts";
-import type { BlockInput } from "../../ingest/batch-schema.ts";
 
 /** One height as a reader read it: what the follower core needs to order, link and bound it. */
 export type ReadBlock = {
@@ -13,8 +13,8 @@ export type ReadBlock = {
 
 /**
  * What the follower core (chain-follower.ts) needs of a chain family: how to read its node, and
- * what a block read means in the ingest shape. One reader per followed network; every answer it
- * hands on has been shape-checked (a malformed one throws MalformedUpstreamData).
+ * what a block read is in the block model the ingest takes. One reader per followed network; every
+ * answer it hands on has been shape-checked (a malformed one throws MalformedUpstreamData).
  */
 export type ChainReader<B extends ReadBlock = ReadBlock> = {
   /** The node's newest height. */
@@ -23,8 +23,11 @@ export type ChainReader<B extends ReadBlock = ReadBlock> = {
   hashAt(height: number): Promise<string | null>;
   /** The block at a height, ready to ingest, or null when the node has no block there yet. */
   read(height: number): Promise<B | null>;
-  /** The block in the ingest shape (docs/chains.md). Pure. */
-  toInput(block: B): BlockInput;
+  /**
+   * The block as the ingest takes it (chain/block.ts): hashes and addresses in matching form,
+   * values as bigint, exactly what the feed's path makes of the same block. Pure.
+   */
+  toBlock(block: B): IngestedBlock;
   /** Called before a reorg is believed: another chain behind the same upstream looks like one. */
   recheckChain?(): void;
   /**

@@ -29,9 +29,9 @@ export function readerRedactingErrors<B extends ReadBlock>(reader: ChainReader<B
     head: () => reader.head().catch(rethrow),
     hashAt: (height) => reader.hashAt(height).catch(rethrow),
     read: (height) => reader.read(height).catch(rethrow),
-    toInput(block) {
+    toBlock(block) {
       try {
-        return reader.toInput(block);
+        return reader.toBlock(block);
       } catch (e) {
         return rethrow(e);
       }

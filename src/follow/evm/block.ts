@@ -1,9 +1,9 @@
 import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
-import type { BlockInput, TransactionInput } from "../../ingest/batch-schema.ts";
+import type { IngestedBlock, IngestedTx } from "../../chain/block.ts";
+import { nativeMovement, transferMovements } from "../../chain/movements.ts";
 
-type TransferInput = NonNullable<TransactionInput["transfers"]>[number];
-
-// Pure: an EVM node's block and receipts → the docs/chains.md block an indexer would post. No I/O.
+// Pure: an EVM node's checked block and receipts → the block the ingest takes (chain/block.ts),
+// in matching form: hashes and addresses lower-case. No I/O.
 
 /** A block with full transaction objects, as eth_getBlockByNumber(h, true) answers. */
 export type RpcFullBlock = RpcBlock<"latest", true, RpcTransaction>;
@@ -75,35 +75,26 @@ export function receiptsByTx(fetched: Pick<FetchedBlock, "block" | "receipts" | 
 }
 
 /**
- * The block in the ingest shape. A reverted transaction stays in the block (it names its sender
- * and recipient) but moves nothing: value "0" and no transfers, since its logs never happened.
+ * The block as the ingest takes it: the native value as movement 0, each ERC-20 transfer after it
+ * with its token's decimals. A reverted transaction stays in the block (it names its sender and
+ * recipient) but moves nothing, since its logs never happened.
  */
-export function toBlockInput(network: string, fetched: FetchedBlock, decimalsOf: DecimalsOf): BlockInput {
+export function ingestedBlockOf(network: string, fetched: FetchedBlock, decimalsOf: DecimalsOf): IngestedBlock {
   const byTx = receiptsByTx(fetched);
-  const transactions: TransactionInput[] = fetched.block.transactions.map((tx) => {
+  const transactions = fetched.block.transactions.map((tx): IngestedTx => {
     const receipt = byTx.get(tx.hash.toLowerCase()) as RpcTransactionReceipt;
-    if (reverted(receipt)) return { hash: tx.hash, from: tx.from.toLowerCase(), to: tx.to?.toLowerCase() ?? null, value: "0" };
-    const transfers: TransferInput[] = erc20Transfers(receipt.logs).map((t) => ({
-      asset: t.asset,
-      from: t.from,
-      to: t.to,
-      value: t.value.toString(),
-      decimals: decimalsOf(t.asset),
-    }));
-    return {
-      hash: tx.hash,
-      from: tx.from.toLowerCase(),
-      // A contract creation has no `to`; the created contract is not a recipient of the value.
-      to: tx.to?.toLowerCase() ?? null,
-      value: hexToBigInt(tx.value).toString(),
-      ...(transfers.length > 0 ? { transfers } : {}),
-    };
+    const from = tx.from.toLowerCase();
+    // A contract creation has no `to`; the created contract is not a recipient of the value.
+    const to = tx.to?.toLowerCase() ?? null;
+    if (reverted(receipt)) return { hash: tx.hash.toLowerCase(), from, to, movements: [] };
+    const transfers = erc20Transfers(receipt.logs).map((t) => ({ ...t, decimals: decimalsOf(t.asset) }));
+    return { hash: tx.hash.toLowerCase(), from, to, movements: [...nativeMovement(from, to, hexToBigInt(tx.value)), ...transferMovements(transfers)] };
   });
   return {
     network,
     height: fetched.height,
     hash: fetched.hash,
-    parent_hash: fetched.parentHash,
+    parentHash: fetched.parentHash,
     timestamp: hexToNumber(fetched.block.timestamp),
     transactions,
   };

@@ -6,7 +6,7 @@ import type { UpstreamPool } from "../../upstream/pool.ts";
 import { type ChainProbe, chainCheckedPool } from "../core/chain-id-guard.ts";
 import type { ChainReader } from "../core/chain-reader.ts";
 import type { TokenDecimals } from "../core/token-decimals.ts";
-import { type FetchedBlock, toBlockInput, tokenContracts } from "./block.ts";
+import { type FetchedBlock, ingestedBlockOf, tokenContracts } from "./block.ts";
 import { createRpcClient } from "./client.ts";
 import { createTokenDecimals } from "./decimals.ts";
 import { chainIdOf } from "./shape.ts";
@@ -31,7 +31,7 @@ export type EvmReaderDeps = {
 /**
  * The EVM family for the follower core: blocks with full transactions and receipts (source.ts),
  * the decimals of every token a block moves made known before it is handed on, and native values
- * and ERC-20 `Transfer` logs as the ingest shape (block.ts).
+ * and ERC-20 `Transfer` logs as the ingest's movements (block.ts).
  */
 export function createEvmReader(deps: EvmReaderDeps): ChainReader<FetchedBlock> {
   const { network, source, decimals } = deps;
@@ -43,7 +43,7 @@ export function createEvmReader(deps: EvmReaderDeps): ChainReader<FetchedBlock> 
       if (fetched) await decimals.resolve(tokenContracts(fetched.receipts));
       return fetched;
     },
-    toInput: (block) => toBlockInput(network, block, decimals.decimalsOf),
+    toBlock: (block) => ingestedBlockOf(network, block, decimals.decimalsOf),
     recheckChain: deps.recheckChainId,
   };
 }

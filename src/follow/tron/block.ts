@@ -1,11 +1,12 @@
-import type { BlockInput, TransactionInput } from "../../ingest/batch-schema.ts";
+import type { IngestedBlock, IngestedTx } from "../../chain/block.ts";
+import { nativeMovement, transferMovements } from "../../chain/movements.ts";
 import type { ReadBlock } from "../core/chain-reader.ts";
 import type { TronAddressBook } from "./address-book.ts";
 import type { TokenDecimals } from "../core/token-decimals.ts";
 import type { TronHeader, TronLog, TronTx, TronTxInfo } from "./shape.ts";
 
-// Pure: a Tron block and its transactions' execution results → the docs/chains.md block an
-// indexer would post. No I/O.
+// Pure: a Tron block and its transactions' execution results → the block the ingest takes
+// (chain/block.ts), in matching form: hashes lower-case hex, addresses base58check `T…`. No I/O.
 
 /** keccak256("Transfer(address,address,uint256)"), as TVM logs carry it: hex without 0x. */
 export const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -82,12 +83,15 @@ export function tokenContracts(block: TronFetched): Set<string> {
   return out;
 }
 
-/** The block in the ingest shape: TRX in sun as the native value, each TRC-20 transfer with its token's decimals. */
-export function toBlockInput(network: string, block: TronFetched, decimalsOf: TokenDecimals["decimalsOf"]): BlockInput {
-  const transactions = block.transactions.map((tx): TransactionInput => {
-    const base: TransactionInput = { hash: tx.hash, from: tx.from, to: tx.to, value: tx.value.toString() };
-    if (tx.transfers.length === 0) return base;
-    return { ...base, transfers: tx.transfers.map((t) => ({ asset: t.asset, from: t.from, to: t.to, value: t.value.toString(), decimals: decimalsOf(t.asset) })) };
-  });
-  return { network, height: block.height, hash: block.hash, parent_hash: block.parentHash, timestamp: block.timestamp, transactions };
+/** The block as the ingest takes it: TRX in sun as movement 0, each TRC-20 transfer after it with its token's decimals. */
+export function ingestedBlockOf(network: string, block: TronFetched, decimalsOf: TokenDecimals["decimalsOf"]): IngestedBlock {
+  const transactions = block.transactions.map(
+    (tx): IngestedTx => ({
+      hash: tx.hash,
+      from: tx.from,
+      to: tx.to,
+      movements: [...nativeMovement(tx.from, tx.to, tx.value), ...transferMovements(tx.transfers.map((t) => ({ ...t, decimals: decimalsOf(t.asset) })))],
+    }),
+  );
+  return { network, height: block.height, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp, transactions };
 }

@@ -7,7 +7,7 @@ import { type ChainProbe, chainCheckedPool } from "../core/chain-id-guard.ts";
 import type { ChainReader } from "../core/chain-reader.ts";
 import { createDecimalsCache, type TokenDecimals } from "../core/token-decimals.ts";
 import { createTronAddressBook } from "./address-book.ts";
-import { type TronFetched, tokenContracts, toBlockInput } from "./block.ts";
+import { ingestedBlockOf, type TronFetched, tokenContracts } from "./block.ts";
 import { createTronClient, TRON_API_KEY_HEADER } from "./client.ts";
 import { tronDecimalsQuery } from "./decimals.ts";
 import { createTronSource, type TronSource } from "./source.ts";
@@ -35,7 +35,7 @@ export function tronChainProbe(apiKey: string | null): ChainProbe {
 /**
  * The Tron family for the follower core: blocks with every transaction's execution result
  * (source.ts), the decimals of every TRC-20 token a block moves made known before it is
- * handed on, and TRX and TRC-20 `Transfer` logs as the ingest shape (block.ts).
+ * handed on, and TRX and TRC-20 `Transfer` logs as the ingest's movements (block.ts).
  */
 export function createTronReader(deps: { network: string; source: TronSource; decimals: TokenDecimals; recheckChain?: () => void }): ChainReader<TronFetched> {
   const { network, source, decimals } = deps;
@@ -47,7 +47,7 @@ export function createTronReader(deps: { network: string; source: TronSource; de
       if (fetched) await decimals.resolve(tokenContracts(fetched));
       return fetched;
     },
-    toInput: (block) => toBlockInput(network, block, decimals.decimalsOf),
+    toBlock: (block) => ingestedBlockOf(network, block, decimals.decimalsOf),
     recheckChain: deps.recheckChain,
   };
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
+import { blocksFromFeed } from "../../ingest/block-from-feed.ts";
 import { leaveBodyUnread, readBody } from "../../net/unread-body.ts";
 import { FailureError, fromFailure, invalidJson, notFound } from "../errors.ts";
 import { parseJsonBody } from "../plugins/json-body.ts";
@@ -44,7 +45,10 @@ export function ingestRoutes(deps: AppDeps) {
           const body = parseJsonBody(request, raw);
           // A batch is never empty: no body is not "no blocks" (that is `[]`).
           if (raw.trim() === "") throw invalidJson();
-          const result = await deps.ingest.ingest(body);
+          // The feed's JSON becomes the blocks a follower hands the ingest; a bad block refuses it all.
+          const batch = blocksFromFeed(body, deps.config.networks);
+          if (!batch.ok) throw fromFailure(batch);
+          const result = await deps.ingest.ingestBlocks(batch.blocks, { fieldOf: batch.fieldOf });
           // A batch the stored chain cannot take (a too-deep reorg, a block that does not connect, a
           // stored hash at another height) conflicts with it: 409.
           if (!result.ok) throw fromFailure(result);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { fetchedBlock, toBlockInput } from "../../../src/follow/btc/block.ts";
+import { fetchedBlock, ingestedBlockOf } from "../../../src/follow/btc/block.ts";
 import type { BtcBlock } from "../../../src/follow/btc/shape.ts";
 import { parseBatch } from "../../../src/ingest/batch-schema.ts";
+import { feedBlockOf } from "../../support/feed-block.ts";
 
 // A checked Bitcoin-family block → the ingest's UTXO shape. Pure: blocks are built by hand.
 
@@ -38,7 +39,7 @@ const BLOCK: BtcBlock = {
 };
 
 describe("toBlockInput", () => {
-  const input = toBlockInput("ltc", fetchedBlock(BLOCK, 1234));
+  const input = feedBlockOf(ingestedBlockOf("ltc", fetchedBlock(BLOCK, 1234)), "btc");
 
   test("carries the header: height, hash, parent and time", () => {
     expect({ network: input.network, height: input.height, hash: input.hash, parent_hash: input.parent_hash, timestamp: input.timestamp }).toEqual({
@@ -87,7 +88,7 @@ describe("toBlockInput", () => {
   });
 
   test("gives the genesis block no parent", () => {
-    const genesis = toBlockInput("ltc", fetchedBlock({ ...BLOCK, height: 0, previousblockhash: null }, 10));
+    const genesis = feedBlockOf(ingestedBlockOf("ltc", fetchedBlock({ ...BLOCK, height: 0, previousblockhash: null }, 10)), "btc");
     expect(genesis.parent_hash).toBeNull();
   });
 });

@@ -6,6 +6,7 @@ import { btcMoneyLimit } from "../../../src/config/networks.ts";
 import { ChainIdMismatch } from "../../../src/follow/core/chain-id-guard.ts";
 import { MalformedUpstreamData } from "../../../src/follow/core/upstream-data.ts";
 import { parseBatch } from "../../../src/ingest/batch-schema.ts";
+import { feedBlockOf } from "../../support/feed-block.ts";
 import type { NetworkConfig } from "../../../src/config/schema.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { silentLogger } from "../../../src/lib/log.ts";
@@ -149,7 +150,7 @@ describe("btc source", () => {
     const genesis = await reader.read(0);
     if (!genesis) throw new Error("no genesis");
     expect(genesis.parentHash).toBe("0".repeat(64));
-    expect(reader.toInput(genesis).parent_hash).toBeNull();
+    expect(feedBlockOf(reader.toBlock(genesis), "btc").parent_hash).toBeNull();
   });
 });
 
@@ -158,7 +159,7 @@ describe("btc reader", () => {
     const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
     const block = await reader.read(paid.height);
     if (!block) throw new Error("no block");
-    const input = reader.toInput(block);
+    const input = feedBlockOf(reader.toBlock(block), "btc");
     expect(parseBatch(input).ok).toBe(true);
     expect(input).toMatchObject({ network: "ltc", height: paid.height, hash: paid.hash });
     const tx = input.transactions.find((t) => t.hash === paid.bech32Tx);

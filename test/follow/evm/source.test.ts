@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { type Address, encodeFunctionData, type Hash } from "viem";
 import { foundry } from "viem/chains";
 import { type Db, migrate, openDatabase } from "../../../src/db/database.ts";
-import { toBlockInput } from "../../../src/follow/evm/block.ts";
+import { ingestedBlockOf } from "../../../src/follow/evm/block.ts";
 import { createEvmSource } from "../../../src/follow/evm/source.ts";
 import { createRpcClient } from "../../../src/follow/evm/client.ts";
 import { createTokenDecimals } from "../../../src/follow/evm/decimals.ts";
@@ -14,6 +14,7 @@ import { silentLogger } from "../../../src/lib/log.ts";
 import { createUpstreamPool } from "../../../src/upstream/pool.ts";
 import { type Anvil, startAnvil } from "../../support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../../support/contracts/test-token.ts";
+import { feedBlockOf } from "../../support/feed-block.ts";
 
 // The EVM source and block conversion against a real anvil node.
 
@@ -89,7 +90,7 @@ describe("EVM source and block conversion", () => {
     if (!fetched) throw new Error("no block");
     const decimals = createTokenDecimals({ db, clock: systemClock, network: "anv", tokens: {}, rpc });
     await decimals.resolve([token.toLowerCase()]);
-    const block = toBlockInput("anv", fetched, decimals.decimalsOf);
+    const block = feedBlockOf(ingestedBlockOf("anv", fetched, decimals.decimalsOf), "evm");
     const parent = await anvil.public.getBlock({ blockNumber: BigInt(height - 1) });
     expect(block.network).toBe("anv");
     expect(block.height).toBe(height);

@@ -3,10 +3,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tronAddressOfAccountId } from "../../../src/chain/address/tron.ts";
 import { createTronAddressBook } from "../../../src/follow/tron/address-book.ts";
-import { joinBlock, toBlockInput, tokenContracts, TRANSFER_TOPIC, trc20Transfers } from "../../../src/follow/tron/block.ts";
+import { ingestedBlockOf, joinBlock, tokenContracts, TRANSFER_TOPIC, trc20Transfers } from "../../../src/follow/tron/block.ts";
 import { checkBlock, checkHeader, checkInfos, InexactNumber, parseExact } from "../../../src/follow/tron/shape.ts";
 import { MalformedUpstreamData } from "../../../src/follow/core/upstream-data.ts";
 import { tronChainProbe } from "../../../src/follow/tron/reader.ts";
+import { feedBlockOf } from "../../support/feed-block.ts";
 import { hexAddress, tronAddress } from "../../support/tron-node.ts";
 
 // The Tron follower's pure parts (docs/chains.md), on the recorded bodies of
@@ -188,7 +189,7 @@ describe("a block with its execution results", () => {
   test("the recorded TRX transfer moves its amount; a USDT call moves its Transfer log, with the token's decimals", () => {
     const recorded = fixture("transaction-transfer.json");
     const fetched = joined([recorded, trigger(ID(2))], [{ ...fixture("transactioninfo-transfer.json"), blockNumber: 5 }, info(ID(2), 5)]);
-    const input = toBlockInput("tron", fetched, (c) => (c === USDT ? 6 : null));
+    const input = feedBlockOf(ingestedBlockOf("tron", fetched, (c) => (c === USDT ? 6 : null)), "tron");
     expect(input).toEqual({
       network: "tron",
       height: 5,
@@ -210,7 +211,7 @@ describe("a block with its execution results", () => {
     ["the info says FAILED", trigger(ID(1)), { result: "FAILED" }],
   ])("a contract call that did not run to its end moves nothing, its logs unread: %s", (_name, tx, over) => {
     const fetched = joined([tx], [info(ID(1), 5, over)]);
-    expect(toBlockInput("tron", fetched, () => 6).transactions).toEqual([{ hash: ID(1), from: A, to: USDT, value: "0" }]);
+    expect(feedBlockOf(ingestedBlockOf("tron", fetched, () => 6), "tron").transactions).toEqual([{ hash: ID(1), from: A, to: USDT, value: "0" }]);
     expect(tokenContracts(fetched).size).toBe(0);
   });
 

@@ -1,0 +1,32 @@
+import type { Movement, TxOutput } from "./block.ts";
+
+// How a transaction's values become movements (block.ts says what each index means), for every
+// builder of blocks: the feed's (ingest/block-from-feed.ts) and each follower family's. Pure.
+
+/** A transaction's native value as movement 0; none when it moves nothing (a plain contract call). */
+export function nativeMovement(from: string | null, to: string | null, value: bigint): Movement[] {
+  return value > 0n ? [{ index: 0, asset: null, from, to, value, decimals: null }] : [];
+}
+
+/** A token transfer of a transaction, addresses in matching form; `decimals` null when unknown. */
+export type TokenTransfer = { asset: string | null; from: string | null; to: string | null; value: bigint; decimals: number | null };
+
+/** Token transfers as movements 1..n, in order; a zero-value transfer is one too (it gives `other` hits). */
+export function transferMovements(transfers: readonly TokenTransfer[]): Movement[] {
+  return transfers.map((t, i) => ({ index: i + 1, asset: t.asset, from: t.from, to: t.to, value: t.value, decimals: t.decimals }));
+}
+
+/**
+ * What a UTXO transaction pays each address: one movement per address, the sum of its outputs to
+ * it, indexed by its first output's vout + 1 (stable however often the transaction is read).
+ */
+export function outputPayments(outputs: readonly TxOutput[]): Movement[] {
+  const byAddress = new Map<string, Movement>();
+  for (const o of outputs) {
+    if (o.address === null) continue;
+    const m = byAddress.get(o.address);
+    if (m) m.value += o.value;
+    else byAddress.set(o.address, { index: o.vout + 1, asset: null, from: null, to: o.address, value: o.value, decimals: null });
+  }
+  return [...byAddress.values()];
+}
