@@ -25,6 +25,7 @@ import { followersFor } from "./follow/followers.ts";
 import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
+import { mempoolOrders } from "./payments/mempool.ts";
 import { createCreditMeter } from "./rpc/credit-meter.ts";
 import { upstreamPools } from "./upstream/pool.ts";
 import { createWalletDerivers } from "./payments/wallets/derivers.ts";
@@ -172,7 +173,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     onLost: (e) => ctx.log.warn("follower lock connection failed; its followers stand by until it is back", { error: String(e) }),
   });
   let daemonName = `${hostname()} pid ${process.pid}`;
-  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName }));
+  // A btc follower's mempool look reports to the payment orders through this port.
+  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName, mempoolOrders: mempoolOrders(ctx.db) }));
   const app = createServer(deps);
   const server = await listen(app, config, ctx.log).catch(async (e: unknown) => {
     // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.

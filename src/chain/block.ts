@@ -13,6 +13,9 @@ export type Movement = { index: number; asset: string | null; from: string | nul
 /** An output of a UTXO transaction: its index in the transaction, who it pays (matching form) and how much. */
 export type TxOutput = { vout: number; address: string | null; value: bigint };
 
+/** A UTXO transaction not yet in a block, as a node's mempool holds it: its id and what its outputs pay (matching form). */
+export type MempoolTx = { txid: string; outputs: { address: string | null; value: bigint }[] };
+
 /** An outpoint a UTXO transaction spends. */
 export type Outpoint = { txid: string; vout: number };
 

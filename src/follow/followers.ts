@@ -9,7 +9,7 @@ import type { Logger } from "../lib/log.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
 import { createBtcClient } from "./btc/client.ts";
-import { createMempoolWatch } from "./btc/mempool.ts";
+import { createMempoolWatch, type MempoolOrders } from "./btc/mempool.ts";
 import { btcReaderFor } from "./btc/reader.ts";
 import { createChainFollower } from "./core/chain-follower.ts";
 import type { ChainReader } from "./core/chain-reader.ts";
@@ -29,6 +29,8 @@ export type FollowersDeps = {
   leadership: Leadership;
   /** This daemon's name in `follow status` (`host:port pid N`). */
   daemonName: () => string;
+  /** The payment orders a btc follower's mempool look reports to (payments/). */
+  mempoolOrders: MempoolOrders;
 };
 
 /**
@@ -68,7 +70,7 @@ function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: 
   if (n.family === "btc") {
     // At the head, a look at the mempool for payment orders waiting on their first payment.
     const limit = btcMoneyLimit(network, n);
-    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, db: deps.db, clock: deps.clock, log: deps.log, redact: pool.redact });
+    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, orders: deps.mempoolOrders, clock: deps.clock, log: deps.log, redact: pool.redact });
     return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
   }
   return evmReaderFor(network, n, pool, deps);

@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import type { MempoolTx } from "../chain/block.ts";
 import type { Db } from "../db/executor.ts";
 import { serialize } from "../db/primitives.ts";
 import type { DB, Payment } from "../db/schema.ts";
@@ -9,9 +10,6 @@ import { applyTransitions } from "./transitions.ts";
 // the way a BTCPay user expects: the customer's wallet broadcast the payment, it is not yet in a
 // block. Only the state moves: `amount_received` counts mined payments alone, so a payment is never
 // counted twice, and confirmations start with its block as for any order.
-
-/** A transaction in the mempool: its id and what its outputs pay (addresses in matching form, values in the smallest unit). */
-export type MempoolTx = { txid: string; outputs: { address: string | null; value: bigint }[] };
 
 /** The states a mempool payment can announce or take back: later ones wait for blocks. */
 const EARLY: PaymentStatus[] = ["pending", "seen"];
@@ -124,4 +122,18 @@ async function waitingOrders(trx: Transaction<DB>, network: string, addresses: s
 async function isMined(trx: Transaction<DB>, paymentId: string, txHash: string): Promise<boolean> {
   const row = await trx.selectFrom("payment_transfers").select("id").where("payment_id", "=", paymentId).where("tx_hash", "=", txHash).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The payment orders' side of a btc follower's mempool look (the port follow/btc/mempool.ts calls,
+ * handed to the followers by the daemon): whether a network has an order waiting, and one look's
+ * findings written as observeMempool writes them.
+ */
+export function mempoolOrders(db: Db) {
+  return {
+    waiting: (network: string) => hasWaitingOrders(db, network),
+    async observe(look: { network: string; arrived: readonly MempoolTx[]; present: ReadonlySet<string>; nowMs: number }, fence?: (trx: Transaction<DB>) => Promise<void>) {
+      await observeMempool(db, look, { fence });
+    },
+  };
 }

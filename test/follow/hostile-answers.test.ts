@@ -5,6 +5,7 @@ import { createMempoolWatch } from "../../src/follow/btc/mempool.ts";
 import { storedTip } from "../../src/follow/core/chain-store.ts";
 import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import type { Logger } from "../../src/lib/log.ts";
+import { mempoolOrders } from "../../src/payments/mempool.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { type HostileNode, startHostileNode } from "../support/hostile-node.ts";
@@ -131,7 +132,7 @@ describe("a node echoing its secrets in its errors", () => {
     expect(order.status).toBe(201);
     const pool = td.daemon.deps.upstreams.get("btc");
     if (!pool) throw new Error("no pool");
-    const mempool = createMempoolWatch({ network: "btc", client: createBtcClient(pool), limit: btcMoneyLimit("btc", td.ctx.config.networks.btc!), db: td.ctx.db, clock: td.ctx.clock, log, redact: pool.redact });
+    const mempool = createMempoolWatch({ network: "btc", client: createBtcClient(pool), limit: btcMoneyLimit("btc", td.ctx.config.networks.btc!), orders: mempoolOrders(td.ctx.db), clock: td.ctx.clock, log, redact: pool.redact });
     await mempool.look();
     const line = log.lines.find((l) => l.msg === "cannot read the mempool");
     expect(line?.fields?.error).toStartWith(`getrawmempool: the node answered error -32000: "refused http://127.0.0.1:${port}/echo: key null, authorization Basic [redacted]`);

@@ -1,15 +1,29 @@
 import type { Transaction } from "kysely";
-import type { Db } from "../../db/executor.ts";
+import { matchAddress } from "../../chain/address/normalize.ts";
+import type { MempoolTx } from "../../chain/block.ts";
 import { LeadLost } from "../../db/leadership.ts";
 import type { DB } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
-import { hasWaitingOrders, type MempoolTx, observeMempool } from "../../payments/mempool.ts";
-import { matchAddress } from "../../chain/address/normalize.ts";
 import { BtcRpcError, type BtcClient } from "./client.ts";
 import { checkMempoolTx, checkTxids, type MoneyLimit } from "./shape.ts";
 
 type Fence = (trx: Transaction<DB>) => Promise<void>;
+
+/**
+ * What a mempool look asks of the payment orders and tells them: the port this follower calls,
+ * implemented by payments/ (mempoolOrders of payments/mempool.ts) and handed in by the daemon, so
+ * the follower reads the node and the orders keep their own rules and tables.
+ */
+export type MempoolOrders = {
+  /** Whether some order of `network` waits for its first payment: a look reads nothing otherwise. */
+  waiting(network: string): Promise<boolean>;
+  /**
+   * One look's findings: the transactions read since the last look and the ids the node still
+   * holds, written in one transaction that runs `fence` first (a follower that lost its lead writes nothing).
+   */
+  observe(look: { network: string; arrived: readonly MempoolTx[]; present: ReadonlySet<string>; nowMs: number }, fence?: Fence): Promise<void>;
+};
 
 /** Bitcoin Core's answer to getrawtransaction for a transaction it no longer has (mined, evicted, replaced). */
 const NO_SUCH_TRANSACTION = -5;
@@ -19,7 +33,7 @@ export type MempoolWatchDeps = {
   client: BtcClient;
   /** The network's bound on outputs (shape.ts): a transaction over it is malformed. */
   limit: MoneyLimit;
-  db: Db;
+  orders: MempoolOrders;
   clock: Clock;
   log: Logger;
   /** The pool's redaction of its secrets (upstream/pool.ts), for the node's words in a logged failure. */
@@ -33,7 +47,7 @@ export type MempoolWatchDeps = {
  * the follower after each poll that found the head stored, and only while some order of the
  * network waits for its first payment. `getrawmempool` lists the transactions; those not read
  * before are read with `getrawtransaction <txid> true` (at most `maxPerLook` a look) and handed to
- * payments/mempool.ts with the ids the node still holds. A transaction counts as gone only when two
+ * the payment orders (`orders`) with the ids the node still holds. A transaction counts as gone only when two
  * looks in a row miss it: one mined since the last look is ingested by then (the follower is at
  * the head), so it is never taken for an unmined one. Failures are logged once per change and
  * never stop the follower.
@@ -46,7 +60,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
   let lastError: string | null = null;
 
   const look = async (fence?: Fence) => {
-    if (!(await hasWaitingOrders(deps.db, deps.network))) {
+    if (!(await deps.orders.waiting(deps.network))) {
       read = new Set();
       previous = new Set();
       return;
@@ -63,7 +77,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
     read = new Set([...read].filter((t) => now.has(t)));
     const present = new Set([...now, ...previous]);
     previous = now;
-    await observeMempool(deps.db, { network: deps.network, arrived, present, nowMs: deps.clock.now() }, { fence });
+    await deps.orders.observe({ network: deps.network, arrived, present, nowMs: deps.clock.now() }, fence);
   };
 
   const readTx = async (txid: string): Promise<MempoolTx | null> => {
