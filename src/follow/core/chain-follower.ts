@@ -1,18 +1,20 @@
-import type { Transaction } from "kysely";
 import { DEFAULT_MAX_RESPONSE_BYTES, type NetworkConfig } from "../../config/schema.ts";
 import type { Db } from "../../db/database.ts";
 import { type Lead, LeadLost, soleLead } from "../../db/leadership.ts";
-import type { DB } from "../../db/schema.ts";
-import type { Metrics } from "../../lib/metrics.ts";
 import type { IngestResult, IngestService } from "../../ingest/ingest-service.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
+import type { Metrics } from "../../lib/metrics.ts";
 import { createWorker, type Worker } from "../../lib/worker.ts";
+import { catchUp, createReadSizes, type RunEnd } from "./catch-up.ts";
 import type { ChainReader, ReadBlock } from "./chain-reader.ts";
 import { storedHashAt, storedTip } from "./chain-store.ts";
-import { type FollowerState, saveFollowerState, takeResumeRequest } from "./follower-state.ts";
+import { followerGauges, newFollowerRecord, saveDue, snapshotOf } from "./follower-record.ts";
+import { saveFollowerState, takeResumeRequest } from "./follower-state.ts";
+import { createLeadTaker, fencedWrite } from "./leading.ts";
+import { createProgress } from "./progress.ts";
 import { createReorgBrake, FollowerPaused } from "./reorg-brake.ts";
-import { MalformedUpstreamData } from "./upstream-data.ts";
+import { findCommonAncestor, unlinkedChain } from "./walk-back.ts";
 
 export type ChainFollowerDeps<B extends ReadBlock> = {
   network: string;
@@ -38,13 +40,6 @@ export type ChainFollowerDeps<B extends ReadBlock> = {
   daemonName?: () => string;
 };
 
-const PROGRESS_EVERY_MS = 10_000;
-const PROGRESS_BEHIND = 100;
-const SAVE_EVERY_MS = 1_000;
-
-/** Why a catch-up run ended early; a fork names the block that did not extend the one before it. */
-type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; parentHash: string } | { kind: "refused" };
-
 /**
  * Follows one network of any family: polls the node's head every `poll_interval_ms`, reads each
  * new height through the family's reader, and feeds the blocks through the ingest service
@@ -52,11 +47,11 @@ type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; p
  * + 1, so a crash anywhere resumes with no gap, and re-fed blocks are no-ops in the ingest.
  * While behind, up to `concurrency` heights are fetched at once and up to `batchBlocks` read ones
  * wait to be committed together, with no more than `readAheadBytes` of node answers held for them
- * (see catchUp).
+ * (catch-up.ts).
  *
  * A block whose parent is not the stored tip means the node switched chains: the follower walks
  * back, comparing the node's hashes with the stored ones, to the common ancestor (at most
- * `max_reorg_depth` blocks) and ingests the node's blocks from there; the ingest service orphans
+ * `max_reorg_depth` blocks, walk-back.ts) and ingests the node's blocks from there; the ingest service orphans
  * what they replace. A deeper reorg stops the follower (state `error`) until `follow rewind`.
  * More than `max_reorgs_per_minute` reorgs hold the network for the rest of the minute
  * (reorg-brake.ts). A node whose blocks do not link (a block's parent is not the node's own block
@@ -68,97 +63,41 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
   const lead = deps.lead ?? soleLead;
   const concurrency = deps.concurrency ?? 8;
   const readAheadBytes = deps.readAheadBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  // Sizes of the last blocks read: a block in flight is expected to be as large as the largest.
-  const recentSizes: number[] = [];
-  const remember = (bytes: number) => {
-    recentSizes.push(bytes);
-    if (recentSizes.length > concurrency) recentSizes.shift();
-  };
   const batchBlocks = deps.batchBlocks ?? 32;
+  // A block in flight is expected to be as large as the largest of the last ones read.
+  const sizes = createReadSizes(concurrency);
+  const record = newFollowerRecord();
+  const progress = createProgress(clock.now());
+  const brake = createReorgBrake({ maxPerMinute: config.max_reorgs_per_minute });
+  const takeLead = createLeadTaker({ network, lead, metrics, log });
   // Set by stop(): an ongoing catch-up ends after the batch it is committing.
   let stopping = false;
   let announced = false;
-  /** Whether this daemon led at its last look (null: not looked yet). */
-  let leading: boolean | null = null;
-  let wakeSleep: (() => void) | null = null;
-
-  let state: FollowerState = "catching_up";
-  let nodeHeight: number | null = null;
-  let tipHeight: number | null = null;
-  let lastError: string | null = null;
-  /** Set by a reorg deeper than max_reorg_depth; cleared by `follow rewind`. */
-  let halted = false;
   let lastSaveMs = 0;
-  // blocks/s over windows of PROGRESS_EVERY_MS: the last full window's rate, or the current
-  // window's until one is full. A window closes at the first commit past its end.
-  let windowStartMs = clock.now();
-  let windowBlocks = 0;
-  let rate: number | null = null;
-  let lastProgressMs = clock.now();
-  const brake = createReorgBrake({ maxPerMinute: config.max_reorgs_per_minute });
+  let wakeSleep: (() => void) | null = null;
 
   const labels = { network };
   const gauges = () => {
-    if (nodeHeight !== null) metrics.setGauge("chainwatch_follower_node_height", nodeHeight, labels);
-    if (tipHeight !== null) metrics.setGauge("chainwatch_follower_stored_tip", tipHeight, labels);
-    if (nodeHeight !== null && tipHeight !== null) metrics.setGauge("chainwatch_follower_lag", Math.max(0, nodeHeight - tipHeight), labels);
-  };
-
-  /**
-   * Runs one of the follower's writes in a transaction fenced by the lead's epoch; null, with
-   * nothing written, when another daemon has taken the lead since this one took it.
-   */
-  const asLeader = async <T>(write: (trx: Transaction<DB>) => Promise<T>): Promise<T | null> => {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        await lead.fence(trx);
-        return write(trx);
-      });
-    } catch (e) {
-      if (e instanceof LeadLost) return null;
-      throw e;
-    }
+    for (const [name, value] of followerGauges(record)) metrics.setGauge(name, value, labels);
   };
 
   const save = async (force = false) => {
     const now = clock.now();
-    if (!force && now - lastSaveMs < SAVE_EVERY_MS) return;
+    if (!saveDue(lastSaveMs, now, force)) return;
     lastSaveMs = now;
     // A daemon that lost the lead leaves the row to the one that took it.
     if (!lead.held()) return;
-    const snapshot = { network, upstream: deps.upstream(), nodeHeight, state, lastError, blocksPerSecond: blocksPerSecond(), leader: deps.daemonName?.() ?? null };
-    await asLeader((trx) => saveFollowerState(trx, snapshot, now));
-  };
-
-  const blocksPerSecond = () => {
-    const elapsed = clock.now() - windowStartMs;
-    const current = rate ?? (elapsed > 0 ? (windowBlocks * 1000) / elapsed : 0);
-    return Math.round(current * 10) / 10;
-  };
-
-  const counted = (blocks: number) => {
-    const now = clock.now();
-    windowBlocks += blocks;
-    if (now - windowStartMs >= PROGRESS_EVERY_MS) {
-      rate = (windowBlocks * 1000) / (now - windowStartMs);
-      windowStartMs = now;
-      windowBlocks = 0;
-    }
-    const behind = (nodeHeight ?? 0) - (tipHeight ?? 0);
-    if (behind > PROGRESS_BEHIND && now - lastProgressMs >= PROGRESS_EVERY_MS) {
-      lastProgressMs = now;
-      const bps = blocksPerSecond();
-      log.info("catching up", { network, height: tipHeight, node_height: nodeHeight, blocks_per_second: bps, eta_seconds: bps > 0 ? Math.round(behind / bps) : null });
-    }
+    const snapshot = snapshotOf(record, { network, upstream: deps.upstream(), blocksPerSecond: progress.blocksPerSecond(clock.now()), leader: deps.daemonName?.() ?? null });
+    await fencedWrite(db, lead, (trx) => saveFollowerState(trx, snapshot, now));
   };
 
   /** Stops the follower until `follow rewind` (a reorg deeper than max_reorg_depth). */
   const halt = async (error: string) => {
-    halted = true;
-    state = "error";
-    lastError = error;
+    record.halted = true;
+    record.state = "error";
+    record.lastError = error;
     // A rewind asked for before this stop is no answer to it.
-    await asLeader((trx) => takeResumeRequest(trx, network));
+    await fencedWrite(db, lead, (trx) => takeResumeRequest(trx, network));
   };
 
   /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
@@ -184,137 +123,48 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       }
       throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
     }
-    tipHeight = batch[batch.length - 1].height;
+    record.tipHeight = batch[batch.length - 1].height;
     gauges();
-    counted(batch.length);
+    const now = clock.now();
+    const line = progress.counted(batch.length, (record.nodeHeight ?? 0) - (record.tipHeight ?? 0), now);
+    if (line) log.info("catching up", { network, height: record.tipHeight, node_height: record.nodeHeight, ...line });
     await save();
     return true;
   };
 
-  /**
-   * Ingests heights from..head in order, fetching up to `concurrency` ahead. `parent` is the hash
-   * the first block must extend (null: nothing stored below it). Ends early at a block that does
-   * not extend the one before it, or when the node has no block at a height yet.
-   *
-   * The read-ahead is bounded by bytes too: the blocks read and not yet committed, plus those in
-   * flight at the size of the largest recent block, stay within `readAheadBytes`. One block is
-   * always read, however large (each answer is capped by the pool), so huge blocks are read one
-   * at a time instead of eight; a fresh follower reads one first, to learn the size.
-   */
-  const catchUp = async (from: number, head: number, parent: string | null): Promise<RunEnd> => {
-    type Slot = { settled: boolean; value: B | null; promise: Promise<B | null> };
-    const slots = new Map<number, Slot>();
-    let launched = from;
-    let next = from;
-    let inFlight = 0;
-    let heldBytes = 0;
-    const roomForOneMore = () => {
-      if (inFlight === 0 && heldBytes === 0) return true;
-      const expected = recentSizes.length > 0 ? Math.max(...recentSizes) : readAheadBytes;
-      return heldBytes + (inFlight + 1) * expected <= readAheadBytes;
-    };
-    const launch = () => {
-      // At most `concurrency` reads in flight, and up to a batch of read blocks waiting to commit.
-      while (launched <= head && inFlight < concurrency && launched - next < batchBlocks + concurrency && !stopping && lead.held() && roomForOneMore()) {
-        const slot: Slot = { settled: false, value: null, promise: reader.read(launched) };
-        inFlight++;
-        slot.promise.then(
-          (v) => {
-            inFlight--;
-            if (v) {
-              heldBytes += v.bytes;
-              remember(v.bytes);
-            }
-            Object.assign(slot, { settled: true, value: v });
-          },
-          () => inFlight--,
-        );
-        slots.set(launched++, slot);
-      }
-    };
-    // A lead lost mid catch-up ends it after the batch in flight: another daemon follows on.
-    while (next <= head && !stopping && lead.held()) {
-      launch();
-      // A failed fetch throws here; the fetches still in flight are abandoned with the run.
-      let block = await (slots.get(next) as Slot).promise;
-      const batch: B[] = [];
-      let end: RunEnd | null = null;
-      /** A read that failed after the batch began: the batch is committed first, then it is thrown. */
-      let failed: unknown = null;
-      // A batch fills while reads go on: one ingest transaction for up to `batchBlocks` blocks
-      // instead of one per block that happened to be ready (each transaction has a fixed cost).
-      while (true) {
-        if (block === null) {
-          end = { kind: "done" };
-          break;
-        }
-        if (parent !== null && block.parentHash !== parent) {
-          end = { kind: "fork", height: block.height, hash: block.hash, parentHash: block.parentHash };
-          break;
-        }
-        batch.push(block);
-        slots.delete(block.height);
-        parent = block.hash;
-        if (batch.length >= batchBlocks) break;
-        launch();
-        const following = slots.get(block.height + 1);
-        // Nothing more is being read (the head, a stop, the byte bound): commit what there is.
-        if (!following) break;
-        try {
-          block = following.settled ? following.value : await following.promise;
-        } catch (e) {
-          failed = e;
-          break;
-        }
-      }
-      next += batch.length;
-      // Refill the window before committing, so the node keeps working while SQLite does.
-      if (!end && failed === null) launch();
-      // Confirmed before each commit, not only per poll: a lock connection that went silent (a
-      // network cut) fails this check within its query timeout, well before PostgreSQL frees the
-      // lock for another daemon, so two daemons never ingest side by side for long.
-      if (batch.length > 0 && !(await lead.acquire())) return { kind: "done" };
-      if (batch.length > 0 && !(await commit(batch))) return { kind: "refused" };
-      for (const b of batch) heldBytes -= b.bytes;
-      if (failed !== null) throw failed;
-      if (end) return end;
-    }
-    return { kind: "done" };
-  };
+  /** Reads and ingests heights from..head (catch-up.ts) while this daemon runs and leads. */
+  const run = (from: number, head: number, parent: string | null) =>
+    catchUp(
+      { read: (h) => reader.read(h), going: () => !stopping && lead.held(), confirmLead: () => lead.acquire(), commit, concurrency, batchBlocks, readAheadBytes, sizes },
+      from,
+      head,
+      parent,
+    );
 
-  /** Finds the newest height where the node and the store agree, at most max_reorg_depth below the tip; null when deeper. */
-  const commonAncestor = async (tip: { height: number }): Promise<number | null> => {
-    for (let h = tip.height; h >= 0 && h >= tip.height - config.max_reorg_depth; h--) {
-      const stored = await storedHashAt(db, network, h);
-      // Nothing stored this low (the follower started above it): nothing to disagree with.
-      if (stored === null) return h;
-      if ((await reader.hashAt(h)) === stored) return h;
-    }
-    return null;
-  };
+  const hashes = { storedHashAt: (h: number) => storedHashAt(db, network, h), nodeHashAt: (h: number) => reader.hashAt(h) };
 
   /** One poll: returns true when it stored blocks, so the next pass runs at once. */
   const pass = async (): Promise<boolean> => {
-    if (halted) {
-      if (!(await asLeader((trx) => takeResumeRequest(trx, network)))) {
+    if (record.halted) {
+      if (!(await fencedWrite(db, lead, (trx) => takeResumeRequest(trx, network)))) {
         // Stopped, but still showing where the node is, for the operator choosing a rewind height
         // (the pass that stopped may have read the head mid-reorg); a failing read changes nothing.
-        nodeHeight = await reader.head().catch(() => nodeHeight);
+        record.nodeHeight = await reader.head().catch(() => record.nodeHeight);
         gauges();
         return false;
       }
-      halted = false;
-      lastError = null;
+      record.halted = false;
+      record.lastError = null;
       log.info("follower resumed", { network });
     }
     const head = await reader.head();
-    nodeHeight = head;
+    record.nodeHeight = head;
     const tip = await storedTip(db, network);
-    tipHeight = tip?.height ?? null;
+    record.tipHeight = tip?.height ?? null;
     gauges();
     brake.assertRunning(clock.now());
     const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
-    state = head - from >= 1 ? "catching_up" : "following";
+    record.state = head - from >= 1 ? "catching_up" : "following";
     if (from > head) {
       // Nothing new; but a reorg to a chain no longer than ours shows only as another hash at the top.
       if (!tip) return false;
@@ -322,9 +172,9 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       if ((await reader.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
       return walkBack(tip, head);
     }
-    const end = await catchUp(from, head, tip?.hash ?? null);
+    const end = await run(from, head, tip?.hash ?? null);
     if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head, end);
-    return tipHeight !== (tip?.height ?? null);
+    return record.tipHeight !== (tip?.height ?? null);
   };
 
   /**
@@ -336,7 +186,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
   const walkBack = async (tip: { height: number; hash: string }, head: number, fork?: RunEnd & { kind: "fork" }): Promise<boolean> => {
     // Another chain behind the same upstream looks like a reorg: make sure of the chain first.
     reader.recheckChain?.();
-    const ancestor = await commonAncestor(tip);
+    const ancestor = await findCommonAncestor(hashes, tip.height, config.max_reorg_depth);
     if (ancestor === null) {
       await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);
       metrics.inc("chainwatch_deep_reorgs_total", labels);
@@ -345,7 +195,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     }
     if (ancestor === tip.height) {
       // The node's block at the tip is the stored one, yet its block above names another parent.
-      if (fork) throw unlinked(fork, tip.hash);
+      if (fork) throw unlinkedChain(fork, tip.hash);
       // The node agrees with the stored tip after all (it answered from two different views).
       return false;
     }
@@ -353,17 +203,10 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     // The ingest service counts and logs the reorg when it applies it.
     log.info("walking back to the common ancestor", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
     const ancestorHash = await storedHashAt(db, network, ancestor);
-    const end = await catchUp(ancestor + 1, head, ancestorHash);
-    if (end.kind === "fork" && end.height === ancestor + 1 && ancestorHash !== null) throw unlinked(end, ancestorHash);
+    const end = await run(ancestor + 1, head, ancestorHash);
+    if (end.kind === "fork" && end.height === ancestor + 1 && ancestorHash !== null) throw unlinkedChain(end, ancestorHash);
     return false;
   };
-
-  /** A node answering a chain that does not connect: shown as the follower's error, never taken for a reorg. */
-  const unlinked = (fork: { height: number; hash: string; parentHash: string }, below: string) =>
-    new MalformedUpstreamData(
-      `the node's blocks do not link: block ${fork.height} (${fork.hash}) names parent ${fork.parentHash}, ` +
-        `but the node's block ${fork.height - 1} is ${below}`,
-    );
 
   /** Waits `ms`, or less when stop() wakes it. */
   const sleep = (ms: number) =>
@@ -376,21 +219,6 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       }
       wakeSleep = done;
     });
-
-  /**
-   * Takes or confirms the lead; logs and shows (`chainwatch_follower_leader`) each change. A standby
-   * only asks again, once per poll interval, and reads nothing.
-   */
-  const takeLead = async (): Promise<boolean> => {
-    const now = await lead.acquire();
-    if (now !== leading) {
-      metrics.setGauge("chainwatch_follower_leader", now ? 1 : 0, labels);
-      if (!now) log.info(leading ? "follower lead lost: standing by" : "follower standing by: another daemon leads", { network });
-      else if (leading === false) log.info("follower lead taken", { network });
-      leading = now;
-    }
-    return now;
-  };
 
   /** The worker's run: polls until stop(). A throw ends it; the worker's next tick starts it again. */
   const follow = async (isStopping: () => boolean) => {
@@ -405,31 +233,31 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       let again = false;
       try {
         again = await pass();
-        if (!again && state === "following" && !halted) await reader.atHead?.(lead.fence);
-        if (!halted) {
+        if (!again && record.state === "following" && !record.halted) await reader.atHead?.(lead.fence);
+        if (!record.halted) {
           if (logged !== null) log.info("follower recovered", { network });
           logged = null;
-          lastError = null;
+          record.lastError = null;
         }
       } catch (e) {
         const message = (e as Error).message ?? String(e);
-        state = "error";
-        lastError = message;
+        record.state = "error";
+        record.lastError = message;
         // One line per change of trouble, not one per failed poll (the pool logs upstream changes).
         if (logged !== message) log.warn(e instanceof FollowerPaused ? "follower paused" : "follower poll failed", { network, error: message });
         logged = message;
       }
-      if (halted) state = "error";
+      if (record.halted) record.state = "error";
       await save(true).catch((e) => log.error("cannot save follower state", { network, error: String(e) }));
       if (!again && !isStopping()) await sleep(config.poll_interval_ms);
     }
-    state = "stopped";
+    record.state = "stopped";
     // Written before the lock is released (the daemon closes its leadership after its workers),
     // so a standby taking over next overwrites it, never the other way round.
     await save(true);
   };
 
-  const worker = createWorker({
+  return createWorker({
     name: `follower:${network}`,
     log,
     // Polling is the run's own loop (poll_interval_ms may be under a second); the schedule only
@@ -445,5 +273,4 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       wakeSleep?.();
     },
   });
-  return worker;
 }

@@ -1,0 +1,148 @@
+import type { ReadBlock } from "./chain-reader.ts";
+
+// The follower's catch-up run: heights read ahead of the commit point, committed in order and in
+// batches, the read-ahead bounded in count and in bytes. No database, no node: what it reads and
+// how it commits are handed in (chain-follower.ts), so a test drives it with blocks of its own.
+
+/** Why a catch-up run ended early; a fork names the block that did not extend the one before it. */
+export type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; parentHash: string } | { kind: "refused" };
+
+/** The sizes of the last blocks read, one follower's memory across runs. */
+export type ReadSizes = {
+  remember(bytes: number): void;
+  /** The size a block in flight is expected to have: the largest of the last ones; null before the first. */
+  expected(): number | null;
+};
+
+/** Remembers the sizes of the last `keep` blocks read. */
+export function createReadSizes(keep: number): ReadSizes {
+  const recent: number[] = [];
+  return {
+    remember(bytes) {
+      recent.push(bytes);
+      if (recent.length > keep) recent.shift();
+    },
+    expected: () => (recent.length > 0 ? Math.max(...recent) : null),
+  };
+}
+
+/**
+ * Whether one more read fits the byte bound: the blocks read and not yet committed (`heldBytes`)
+ * plus those in flight and the new one, each `expected` bytes, stay within `limit`. One read always
+ * fits when nothing is held or in flight, however large (each answer is capped by the pool), so
+ * huge blocks are read one at a time.
+ */
+export function roomForOneMore(a: { heldBytes: number; inFlight: number; expected: number; limit: number }): boolean {
+  if (a.inFlight === 0 && a.heldBytes === 0) return true;
+  return a.heldBytes + (a.inFlight + 1) * a.expected <= a.limit;
+}
+
+export type CatchUpDeps<B extends ReadBlock> = {
+  /** The block at a height, or null when the node has none there yet. */
+  read(height: number): Promise<B | null>;
+  /** Whether the run may go on reading: the follower is not stopping and still leads. */
+  going(): boolean;
+  /** Confirms the lead before each commit; false ends the run (another daemon follows on). */
+  confirmLead(): Promise<boolean>;
+  /** Commits a batch in order; false when the ingest refused it because the stored chain moved. */
+  commit(batch: B[]): Promise<boolean>;
+  /** Reads in flight at most. */
+  concurrency: number;
+  /** Blocks committed together at most. */
+  batchBlocks: number;
+  /** Bytes of node answers the blocks read ahead may hold. */
+  readAheadBytes: number;
+  sizes: ReadSizes;
+};
+
+/**
+ * Ingests heights from..head in order, fetching up to `concurrency` ahead. `parent` is the hash
+ * the first block must extend (null: nothing stored below it). Ends early at a block that does
+ * not extend the one before it, or when the node has no block at a height yet.
+ *
+ * The read-ahead is bounded by bytes too: the blocks read and not yet committed, plus those in
+ * flight at the size of the largest recent block, stay within `readAheadBytes` (roomForOneMore);
+ * a fresh follower reads one block first, to learn the size.
+ */
+export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: number, head: number, parent: string | null): Promise<RunEnd> {
+  const { concurrency, batchBlocks, readAheadBytes, sizes } = deps;
+  type Slot = { settled: boolean; value: B | null; promise: Promise<B | null> };
+  const slots = new Map<number, Slot>();
+  let launched = from;
+  let next = from;
+  let inFlight = 0;
+  let heldBytes = 0;
+  const launch = () => {
+    // At most `concurrency` reads in flight, and up to a batch of read blocks waiting to commit.
+    while (
+      launched <= head &&
+      inFlight < concurrency &&
+      launched - next < batchBlocks + concurrency &&
+      deps.going() &&
+      roomForOneMore({ heldBytes, inFlight, expected: sizes.expected() ?? readAheadBytes, limit: readAheadBytes })
+    ) {
+      const slot: Slot = { settled: false, value: null, promise: deps.read(launched) };
+      inFlight++;
+      slot.promise.then(
+        (v) => {
+          inFlight--;
+          if (v) {
+            heldBytes += v.bytes;
+            sizes.remember(v.bytes);
+          }
+          Object.assign(slot, { settled: true, value: v });
+        },
+        () => inFlight--,
+      );
+      slots.set(launched++, slot);
+    }
+  };
+  // A lead lost mid catch-up ends it after the batch in flight: another daemon follows on.
+  while (next <= head && deps.going()) {
+    launch();
+    // A failed fetch throws here; the fetches still in flight are abandoned with the run.
+    let block = await (slots.get(next) as Slot).promise;
+    const batch: B[] = [];
+    let end: RunEnd | null = null;
+    /** A read that failed after the batch began: the batch is committed first, then it is thrown. */
+    let failed: unknown = null;
+    // A batch fills while reads go on: one ingest transaction for up to `batchBlocks` blocks
+    // instead of one per block that happened to be ready (each transaction has a fixed cost).
+    while (true) {
+      if (block === null) {
+        end = { kind: "done" };
+        break;
+      }
+      if (parent !== null && block.parentHash !== parent) {
+        end = { kind: "fork", height: block.height, hash: block.hash, parentHash: block.parentHash };
+        break;
+      }
+      batch.push(block);
+      slots.delete(block.height);
+      parent = block.hash;
+      if (batch.length >= batchBlocks) break;
+      launch();
+      const following = slots.get(block.height + 1);
+      // Nothing more is being read (the head, a stop, the byte bound): commit what there is.
+      if (!following) break;
+      try {
+        block = following.settled ? following.value : await following.promise;
+      } catch (e) {
+        failed = e;
+        break;
+      }
+    }
+    next += batch.length;
+    // Refill the window before committing, so the node keeps working while SQLite does.
+    if (!end && failed === null) launch();
+    // Confirmed before each commit, not only per poll: a lock connection that went silent (a
+    // network cut) fails this check within its query timeout, well before PostgreSQL frees the
+    // lock for another daemon, so two daemons never ingest side by side for long.
+    if (batch.length > 0 && !(await deps.confirmLead())) return { kind: "done" };
+    if (batch.length > 0 && !(await deps.commit(batch))) return { kind: "refused" };
+    for (const b of batch) heldBytes -= b.bytes;
+    if (failed !== null) throw failed;
+    if (end) return end;
+  }
+  return { kind: "done" };
+}

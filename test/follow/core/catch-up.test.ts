@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { type CatchUpDeps, catchUp, createReadSizes, roomForOneMore } from "../../../src/follow/core/catch-up.ts";
+import type { ReadBlock } from "../../../src/follow/core/chain-reader.ts";
+
+// The follower's catch-up run over a chain of the test's own: what it commits, in which order and
+// batches, where it stops, and how many reads it keeps in flight.
+
+const hash = (h: number) => `h${h}`;
+const chain = (bytes = 10) => (h: number): ReadBlock => ({ height: h, hash: hash(h), parentHash: hash(h - 1), bytes });
+
+/** A run's deps over `blockAt` (null: the node has no block there), recording commits and the most reads in flight at once. */
+function harness(blockAt: (h: number) => ReadBlock | null | Error, over: Partial<CatchUpDeps<ReadBlock>> = {}) {
+  const committed: number[][] = [];
+  let inFlight = 0;
+  const seen = { maxInFlight: 0 };
+  const deps: CatchUpDeps<ReadBlock> = {
+    async read(h) {
+      inFlight++;
+      seen.maxInFlight = Math.max(seen.maxInFlight, inFlight);
+      // Reads answer on a later turn, so several can be in flight at once.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      inFlight--;
+      const block = blockAt(h);
+      if (block instanceof Error) throw block;
+      return block;
+    },
+    going: () => true,
+    confirmLead: async () => true,
+    async commit(batch) {
+      committed.push(batch.map((b) => b.height));
+      return true;
+    },
+    concurrency: 4,
+    batchBlocks: 3,
+    readAheadBytes: 1_000_000,
+    sizes: createReadSizes(4),
+    ...over,
+  };
+  return { deps, committed, seen };
+}
+
+describe("a catch-up run", () => {
+  test("commits every height from..head once, in order, in batches of at most batchBlocks", async () => {
+    const { deps, committed } = harness(chain());
+    expect(await catchUp(deps, 5, 14, hash(4))).toEqual({ kind: "done" });
+    expect(committed.flat()).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+    for (const batch of committed) expect(batch.length).toBeLessThanOrEqual(3);
+  });
+
+  test("ends at a block that does not extend the one before it, naming it, with the blocks before it committed", async () => {
+    const { deps, committed } = harness((h) => (h === 8 ? { ...chain()(h), parentHash: "other" } : chain()(h)));
+    expect(await catchUp(deps, 5, 14, hash(4))).toEqual({ kind: "fork", height: 8, hash: hash(8), parentHash: "other" });
+    expect(committed.flat()).toEqual([5, 6, 7]);
+  });
+
+  test("takes its first block as it comes when nothing is stored below it, and ends where the node has no block yet", async () => {
+    const { deps, committed } = harness((h) => (h >= 3 ? null : { ...chain()(h), parentHash: h === 0 ? "anything" : hash(h - 1) }));
+    expect(await catchUp(deps, 0, 9, null)).toEqual({ kind: "done" });
+    expect(committed.flat()).toEqual([0, 1, 2]);
+  });
+
+  test("commits what it read before a failed read, then throws the failure", async () => {
+    const failure = new Error("the node went away");
+    const { deps, committed } = harness((h) => (h === 7 ? failure : chain()(h)), { batchBlocks: 10 });
+    await expect(catchUp(deps, 5, 14, hash(4))).rejects.toBe(failure);
+    expect(committed.flat()).toEqual([5, 6]);
+  });
+
+  test("ends refused when the ingest refuses a batch, and ends with nothing committed when the lead is gone", async () => {
+    const refused = harness(chain(), { commit: async () => false });
+    expect(await catchUp(refused.deps, 5, 14, hash(4))).toEqual({ kind: "refused" });
+    const lost = harness(chain(), { confirmLead: async () => false });
+    expect(await catchUp(lost.deps, 5, 14, hash(4))).toEqual({ kind: "done" });
+    expect(lost.committed).toEqual([]);
+  });
+
+  test("reads nothing once it may not go on", async () => {
+    const { deps, committed, seen } = harness(chain(), { going: () => false });
+    expect(await catchUp(deps, 5, 14, hash(4))).toEqual({ kind: "done" });
+    expect([committed, seen.maxInFlight]).toEqual([[], 0]);
+  });
+
+  test("keeps up to `concurrency` reads in flight for small blocks, and one at a time for blocks near the byte bound", async () => {
+    const small = harness(chain(10), { readAheadBytes: 1000 });
+    await catchUp(small.deps, 5, 30, hash(4));
+    expect(small.seen.maxInFlight).toBe(4);
+    const large = harness(chain(600), { readAheadBytes: 1000 });
+    await catchUp(large.deps, 5, 30, hash(4));
+    expect(large.seen.maxInFlight).toBe(1);
+    expect(large.committed.flat()).toEqual(Array.from({ length: 26 }, (_, i) => 5 + i));
+  });
+});
+
+describe("the read-ahead's byte bound", () => {
+  test.each([
+    [{ heldBytes: 0, inFlight: 0, expected: 5000, limit: 1000 }, true],
+    [{ heldBytes: 0, inFlight: 1, expected: 400, limit: 1000 }, true],
+    [{ heldBytes: 300, inFlight: 1, expected: 400, limit: 1000 }, false],
+    [{ heldBytes: 200, inFlight: 1, expected: 400, limit: 1000 }, true],
+    [{ heldBytes: 1, inFlight: 0, expected: 1000, limit: 1000 }, false],
+  ])("%o: %p", (a, fits) => {
+    expect(roomForOneMore(a)).toBe(fits);
+  });
+
+  test("expects a block as large as the largest of the last ones read", () => {
+    const sizes = createReadSizes(2);
+    expect(sizes.expected()).toBeNull();
+    sizes.remember(500);
+    sizes.remember(100);
+    expect(sizes.expected()).toBe(500);
+    sizes.remember(200);
+    expect(sizes.expected()).toBe(200);
+  });
+});
