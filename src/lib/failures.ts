@@ -64,6 +64,10 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   // Services chainwatch calls: a chain node, the AML provider. The sentence says what went wrong.
   UPSTREAM_UNAVAILABLE: { status: 502, message: "Upstream unavailable." },
   UPSTREAM_ANSWER_TOO_LARGE: { status: 502, message: "Upstream answer too large." },
+  // A chain follower's own (follow status shows the sentence): a node's answers that cannot be
+  // believed, and the reorg brake holding a network (max_reorgs_per_minute).
+  UPSTREAM_MALFORMED: { status: 502, message: "Upstream answer malformed." },
+  FOLLOWER_PAUSED: { status: 503, message: "Follower paused by the reorg brake." },
   AML_UNAVAILABLE: { status: 502, message: "AML provider unavailable." },
   // The database is restarting, stalled or unreachable (src/db/availability.ts): nothing of the
   // request was stored; the same request succeeds once it is back.

@@ -57,6 +57,8 @@ describe("every error code has one status and one default message", () => {
     ["BLOCK_HEIGHT_MISMATCH", 409, "Block is stored at another height."],
     ["UPSTREAM_UNAVAILABLE", 502, "Upstream unavailable."],
     ["UPSTREAM_ANSWER_TOO_LARGE", 502, "Upstream answer too large."],
+    ["UPSTREAM_MALFORMED", 502, "Upstream answer malformed."],
+    ["FOLLOWER_PAUSED", 503, "Follower paused by the reorg brake."],
     ["AML_UNAVAILABLE", 502, "AML provider unavailable."],
     ["DATABASE_UNAVAILABLE", 503, "Database unavailable; try again shortly."],
     ["STORAGE_FULL", 503, "Database storage full: nothing was written; retry once space is freed."],
@@ -67,7 +69,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(46);
+    expect(Object.keys(FAILURES).length).toBe(48);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

@@ -1,7 +1,11 @@
 import type { UpstreamPool } from "../../upstream/pool.ts";
 import { MalformedUpstreamData, preview } from "../core/upstream-data.ts";
 
-/** A Bitcoin Core JSON-RPC call that got no usable answer: no upstream answered, or the node answered an error. */
+/**
+ * A Bitcoin Core JSON-RPC call that got no usable answer: no upstream answered, or the node
+ * answered an error. Thrown like any reader failure (core/upstream-data.ts says why); its `code`
+ * lets a source tell a height out of range or a transaction gone from no answer.
+ */
 export class BtcRpcError extends Error {
   constructor(
     message: string,

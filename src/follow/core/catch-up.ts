@@ -1,11 +1,22 @@
 import type { ReadBlock } from "./chain-reader.ts";
+import type { FollowerFailure } from "./follower-failure.ts";
 
 // The follower's catch-up run: heights read ahead of the commit point, committed in order and in
 // batches, the read-ahead bounded in count and in bytes. No database, no node: what it reads and
 // how it commits are handed in (chain-follower.ts), so a test drives it with blocks of its own.
 
-/** Why a catch-up run ended early; a fork names the block that did not extend the one before it. */
-export type RunEnd = { kind: "done" } | { kind: "fork"; height: number; hash: string; parentHash: string } | { kind: "refused" };
+/**
+ * Why a catch-up run ended early: a fork names the block that did not extend the one before it;
+ * `refused`, the stored chain moved under the run; `failed`, the ingest refused a batch for good.
+ */
+export type RunEnd =
+  | { kind: "done" }
+  | { kind: "fork"; height: number; hash: string; parentHash: string }
+  | { kind: "refused" }
+  | { kind: "failed"; failure: FollowerFailure };
+
+/** What a commit came to: stored, refused because the stored chain is not what was read, or a failure. */
+export type Committed = "stored" | "refused" | FollowerFailure;
 
 /** The sizes of the last blocks read, one follower's memory across runs. */
 export type ReadSizes = {
@@ -44,8 +55,8 @@ export type CatchUpDeps<B extends ReadBlock> = {
   going(): boolean;
   /** Confirms the lead before each commit; false ends the run (another daemon follows on). */
   confirmLead(): Promise<boolean>;
-  /** Commits a batch in order; false when the ingest refused it because the stored chain moved. */
-  commit(batch: B[]): Promise<boolean>;
+  /** Commits a batch in order. */
+  commit(batch: B[]): Promise<Committed>;
   /** Reads in flight at most. */
   concurrency: number;
   /** Blocks committed together at most. */
@@ -139,7 +150,11 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
     // network cut) fails this check within its query timeout, well before PostgreSQL frees the
     // lock for another daemon, so two daemons never ingest side by side for long.
     if (batch.length > 0 && !(await deps.confirmLead())) return { kind: "done" };
-    if (batch.length > 0 && !(await deps.commit(batch))) return { kind: "refused" };
+    if (batch.length > 0) {
+      const committed = await deps.commit(batch);
+      if (committed === "refused") return { kind: "refused" };
+      if (committed !== "stored") return { kind: "failed", failure: committed };
+    }
     for (const b of batch) heldBytes -= b.bytes;
     if (failed !== null) throw failed;
     if (end) return end;

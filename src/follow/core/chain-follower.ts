@@ -3,17 +3,19 @@ import type { Db } from "../../db/database.ts";
 import { type Lead, LeadLost, soleLead } from "../../db/leadership.ts";
 import type { IngestResult, IngestService } from "../../ingest/ingest-service.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Result } from "../../lib/error-codes.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { Metrics } from "../../lib/metrics.ts";
 import { createWorker, type Worker } from "../../lib/worker.ts";
-import { catchUp, createReadSizes, type RunEnd } from "./catch-up.ts";
+import { type Committed, catchUp, createReadSizes, type RunEnd } from "./catch-up.ts";
 import type { ChainReader, ReadBlock } from "./chain-reader.ts";
 import { storedHashAt, storedTip } from "./chain-store.ts";
+import type { FollowerFailure } from "./follower-failure.ts";
 import { followerGauges, newFollowerRecord, saveDue, snapshotOf } from "./follower-record.ts";
 import { saveFollowerState, takeResumeRequest } from "./follower-state.ts";
 import { createLeadTaker, fencedWrite } from "./leading.ts";
 import { createProgress } from "./progress.ts";
-import { createReorgBrake, FollowerPaused } from "./reorg-brake.ts";
+import { createReorgBrake } from "./reorg-brake.ts";
 import { findCommonAncestor, unlinkedChain } from "./walk-back.ts";
 
 export type ChainFollowerDeps<B extends ReadBlock> = {
@@ -39,6 +41,12 @@ export type ChainFollowerDeps<B extends ReadBlock> = {
   /** How this daemon names itself in `follow status` while it leads. */
   daemonName?: () => string;
 };
+
+/** One poll's outcome: `again` when it stored blocks and the next poll should not wait. */
+type Polled = Result<{ again: boolean }, FollowerFailure>;
+
+/** A poll that stored nothing: the next one waits a poll interval. */
+const WAIT: Polled = { ok: true, again: false };
 
 /**
  * Follows one network of any family: polls the node's head every `poll_interval_ms`, reads each
@@ -100,8 +108,8 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     await fencedWrite(db, lead, (trx) => takeResumeRequest(trx, network));
   };
 
-  /** Ingests a run of blocks; false when the ingest refused them because the stored chain is not what the follower read. */
-  const commit = async (batch: B[]): Promise<boolean> => {
+  /** Ingests a run of blocks; `refused` when the ingest refused them because the stored chain is not what the follower read. */
+  const commit = async (batch: B[]): Promise<Committed> => {
     // Fenced: should another daemon have taken the lead since this one's last check (this one
     // paused in between), the database refuses the batch.
     let result: IngestResult;
@@ -110,18 +118,18 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     } catch (e) {
       if (!(e instanceof LeadLost)) throw e;
       log.warn("follower batch refused: another daemon took the lead", { network, from_height: batch[0].height, to_height: batch[batch.length - 1].height });
-      return false;
+      return "refused";
     }
     if (!result.ok) {
       // The stored chain moved under the follower (a rewind, a block posted to /ingest/blocks):
       // the next pass starts again from the stored tip.
-      if (result.code === "PARENT_MISMATCH") return false;
+      if (result.code === "PARENT_MISMATCH") return "refused";
       // The ingest service has logged and counted it.
       if (result.code === "REORG_TOO_DEEP") {
         await halt(result.error);
-        return false;
+        return "refused";
       }
-      throw new Error(`ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}`);
+      return { ok: false, code: result.code, error: `ingest refused blocks ${batch[0].height}..${batch[batch.length - 1].height}: ${result.error}` };
     }
     record.tipHeight = batch[batch.length - 1].height;
     gauges();
@@ -129,7 +137,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     const line = progress.counted(batch.length, (record.nodeHeight ?? 0) - (record.tipHeight ?? 0), now);
     if (line) log.info("catching up", { network, height: record.tipHeight, node_height: record.nodeHeight, ...line });
     await save();
-    return true;
+    return "stored";
   };
 
   /** Reads and ingests heights from..head (catch-up.ts) while this daemon runs and leads. */
@@ -143,15 +151,18 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
 
   const hashes = { storedHashAt: (h: number) => storedHashAt(db, network, h), nodeHashAt: (h: number) => reader.hashAt(h) };
 
-  /** One poll: returns true when it stored blocks, so the next pass runs at once. */
-  const pass = async (): Promise<boolean> => {
+  /**
+   * One poll: `again` when it stored blocks, so the next pass runs at once. What the node's reader
+   * throws passes through (see follow below); the follower's own failures come back as values.
+   */
+  const pass = async (): Promise<Polled> => {
     if (record.halted) {
       if (!(await fencedWrite(db, lead, (trx) => takeResumeRequest(trx, network)))) {
         // Stopped, but still showing where the node is, for the operator choosing a rewind height
         // (the pass that stopped may have read the head mid-reorg); a failing read changes nothing.
         record.nodeHeight = await reader.head().catch(() => record.nodeHeight);
         gauges();
-        return false;
+        return WAIT;
       }
       record.halted = false;
       record.lastError = null;
@@ -162,28 +173,30 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     const tip = await storedTip(db, network);
     record.tipHeight = tip?.height ?? null;
     gauges();
-    brake.assertRunning(clock.now());
+    const running = brake.check(clock.now());
+    if (!running.ok) return running;
     const from = tip ? tip.height + 1 : config.start_height === "latest" ? head : config.start_height;
     record.state = head - from >= 1 ? "catching_up" : "following";
     if (from > head) {
       // Nothing new; but a reorg to a chain no longer than ours shows only as another hash at the top.
-      if (!tip) return false;
+      if (!tip) return WAIT;
       const top = Math.min(head, tip.height);
-      if ((await reader.hashAt(top)) === (await storedHashAt(db, network, top))) return false;
+      if ((await reader.hashAt(top)) === (await storedHashAt(db, network, top))) return WAIT;
       return walkBack(tip, head);
     }
     const end = await run(from, head, tip?.hash ?? null);
+    if (end.kind === "failed") return end.failure;
     if (end.kind === "fork" && tip && end.height === from) return walkBack(tip, head, end);
-    return record.tipHeight !== (tip?.height ?? null);
+    return { ok: true, again: record.tipHeight !== (tip?.height ?? null) };
   };
 
   /**
    * The node left the stored chain: re-reads it from the common ancestor, or stops on a reorg
-   * deeper than allowed. Returns false: the next pass waits a poll interval either way, so a node
-   * that keeps disagreeing cannot make the follower spin. `fork` is the node's block above the
-   * stored tip that does not name the tip as its parent, when that is what started the walk.
+   * deeper than allowed. The next pass waits a poll interval either way, so a node that keeps
+   * disagreeing cannot make the follower spin. `fork` is the node's block above the stored tip
+   * that does not name the tip as its parent, when that is what started the walk.
    */
-  const walkBack = async (tip: { height: number; hash: string }, head: number, fork?: RunEnd & { kind: "fork" }): Promise<boolean> => {
+  const walkBack = async (tip: { height: number; hash: string }, head: number, fork?: RunEnd & { kind: "fork" }): Promise<Polled> => {
     // Another chain behind the same upstream looks like a reorg: make sure of the chain first.
     reader.recheckChain?.();
     const ancestor = await findCommonAncestor(hashes, tip.height, config.max_reorg_depth);
@@ -191,21 +204,23 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       await halt(`reorg deeper than max_reorg_depth (${config.max_reorg_depth}) below height ${tip.height}; run: chainwatch follow rewind ${network} --to <height>`);
       metrics.inc("chainwatch_deep_reorgs_total", labels);
       log.error("deep reorg: follower stopped", { network, stored_tip: tip.height, max_reorg_depth: config.max_reorg_depth });
-      return false;
+      return WAIT;
     }
     if (ancestor === tip.height) {
       // The node's block at the tip is the stored one, yet its block above names another parent.
-      if (fork) throw unlinkedChain(fork, tip.hash);
+      if (fork) return unlinkedChain(fork, tip.hash);
       // The node agrees with the stored tip after all (it answered from two different views).
-      return false;
+      return WAIT;
     }
-    brake.admit(clock.now());
+    const admitted = brake.admit(clock.now());
+    if (!admitted.ok) return admitted;
     // The ingest service counts and logs the reorg when it applies it.
     log.info("walking back to the common ancestor", { network, depth: tip.height - ancestor, common_ancestor: ancestor, old_tip: tip.height });
     const ancestorHash = await storedHashAt(db, network, ancestor);
     const end = await run(ancestor + 1, head, ancestorHash);
-    if (end.kind === "fork" && end.height === ancestor + 1 && ancestorHash !== null) throw unlinkedChain(end, ancestorHash);
-    return false;
+    if (end.kind === "failed") return end.failure;
+    if (end.kind === "fork" && end.height === ancestor + 1 && ancestorHash !== null) return unlinkedChain(end, ancestorHash);
+    return WAIT;
   };
 
   /** Waits `ms`, or less when stop() wakes it. */
@@ -220,9 +235,22 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       wakeSleep = done;
     });
 
-  /** The worker's run: polls until stop(). A throw ends it; the worker's next tick starts it again. */
+  /**
+   * The worker's run: polls until stop(). A poll's failure, a value or thrown, is the follower's
+   * `error` until a poll goes well. Readers throw what went wrong with a node (a malformed answer,
+   * a node error, no upstream answering, another chain): it crosses the read-ahead's promises and
+   * the reader's wrappers by design and is caught here, the one place that shows it. A throw from
+   * here on ends the run; the worker's next tick starts it again.
+   */
   const follow = async (isStopping: () => boolean) => {
     let logged: string | null = null;
+    /** Shows a failed poll; one log line per change of trouble, not one per failed poll (the pool logs upstream changes). */
+    const failed = (message: string, paused: boolean) => {
+      record.state = "error";
+      record.lastError = message;
+      if (logged !== message) log.warn(paused ? "follower paused" : "follower poll failed", { network, error: message });
+      logged = message;
+    };
     while (!isStopping()) {
       if (!(await takeLead())) {
         if (!isStopping()) await sleep(config.poll_interval_ms);
@@ -232,20 +260,19 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
       announced = true;
       let again = false;
       try {
-        again = await pass();
-        if (!again && record.state === "following" && !record.halted) await reader.atHead?.(lead.fence);
-        if (!record.halted) {
-          if (logged !== null) log.info("follower recovered", { network });
-          logged = null;
-          record.lastError = null;
+        const polled = await pass();
+        if (!polled.ok) failed(polled.error, polled.code === "FOLLOWER_PAUSED");
+        else {
+          again = polled.again;
+          if (!again && record.state === "following" && !record.halted) await reader.atHead?.(lead.fence);
+          if (!record.halted) {
+            if (logged !== null) log.info("follower recovered", { network });
+            logged = null;
+            record.lastError = null;
+          }
         }
       } catch (e) {
-        const message = (e as Error).message ?? String(e);
-        record.state = "error";
-        record.lastError = message;
-        // One line per change of trouble, not one per failed poll (the pool logs upstream changes).
-        if (logged !== message) log.warn(e instanceof FollowerPaused ? "follower paused" : "follower poll failed", { network, error: message });
-        logged = message;
+        failed((e as Error).message ?? String(e), false);
       }
       if (record.halted) record.state = "error";
       await save(true).catch((e) => log.error("cannot save follower state", { network, error: String(e) }));

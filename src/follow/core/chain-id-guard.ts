@@ -2,7 +2,11 @@ import type { Logger } from "../../lib/log.ts";
 import type { SendOptions, UpstreamPool, UpstreamReply } from "../../upstream/pool.ts";
 import { MalformedUpstreamData } from "./upstream-data.ts";
 
-/** An upstream answers for another chain than the follower follows; nothing it sent is used. */
+/**
+ * An upstream answers for another chain than the follower follows; nothing it sent is used. Thrown
+ * from inside the pool's `send`, where a reply can only say that no upstream answered, to the
+ * follower's poll loop like any reader failure (upstream-data.ts).
+ */
 export class ChainIdMismatch extends Error {
   constructor(message: string) {
     super(message);

@@ -1,21 +1,17 @@
+import type { Explained, Result } from "../../lib/error-codes.ts";
 import { rfc3339 } from "../../lib/time.ts";
 
 /** The follower holds a network still: too many reorgs within a minute. Shown as its `error`, logged once. */
-export class FollowerPaused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "FollowerPaused";
-  }
-}
+export type BrakeHeld = Explained<"FOLLOWER_PAUSED">;
 
 const MINUTE_MS = 60_000;
 
 /** Bounds the reorgs a follower applies on one network (docs/chains.md). */
 export type ReorgBrake = {
-  /** Throws FollowerPaused while the brake holds the network; releases it once its minute is over. */
-  assertRunning(nowMs: number): void;
-  /** Counts a reorg about to be applied; throws FollowerPaused (and holds the network) when it would be one too many. */
-  admit(nowMs: number): void;
+  /** Fails while the brake holds the network; releases it once its minute is over. */
+  check(nowMs: number): Result<object, BrakeHeld>;
+  /** Counts a reorg about to be applied; fails (and holds the network) when it would be one too many. */
+  admit(nowMs: number): Result<object, BrakeHeld>;
 };
 
 /**
@@ -28,24 +24,27 @@ export type ReorgBrake = {
 export function createReorgBrake(opts: { maxPerMinute: number }): ReorgBrake {
   const applied: number[] = [];
   let heldUntil: number | null = null;
-  const paused = () =>
-    new FollowerPaused(
-      `reorg brake: more than ${opts.maxPerMinute} reorgs within a minute (max_reorgs_per_minute); following paused until ${rfc3339(heldUntil as number)}`,
-    );
+  const paused = (): BrakeHeld => ({
+    ok: false,
+    code: "FOLLOWER_PAUSED",
+    error: `reorg brake: more than ${opts.maxPerMinute} reorgs within a minute (max_reorgs_per_minute); following paused until ${rfc3339(heldUntil as number)}`,
+  });
   return {
-    assertRunning(nowMs) {
-      if (heldUntil === null) return;
-      if (nowMs < heldUntil) throw paused();
+    check(nowMs) {
+      if (heldUntil === null) return { ok: true };
+      if (nowMs < heldUntil) return paused();
       heldUntil = null;
+      return { ok: true };
     },
     admit(nowMs) {
-      if (opts.maxPerMinute === 0) return;
+      if (opts.maxPerMinute === 0) return { ok: true };
       while (applied.length > 0 && applied[0] <= nowMs - MINUTE_MS) applied.shift();
       if (applied.length >= opts.maxPerMinute) {
         heldUntil = applied[0] + MINUTE_MS;
-        throw paused();
+        return paused();
       }
       applied.push(nowMs);
+      return { ok: true };
     },
   };
 }

@@ -1,6 +1,13 @@
 // What a follower does with a node's answer of the wrong shape, whatever the family: a node is
 // trusted to say which chain it follows, not to be well formed. A hash that is no hash would look
 // like a reorg, and an address field holding HTML would be stored and delivered to receivers.
+//
+// Thrown, not returned, as every failure of a reader is (the clients' RpcError, BtcRpcError and
+// TronApiError, the chain checks' ChainIdMismatch): a check fails deep inside the walk of one
+// answer, and the failure crosses the reader's async boundaries by design (the catch-up's reads
+// launched ahead and awaited in height order, the pool's chain-id guard, the redacting wrapper) to
+// the follower's poll loop, the one place that shows it (core/chain-follower.ts). The follower's
+// own failures (the reorg brake, blocks that do not link, a refused batch) are values.
 
 /** The node answered something of the wrong shape; the follower reports it as an upstream error and stores nothing. */
 export class MalformedUpstreamData extends Error {

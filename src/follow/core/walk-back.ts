@@ -1,4 +1,4 @@
-import { MalformedUpstreamData } from "./upstream-data.ts";
+import type { Explained } from "../../lib/error-codes.ts";
 
 // The walk back on a reorg (docs/chains.md): where the node's chain and the stored one part.
 
@@ -20,6 +20,10 @@ export async function findCommonAncestor(hashes: HashLookups, tipHeight: number,
 }
 
 /** A node answering a chain that does not connect: shown as the follower's error, never taken for a reorg. */
-export function unlinkedChain(fork: { height: number; hash: string; parentHash: string }, below: string): MalformedUpstreamData {
-  return new MalformedUpstreamData(`the node's blocks do not link: block ${fork.height} (${fork.hash}) names parent ${fork.parentHash}, but the node's block ${fork.height - 1} is ${below}`);
+export function unlinkedChain(fork: { height: number; hash: string; parentHash: string }, below: string): Explained<"UPSTREAM_MALFORMED"> {
+  return {
+    ok: false,
+    code: "UPSTREAM_MALFORMED",
+    error: `the node's blocks do not link: block ${fork.height} (${fork.hash}) names parent ${fork.parentHash}, but the node's block ${fork.height - 1} is ${below}`,
+  };
 }

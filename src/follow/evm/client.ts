@@ -1,6 +1,10 @@
 import type { UpstreamPool } from "../../upstream/pool.ts";
 
-/** A JSON-RPC call that got no usable answer: every upstream failed, or the node answered with an `error`. */
+/**
+ * A JSON-RPC call that got no usable answer: every upstream failed, or the node answered with an
+ * `error`. Thrown like any reader failure (core/upstream-data.ts says why); its `code` lets a
+ * source tell the node's refusal from no answer.
+ */
 export class RpcError extends Error {
   constructor(
     message: string,

@@ -4,7 +4,10 @@ import { preview } from "../core/upstream-data.ts";
 /** The header TronGrid reads its API key from. */
 export const TRON_API_KEY_HEADER = "TRON-PRO-API-KEY";
 
-/** A java-tron HTTP API call that got no usable answer: no upstream answered, or the node answered `{"Error": …}`. */
+/**
+ * A java-tron HTTP API call that got no usable answer: no upstream answered, or the node answered
+ * `{"Error": …}`. Thrown like any reader failure (core/upstream-data.ts says why).
+ */
 export class TronApiError extends Error {
   constructor(
     message: string,

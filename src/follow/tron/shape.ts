@@ -32,7 +32,9 @@ export type TronTxInfo = { id: string; failed: boolean; receiptResult: string | 
 
 /**
  * A number in the answer that JSON.parse cannot hold exactly (an amount above 2^53 sun): the
- * caller parses the answer's text again with parseExact, which keeps such numbers' digits.
+ * caller parses the answer's text again with parseExact, which keeps such numbers' digits. Thrown
+ * from deep inside a check to the source one call up, which starts the check again: a restart,
+ * not a failure.
  */
 export class InexactNumber extends Error {}
 

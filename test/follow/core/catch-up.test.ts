@@ -28,7 +28,7 @@ function harness(blockAt: (h: number) => ReadBlock | null | Error, over: Partial
     confirmLead: async () => true,
     async commit(batch) {
       committed.push(batch.map((b) => b.height));
-      return true;
+      return "stored";
     },
     concurrency: 4,
     batchBlocks: 3,
@@ -66,9 +66,12 @@ describe("a catch-up run", () => {
     expect(committed.flat()).toEqual([5, 6]);
   });
 
-  test("ends refused when the ingest refuses a batch, and ends with nothing committed when the lead is gone", async () => {
-    const refused = harness(chain(), { commit: async () => false });
+  test("ends refused or failed as the ingest refuses a batch, and ends with nothing committed when the lead is gone", async () => {
+    const refused = harness(chain(), { commit: async () => "refused" });
     expect(await catchUp(refused.deps, 5, 14, hash(4))).toEqual({ kind: "refused" });
+    const failure = { ok: false, code: "INVALID_INPUT", error: "ingest refused blocks 5..7: a reason" } as const;
+    const failed = harness(chain(), { commit: async () => failure });
+    expect(await catchUp(failed.deps, 5, 14, hash(4))).toEqual({ kind: "failed", failure });
     const lost = harness(chain(), { confirmLead: async () => false });
     expect(await catchUp(lost.deps, 5, 14, hash(4))).toEqual({ kind: "done" });
     expect(lost.committed).toEqual([]);

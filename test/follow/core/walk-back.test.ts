@@ -43,5 +43,5 @@ describe("the common ancestor", () => {
 });
 
 test("a chain that does not link names the block, its parent and the node's block below it", () => {
-  expect(unlinkedChain({ height: 5, hash: "b5", parentHash: "x" }, "a4").message).toBe("the node's blocks do not link: block 5 (b5) names parent x, but the node's block 4 is a4");
+  expect(unlinkedChain({ height: 5, hash: "b5", parentHash: "x" }, "a4").error).toBe("the node's blocks do not link: block 5 (b5) names parent x, but the node's block 4 is a4");
 });
