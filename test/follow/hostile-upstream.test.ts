@@ -194,6 +194,25 @@ describe("blocks that do not link", () => {
   });
 });
 
+describe("one hash at two heights", () => {
+  test("is refused as a feed's batch would be: nothing of it is stored, follow status says why, the follower goes on once the node is well", async () => {
+    const n = node(7, chainOf("a", 0, 3));
+    const d = await follow([n.url]);
+    await until(() => tip(d), (h) => h === 3);
+
+    // Block 5 links to block 4 and bears its hash.
+    const [four] = chainOf("a", 4, 4);
+    n.blocks.set(5, { ...chainOf("a", 5, 5, hashOf("a", 4))[0], hash: hashOf("a", 4) });
+    n.blocks.set(4, four);
+    const s = await until(() => status(d), (x) => x.state === "error");
+    expect(s.last_error).toBe(`ingest refused blocks 4..5: [1].height: block ${hashOf("a", 4)} is at height 4 earlier in this batch; a block's hash names one height`);
+    expect(await tip(d)).toBe(3);
+
+    n.blocks.set(5, chainOf("a", 5, 5)[0]);
+    await until(() => status(d), (x) => x.state === "following" && x.stored_tip === 5);
+  });
+});
+
 describe("reorg brake", () => {
   test("a tip that changes on every poll is followed through at most max_reorgs_per_minute reorgs a minute", async () => {
     const n = node(7, chainOf("a", 0, 5));
