@@ -5,49 +5,27 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { utcDayCache } from "../lib/time.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
+import { type AccountMeter, isForgettable, NEVER_READ, newAccountMeter } from "./credits/account-meter.ts";
+import { applyTake, renewLeases, takeAsk, undoRenewals } from "./credits/lease.ts";
+import { addCharge, type ChargeBatch, chargesInLockOrder, creditsByAccount, mergeCharges } from "./credits/pending-charges.ts";
+import { releaseAndCharge, reserveFromLease } from "./credits/spend.ts";
+import { applyViewRow, viewNeeds } from "./credits/view.ts";
+
+export type { AccountMeter };
 
 /**
- * What the /rpc hot path knows of an account without touching the database: the credits this
- * daemon has set aside for it (its lease), what calls in flight hold of them and what answered
- * calls spent, and a hint of what a new lease could get.
- */
-export type AccountMeter = {
-  accountId: string;
-  /** The plan's `rpc_rps` as last read. */
-  rpcRps: number;
-  /** Credits of the account set aside by this daemon and not charged yet: its row in `credit_leases`. */
-  leased: number;
-  /** Credits reserved by calls sent upstream and not settled yet. */
-  held: number;
-  /** Credits charged in memory and not yet written (pending or being flushed); part of `leased`. */
-  unbilled: number;
-  /**
-   * What a new lease could take, as last seen: the balance less every daemon's leases and this
-   * daemon's promises to deliveries. A hint, re-read at most a second after it is used, so an
-   * account that has run out is refused without a database round trip.
-   */
-  free: number;
-  /** Credits calls reserved since the last flush; an account with none gives its lease back at the flush. */
-  reservedSinceFlush: number;
-  /** Credits calls reserved in the last flush interval: a slice is at least that, so a busy account takes about one a flush. */
-  pace: number;
-  /** Slices taken since the last flush: each one twice the one before, so a burst needs few takes. */
-  takesSinceFlush: number;
-  refreshedAt: number;
-  /** Bumped whenever this daemon changes its lease (a take, a give-back): a view read before is stale. */
-  leaseChanges: number;
-  refreshing: Promise<void> | null;
-};
-
-/**
- * The credit side of /rpc (docs/rpc.md). A call reserves its price from the credits this
- * daemon has set aside for the account; when those run short it first sets another slice aside, in
- * one short transaction that checks the balance less what every daemon holds (billing/credit-leases.ts).
+ * The credit side of /rpc (docs/rpc.md). A call reserves its price from the credits this daemon
+ * has set aside for the account; when those run short it first sets another slice aside, in one
+ * short transaction that checks the balance less what every daemon holds (billing/credit-leases.ts).
  * When a call settles, a success is charged in memory and its reservation released. Each flush
  * writes the charges (balance and usage series together) and this daemon's leases in one
  * transaction, renewing them, and gives back the lease of every account no call used since the
  * previous flush. So no two daemons' calls, and no call and webhook delivery of one daemon, spend
  * the same credits, and the hot path touches the database once a slice, not once a call.
+ *
+ * The rules are the pure parts in ./credits/: the account's view (view.ts), the in-memory spend
+ * (spend.ts), the lease of credits set aside (lease.ts) and the batched charges
+ * (pending-charges.ts); this shell reads, writes and keeps one writer at a time.
  */
 export type CreditMeter = {
   /** The account's view; loads it on first use and refreshes it in the background when stale. */
@@ -87,12 +65,11 @@ export type CreditMeterDeps = {
 /** A lease not renewed for this many flush intervals belongs to a daemon that is gone. */
 export const LEASE_FLUSHES = 10;
 
-const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
-type Pending = { accountId: string; day: string; credits: number; calls: number };
-
 /** A call short of credits waits on at most this many takes (concurrent calls may use a slice first). */
 const MAX_TAKE_ROUNDS = 4;
+
+/** Records kept before the meter forgets accounts with nothing set aside, held or unbilled. */
+const MAX_ACCOUNTS = 100_000;
 
 export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const refreshMs = deps.refreshMs ?? 1000;
@@ -100,7 +77,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const promised = deps.promised ?? (() => 0);
   const statements = statementsOf(deps.db);
   const accounts = new Map<string, AccountMeter>();
-  let pending = new Map<string, Pending>();
+  let pending: ChargeBatch = new Map();
   let flushing: Promise<void> | null = null;
   let queuedFlush: Promise<void> | null = null;
   let reclaimedAt = Number.NEGATIVE_INFINITY;
@@ -115,28 +92,12 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
     return run;
   };
 
-  const spendable = (a: AccountMeter) => a.leased - a.held - a.unbilled;
-  /**
-   * What the next take asks for: `slice`, or what the account's calls reserved in the last flush
-   * interval when more, doubled for each slice taken since. Unspent at a flush is then less than the
-   * last slice, which is below `slice` plus twice what the calls spent in the interval.
-   */
-  const sliceOf = (a: AccountMeter) => Math.max(deps.slice, a.pace) * 2 ** Math.min(a.takesSinceFlush, 20);
-  const hold = (a: AccountMeter, cost: number) => {
-    a.held += cost;
-    a.reservedSinceFlush += cost;
-  };
-
   const read = async (a: AccountMeter) => {
     const before = a.leaseChanges;
     const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
     const row = rows[0];
     if (!row) throw new Error(`no account ${a.accountId}`);
-    a.rpcRps = Number(row.rpc_rps);
-    // A take or a give-back of this daemon's lease while the row was read already set `free` from
-    // what it knew; the row read before it would undo that (and refuse calls the credits can pay).
-    if (a.leaseChanges === before) a.free = Number(row.credits) - Number(row.leased) - promised(a.accountId);
-    a.refreshedAt = deps.clock.now();
+    applyViewRow(a, row, before, promised(a.accountId), deps.clock.now());
   };
   const refresh = (a: AccountMeter) => {
     a.refreshing ??= read(a)
@@ -150,21 +111,18 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   /** Sets another slice aside when what is set aside cannot cover `cost`. */
   const take = (a: AccountMeter, cost: number) =>
     oneWriter(async () => {
-      const short = cost - spendable(a);
-      if (short <= 0) return;
+      const ask = takeAsk(a, cost, deps.slice);
+      if (!ask) return;
       const got = await takeLease(deps.db, {
         holder: deps.holder,
         accountId: a.accountId,
         leased: a.leased,
-        need: short,
-        want: Math.max(short, sliceOf(a)),
+        need: ask.need,
+        want: ask.want,
         promised: () => promised(a.accountId),
         leaseUntil: deps.clock.now() + leaseMs,
       });
-      a.leased += got.taken;
-      a.free = got.free - got.taken;
-      a.leaseChanges++;
-      if (got.taken > 0) a.takesSinceFlush++;
+      applyTake(a, got);
     });
 
   const reserveAfterTaking = async (a: AccountMeter, cost: number): Promise<boolean> => {
@@ -182,12 +140,10 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         }
         return false;
       }
-      if (spendable(a) >= cost) {
-        hold(a, cost);
-        return true;
-      }
-      // Nothing to take, or concurrent calls used the slice first: try again while the hint allows.
-      if (a.free < cost - spendable(a)) return false;
+      // Held when the take covered it; else nothing could be taken, or concurrent calls used the
+      // slice first: again while the hint allows.
+      const reservation = reserveFromLease(a, cost);
+      if (reservation !== "take") return reservation === "held";
     }
     return false;
   };
@@ -198,34 +154,12 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       const reclaim = nowMs - reclaimedAt >= leaseMs / 2;
       const batch = pending;
       pending = new Map();
-      const charged = new Map<string, number>();
-      for (const p of batch.values()) charged.set(p.accountId, (charged.get(p.accountId) ?? 0) + p.credits);
-      // Every lease this daemon holds is written (renewed); an idle one, or all when stopping, shrinks
-      // to what is still unbilled or held. Applied in memory before the write, so no call can
-      // reserve credits on their way back; undone if the write fails.
-      const changes: { a: AccountMeter; charged: number; gaveBack: number }[] = [];
-      for (const a of accounts.values()) {
-        const reserved = a.reservedSinceFlush;
-        a.pace = reserved;
-        a.reservedSinceFlush = 0;
-        a.takesSinceFlush = 0;
-        const c = charged.get(a.accountId) ?? 0;
-        if (a.leased === 0 && c === 0) continue;
-        const gaveBack = giveBackAll || (reserved === 0 && a.held === 0) ? Math.max(0, spendable(a)) : 0;
-        a.leased -= c + gaveBack;
-        a.unbilled -= c;
-        // What goes back is free again (what was charged left the balance and the lease alike):
-        // the view must say so, or the next call is refused until the view is read afresh.
-        a.free += gaveBack;
-        if (gaveBack > 0) a.leaseChanges++;
-        changes.push({ a, charged: c, gaveBack });
-      }
-      if (batch.size === 0 && changes.length === 0 && !reclaim) return;
+      // Every lease this daemon holds is written (renewed); undone in memory if the write fails.
+      const renewals = renewLeases(accounts.values(), creditsByAccount(batch), giveBackAll);
+      if (batch.size === 0 && renewals.length === 0 && !reclaim) return;
       let dropped = 0;
       try {
-        // In account id order, as deliveries settle: transactions of several daemons then lock
-        // account rows in one order and cannot deadlock.
-        const charges = [...batch.values()].sort((x, y) => (x.accountId === y.accountId ? cmp(x.day, y.day) : cmp(x.accountId, y.accountId)));
+        const charges = chargesInLockOrder(batch);
         await deps.db.transaction().execute(async (trx) => {
           for (const p of charges) {
             if (p.credits > 0) await trx.executeQuery(statements.chargeAccount(p.accountId, p.credits, nowMs));
@@ -234,7 +168,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
           await writeLeases(
             trx,
             deps.holder,
-            changes.map(({ a }) => ({ accountId: a.accountId, credits: a.leased })),
+            renewals.map(({ a }) => ({ accountId: a.accountId, credits: a.leased })),
             nowMs + leaseMs,
           );
           if (reclaim) dropped = await dropExpiredLeases(trx, nowMs);
@@ -243,18 +177,9 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
         if (dropped > 0) deps.log.info("rpc credit leases of stopped daemons given back", { leases: dropped });
       } catch (e) {
         // Nothing was written (one transaction): the charges wait for the next flush, the leases stay.
-        for (const { a, charged: c, gaveBack } of changes) {
-          a.leased += c + gaveBack;
-          a.unbilled += c;
-          a.free -= gaveBack;
-        }
-        for (const [k, p] of batch) {
-          const cur = pending.get(k);
-          if (cur) {
-            cur.credits += p.credits;
-            cur.calls += p.calls;
-          } else pending.set(k, p);
-        }
+        undoRenewals(renewals);
+        mergeCharges(batch, pending);
+        pending = batch;
         deps.log.error("rpc charges flush failed; retrying on the next tick", { error: String(e) });
       }
     });
@@ -266,53 +191,28 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
     async account(accountId) {
       let a = accounts.get(accountId);
       if (!a) {
-        if (accounts.size > 100_000) for (const [id, m] of accounts) if (m.leased === 0 && m.held === 0 && m.unbilled === 0) accounts.delete(id);
-        a = {
-          accountId,
-          rpcRps: 0,
-          leased: 0,
-          held: 0,
-          unbilled: 0,
-          free: 0,
-          reservedSinceFlush: 0,
-          pace: 0,
-          takesSinceFlush: 0,
-          refreshedAt: Number.NEGATIVE_INFINITY,
-          leaseChanges: 0,
-          refreshing: null,
-        };
+        if (accounts.size > MAX_ACCOUNTS) for (const [id, m] of accounts) if (isForgettable(m)) accounts.delete(id);
+        a = newAccountMeter(accountId);
         accounts.set(accountId, a);
       }
-      if (a.refreshedAt === Number.NEGATIVE_INFINITY) {
+      const needs = viewNeeds(a, deps.clock.now(), refreshMs);
+      if (needs === "first") {
         await refresh(a);
-        if (a.refreshedAt === Number.NEGATIVE_INFINITY) throw new Error(`cannot read the credits of account ${accountId}`);
-      } else if (!a.refreshing && deps.clock.now() - a.refreshedAt >= refreshMs) {
+        if (a.refreshedAt === NEVER_READ) throw new Error(`cannot read the credits of account ${accountId}`);
+      } else if (needs === "stale") {
         // Stale: this call is served from the view while it is re-read.
         void refresh(a);
       }
       return a;
     },
     reserve(a, cost) {
-      if (cost === 0) return true;
-      if (spendable(a) >= cost) {
-        hold(a, cost);
-        return true;
-      }
-      // The hint says no lease could cover it: refused without a database round trip.
-      if (a.free < cost - spendable(a)) return false;
-      return reserveAfterTaking(a, cost);
+      const reservation = reserveFromLease(a, cost);
+      return reservation === "take" ? reserveAfterTaking(a, cost) : reservation === "held";
     },
     settle(a, held, charged, calls) {
-      a.held -= held;
+      releaseAndCharge(a, held, charged);
       if (charged === 0 && calls === 0) return;
-      a.unbilled += charged;
-      const day = today(deps.clock.now());
-      const k = `${a.accountId}\n${day}`;
-      const p = pending.get(k);
-      if (p) {
-        p.credits += charged;
-        p.calls += calls;
-      } else pending.set(k, { accountId: a.accountId, day, credits: charged, calls });
+      addCharge(pending, a.accountId, today(deps.clock.now()), charged, calls);
     },
     flush() {
       if (!flushing) {
