@@ -1,17 +1,19 @@
 import { dropAllLeases, dropExpiredLeases, takeLease, writeLeases } from "../billing/credit-leases.ts";
+import { isDatabaseUnavailable } from "../db/availability.ts";
 import type { Db } from "../db/database.ts";
 import { statementsOf } from "../db/statements.ts";
 import type { Clock } from "../lib/clock.ts";
+import { fail, type Result } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { utcDayCache } from "../lib/time.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
-import { type AccountMeter, isForgettable, NEVER_READ, newAccountMeter } from "./credits/account-meter.ts";
+import { type AccountMeter, isForgettable, type MeterFailure, newAccountMeter } from "./credits/account-meter.ts";
 import { applyTake, renewLeases, takeAsk, undoRenewals } from "./credits/lease.ts";
 import { addCharge, type ChargeBatch, chargesInLockOrder, creditsByAccount, mergeCharges } from "./credits/pending-charges.ts";
 import { releaseAndCharge, reserveFromLease } from "./credits/spend.ts";
 import { applyViewRow, viewNeeds } from "./credits/view.ts";
 
-export type { AccountMeter };
+export type { AccountMeter, MeterFailure };
 
 /**
  * The credit side of /rpc (docs/rpc.md). A call reserves its price from the credits this daemon
@@ -28,8 +30,11 @@ export type { AccountMeter };
  * (pending-charges.ts); this shell reads, writes and keeps one writer at a time.
  */
 export type CreditMeter = {
-  /** The account's view; loads it on first use and refreshes it in the background when stale. */
-  account(accountId: string): Promise<AccountMeter>;
+  /**
+   * The account's record; loads its view on first use (a failure when that read fails) and
+   * refreshes it in the background when stale.
+   */
+  account(accountId: string): Promise<Result<AccountMeter, MeterFailure>>;
   /**
    * Holds `cost` credits for a call: at once from what is set aside, else after setting another
    * slice aside (a promise). False when the account's free credits cannot cover it.
@@ -92,19 +97,28 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
     return run;
   };
 
-  const read = async (a: AccountMeter) => {
+  const readFailed = (a: AccountMeter, code: MeterFailure["code"], error: string): MeterFailure => {
+    deps.log.error("rpc credit view refresh failed", { account_id: a.accountId, error });
+    return fail(code);
+  };
+  /** Reads the account's view: null once read, else why not (logged; the view stays as it was). */
+  const read = async (a: AccountMeter): Promise<MeterFailure | null> => {
     const before = a.leaseChanges;
-    const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
-    const row = rows[0];
-    if (!row) throw new Error(`no account ${a.accountId}`);
-    applyViewRow(a, row, before, promised(a.accountId), deps.clock.now());
+    try {
+      const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
+      const row = rows[0];
+      // Keys are found for live accounts only, and accounts are never deleted.
+      if (!row) return readFailed(a, "INTERNAL", `no account ${a.accountId}`);
+      applyViewRow(a, row, before, promised(a.accountId), deps.clock.now());
+      return null;
+    } catch (e) {
+      return readFailed(a, isDatabaseUnavailable(e) ? "DATABASE_UNAVAILABLE" : "INTERNAL", String(e));
+    }
   };
   const refresh = (a: AccountMeter) => {
-    a.refreshing ??= read(a)
-      .catch((e) => deps.log.error("rpc credit view refresh failed", { account_id: a.accountId, error: String(e) }))
-      .finally(() => {
-        a.refreshing = null;
-      });
+    a.refreshing ??= read(a).finally(() => {
+      a.refreshing = null;
+    });
     return a.refreshing;
   };
 
@@ -197,8 +211,9 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       }
       const needs = viewNeeds(a, deps.clock.now(), refreshMs);
       if (needs === "first") {
-        await refresh(a);
-        if (a.refreshedAt === NEVER_READ) throw new Error(`cannot read the credits of account ${accountId}`);
+        // Never read: nothing to serve the call from. Callers sharing the read share its failure.
+        const failed = await refresh(a);
+        if (failed) return failed;
       } else if (needs === "stale") {
         // Stale: this call is served from the view while it is re-read.
         void refresh(a);

@@ -2,6 +2,7 @@ import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
 import { type ClientIp, keyAllowsIp } from "../auth/verify.ts";
 import type { Config, Family } from "../config/schema.ts";
+import { fromFailure } from "../lib/failures.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { type Clock, instantOf } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
@@ -137,6 +138,8 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
 
     const account = await deps.meter.account(key.accountId);
+    // The account's credits unread (the database away): answered as the API answers it.
+    if (!account.ok) throw fromFailure(account);
     const at = instantOf(deps.clock);
     const slots: Slot[] = [];
     const forward: Slot[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createCreditReservations } from "../../src/delivery/reservations.ts";
 import { silentLogger } from "../../src/lib/log.ts";
-import { type CreditMeter, createCreditMeter } from "../../src/rpc/credit-meter.ts";
+import { type AccountMeter, type CreditMeter, createCreditMeter } from "../../src/rpc/credit-meter.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
 
@@ -38,6 +38,13 @@ afterEach(async () => {
   await sink.stop();
 });
 
+/** The meter's record of an account these tests expect it to read. */
+async function opened(meter: CreditMeter, accountId: string): Promise<AccountMeter> {
+  const a = await meter.account(accountId);
+  if (!a.ok) throw new Error(`account ${accountId}: ${a.code}`);
+  return a;
+}
+
 const credits = async (id: string) =>
   Number((await (engine as Engine).ctx.db.selectFrom("accounts").select("credits").where("id", "=", id).executeTakeFirstOrThrow()).credits);
 
@@ -45,7 +52,7 @@ describe("webhook deliveries and /rpc share the credit pool without counting a c
   test("credits /rpc has set aside are not promised to a webhook, which is paused once /rpc has spent them", async () => {
     const e = engine as Engine;
     const acct = await e.account({ url: sink.url, credits: 10 });
-    const a = await meter.account(acct.id);
+    const a = await opened(meter, acct.id);
     expect(await meter.reserve(a, 10)).toBe(true); // a call in flight holds all 10
     const id = await e.queue(acct.id, { eventType: "payment" }); // costs 7
     await e.run();
@@ -62,7 +69,7 @@ describe("webhook deliveries and /rpc share the credit pool without counting a c
   test("credits given back by /rpc unused go to the waiting webhook", async () => {
     const e = engine as Engine;
     const acct = await e.account({ url: sink.url, credits: 10 });
-    const a = await meter.account(acct.id);
+    const a = await opened(meter, acct.id);
     expect(await meter.reserve(a, 1)).toBe(true);
     const id = await e.queue(acct.id, { eventType: "payment" });
     await e.run();
@@ -83,7 +90,7 @@ describe("webhook deliveries and /rpc share the credit pool without counting a c
     const id = await e.queue(acct.id, { eventType: "payment" }); // 7, promised while the receiver holds the request
     e.loop.wake();
     await sink.waitFor(1);
-    const a = await meter.account(acct.id);
+    const a = await opened(meter, acct.id);
     expect(meter.reserve(a, 4)).toBe(false); // 10 less 7 promised: 3 free
     expect(await meter.reserve(a, 3)).toBe(true);
     answer();

@@ -6,9 +6,10 @@ import { addCredits, createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
+import { openDatabase } from "../../src/db/database.ts";
 import { manualClock } from "../support/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
-import { type CreditMeterDeps, createCreditMeter } from "../../src/rpc/credit-meter.ts";
+import { type AccountMeter, type CreditMeter, type CreditMeterDeps, createCreditMeter } from "../../src/rpc/credit-meter.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 
 // The meter over a real database (SQLite, or PostgreSQL in the PostgreSQL pass). Two meters on one
@@ -38,6 +39,13 @@ afterEach(async () => {
 const meterOf = (holder: string, more: Partial<CreditMeterDeps> = {}) =>
   createCreditMeter({ db: ctx.db, clock, log: silentLogger, flushIntervalSeconds: 1, slice: 4, holder, ...more });
 
+/** The meter's record of an account these tests expect it to read. */
+async function opened(meter: CreditMeter, accountId: string): Promise<AccountMeter> {
+  const a = await meter.account(accountId);
+  if (!a.ok) throw new Error(`account ${accountId}: ${a.code}`);
+  return a;
+}
+
 const stored = async () => {
   const credits = Number((await ctx.db.selectFrom("accounts").select("credits").where("id", "=", accountId).executeTakeFirstOrThrow()).credits);
   const usage = await ctx.db.selectFrom("usage_daily").select(["day", "credits", "rpc_calls"]).where("account_id", "=", accountId).orderBy("day").execute();
@@ -52,7 +60,7 @@ const leases = async () =>
 describe("rpc credit meter", () => {
   test("sets a slice aside when what it holds runs short, serves calls from it, and writes charges only at the flush", async () => {
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     expect(a.rpcRps).toBe(7);
     const first = meter.reserve(a, 3);
     expect(first).toBeInstanceOf(Promise); // nothing set aside yet: a slice of 4 is taken first
@@ -70,7 +78,7 @@ describe("rpc credit meter", () => {
 
   test("credits an idle lease gives back at a flush can be reserved again at once (not refused from a stale view)", async () => {
     const meter = meterOf("d1", { slice: 10 });
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     // The slice takes every credit: nothing is free for anyone else.
     expect(await meter.reserve(a, 2)).toBe(true);
     expect(await leases()).toEqual([{ holder: "d1", credits: 10 }]);
@@ -84,7 +92,7 @@ describe("rpc credit meter", () => {
 
   test("a call costing more than a slice sets aside what it needs; the last credits are taken as they are", async () => {
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     expect(await meter.reserve(a, 6)).toBe(true);
     expect(await leases()).toEqual([{ holder: "d1", credits: 6 }]);
     expect(await meter.reserve(a, 2)).toBe(true); // wants 4, 4 are free: takes 4
@@ -97,7 +105,7 @@ describe("rpc credit meter", () => {
   test("an account busy in the last flush interval gets slices of what its calls spent then", async () => {
     await addCredits(ctx.db, clock, accountId, 90);
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     const oneCall = async () => {
       expect(await meter.reserve(a, 1)).toBe(true);
       meter.settle(a, 1, 1, 1);
@@ -113,8 +121,8 @@ describe("rpc credit meter", () => {
   test("two daemons never set aside more than the balance between them", async () => {
     const one = meterOf("d1");
     const two = meterOf("d2");
-    const a1 = await one.account(accountId);
-    const a2 = await two.account(accountId);
+    const a1 = await opened(one, accountId);
+    const a2 = await opened(two, accountId);
     let served = 0;
     for (let i = 0; i < 8; i++) {
       for (const [m, a] of [
@@ -142,20 +150,20 @@ describe("rpc credit meter", () => {
   test("credits promised to webhook deliveries are left alone", async () => {
     let promised = 7;
     const meter = meterOf("d1", { promised: () => promised });
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     expect(await meter.reserve(a, 3)).toBe(true);
     expect(await leases()).toEqual([{ holder: "d1", credits: 3 }]);
     expect(meter.reserve(a, 1)).toBe(false);
     promised = 0; // the deliveries failed: their credits are free again, seen at the next read
     clock.advance(1000);
-    await meter.account(accountId);
+    await opened(meter, accountId);
     await a.refreshing;
     expect(await meter.reserve(a, 1)).toBe(true);
   });
 
   test("an idle account's credits go back at the flush; an account in use keeps them", async () => {
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     expect(await meter.reserve(a, 1)).toBe(true);
     meter.settle(a, 1, 1, 1);
     await meter.flush(); // used since the last flush: 3 stay set aside
@@ -168,7 +176,7 @@ describe("rpc credit meter", () => {
 
   test("charges land on the UTC day the calls settled, and a second flush writes nothing again", async () => {
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     await meter.reserve(a, 1);
     meter.settle(a, 1, 1, 1);
     clock.advance(1000); // past midnight
@@ -187,7 +195,7 @@ describe("rpc credit meter", () => {
 
   test("credits added by another writer are seen once the view is a second old", async () => {
     const meter = meterOf("d1");
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     for (let i = 0; i < 10; i++) {
       expect(await meter.reserve(a, 1)).toBe(true);
       meter.settle(a, 1, 1, 1);
@@ -195,10 +203,10 @@ describe("rpc credit meter", () => {
     await meter.flush();
     expect(meter.reserve(a, 1)).toBe(false);
     await addCredits(ctx.db, clock, accountId, 5);
-    await meter.account(accountId);
+    await opened(meter, accountId);
     expect(meter.reserve(a, 1)).toBe(false); // still the fresh view
     clock.advance(1000);
-    await meter.account(accountId);
+    await opened(meter, accountId);
     await a.refreshing;
     expect(await meter.reserve(a, 5)).toBe(true);
     expect(meter.reserve(a, 1)).toBe(false);
@@ -206,24 +214,24 @@ describe("rpc credit meter", () => {
 
   test("a lease not renewed for ten flush intervals is given back by another daemon's flush", async () => {
     const gone = meterOf("dead");
-    const a = await gone.account(accountId);
+    const a = await opened(gone, accountId);
     expect(await gone.reserve(a, 1)).toBe(true); // 4 set aside, then the daemon dies
     const alive = meterOf("alive");
-    const b = await alive.account(accountId);
+    const b = await opened(alive, accountId);
     await alive.flush();
     expect(await leases()).toEqual([{ holder: "dead", credits: 4 }]);
     clock.advance(10_001);
     await alive.flush();
     expect(await leases()).toEqual([]);
     clock.advance(1000);
-    await alive.account(accountId);
+    await opened(alive, accountId);
     await b.refreshing;
     expect(b.free).toBe(10);
   });
 
   test("reclaim(true) gives back every lease at once (the only daemon on its database, at start)", async () => {
     const gone = meterOf("dead");
-    expect(await gone.reserve(await gone.account(accountId), 1)).toBe(true);
+    expect(await gone.reserve(await opened(gone, accountId), 1)).toBe(true);
     await meterOf("next").reclaim(true);
     expect(await leases()).toEqual([]);
   });
@@ -232,7 +240,7 @@ describe("rpc credit meter", () => {
     const meter = meterOf("d1", { flushIntervalSeconds: 60 });
     const worker = meter.worker();
     worker.start();
-    const a = await meter.account(accountId);
+    const a = await opened(meter, accountId);
     expect(await meter.reserve(a, 3)).toBe(true);
     meter.settle(a, 3, 3, 3);
     await worker.stop();
@@ -242,7 +250,7 @@ describe("rpc credit meter", () => {
 
   test("a daemon whose lease was given back while it was cut off writes it again at its next flush", async () => {
     const slow = meterOf("slow");
-    const a = await slow.account(accountId);
+    const a = await opened(slow, accountId);
     expect(await slow.reserve(a, 1)).toBe(true);
     slow.settle(a, 1, 1, 1);
     clock.advance(10_001);
@@ -252,5 +260,19 @@ describe("rpc credit meter", () => {
     expect(slow.reserve(a, 1)).toBe(true);
     await slow.flush();
     expect(await leases()).toEqual([{ holder: "slow", credits: 3 }]);
+  });
+
+  test("an account whose credits cannot be read is a failure, not a record: the database away is DATABASE_UNAVAILABLE, anything else INTERNAL", async () => {
+    // A PostgreSQL URL where nothing listens: every query is refused at once.
+    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const port = probe.port as number;
+    probe.stop(true);
+    const away = openDatabase(`postgres://chain@127.0.0.1:${port}/chainwatch`);
+    try {
+      expect(await meterOf("d1", { db: away }).account(accountId)).toEqual({ ok: false, code: "DATABASE_UNAVAILABLE" });
+    } finally {
+      await away.destroy();
+    }
+    expect(await meterOf("d1").account("acc_none")).toEqual({ ok: false, code: "INTERNAL" });
   });
 });

@@ -1,3 +1,11 @@
+import type { Failure } from "../../lib/error-codes.ts";
+
+/**
+ * Why an account's view could not be read: the database away (the API's 503), or anything else
+ * (logged; a 500).
+ */
+export type MeterFailure = Failure<"DATABASE_UNAVAILABLE" | "INTERNAL">;
+
 /**
  * What the /rpc hot path knows of an account without touching the database: the credits this
  * daemon has set aside for it (its lease), what calls in flight hold of them and what answered
@@ -5,6 +13,8 @@
  * in place by the meter's parts (./spend.ts, ./lease.ts, ./view.ts): a call allocates nothing.
  */
 export type AccountMeter = {
+  /** Always true: the record itself is the success of the meter's `account()`, so a call allocates no result. */
+  ok: true;
   accountId: string;
   /** The plan's `rpc_rps` as last read: the calls-per-second budget /rpc's rate window applies. */
   rpcRps: number;
@@ -30,8 +40,8 @@ export type AccountMeter = {
   refreshedAt: number;
   /** Bumped whenever this daemon changes its lease (a take, a give-back): a view read before is stale. */
   leaseChanges: number;
-  /** The read in flight, shared by every caller. */
-  refreshing: Promise<void> | null;
+  /** The read in flight, shared by every caller: null once read, else why it failed. */
+  refreshing: Promise<MeterFailure | null> | null;
 };
 
 /** `refreshedAt` of an account whose view was never read. */
@@ -40,6 +50,7 @@ export const NEVER_READ = Number.NEGATIVE_INFINITY;
 /** A record for an account the meter has not seen: nothing set aside, held or known yet. */
 export function newAccountMeter(accountId: string): AccountMeter {
   return {
+    ok: true,
     accountId,
     rpcRps: 0,
     leased: 0,

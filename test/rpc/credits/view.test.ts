@@ -21,7 +21,7 @@ describe("the account's view: its rate budget and the free-credit hint", () => {
     ["never read", { refreshedAt: NEVER_READ }, 0, "first"],
     ["read 999 ms ago", { refreshedAt: 1 }, 1_000, "none"],
     ["read a second ago", { refreshedAt: 1 }, 1_001, "stale"],
-    ["stale, but a read is in flight", { refreshedAt: 1, refreshing: Promise.resolve() }, 5_000, "none"],
+    ["stale, but a read is in flight", { refreshedAt: 1, refreshing: Promise.resolve(null) }, 5_000, "none"],
   ] as const)("%s", (_name, fields, nowMs, needs) => {
     expect(viewNeeds(meter(fields), nowMs, 1_000)).toBe(needs);
   });
