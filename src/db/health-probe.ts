@@ -1,9 +1,12 @@
 import { sql } from "kysely";
+import type { Explained, Result } from "../lib/error-codes.ts";
 import { unavailableReason } from "./availability.ts";
 import type { Db } from "./executor.ts";
 
-/** What `/healthz` learns of the database: it answered, or why not. */
-export type DatabaseHealth = { ok: true } | { ok: false; reason: string };
+/** What `/healthz` learns of the database: it answered, or a DATABASE_UNAVAILABLE whose sentence says why not. */
+export type DatabaseHealth = Result<object, Explained<"DATABASE_UNAVAILABLE">>;
+
+const unavailable = (reason: string): DatabaseHealth => ({ ok: false, code: "DATABASE_UNAVAILABLE", error: `database unavailable: ${reason}` });
 
 /**
  * Asks the database a trivial query and answers within `waitMs` whatever it does: a load balancer
@@ -15,11 +18,11 @@ export function createDatabaseProbe(db: Db, waitMs: number): () => Promise<Datab
   const probe = async (): Promise<DatabaseHealth> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<DatabaseHealth>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, reason: `the database did not answer within ${waitMs} ms` }), waitMs);
+      timer = setTimeout(() => resolve(unavailable(`the database did not answer within ${waitMs} ms`)), waitMs);
     });
     const asked = sql`select 1`.execute(db).then(
       (): DatabaseHealth => ({ ok: true }),
-      (e: unknown): DatabaseHealth => ({ ok: false, reason: unavailableReason(e) }),
+      (e: unknown) => unavailable(unavailableReason(e)),
     );
     try {
       return await Promise.race([asked, late]);

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { createDatabaseProbe } from "../../db/health-probe.ts";
+import { failureMessage, failureStatus } from "../../lib/failures.ts";
 import type { AppDeps } from "../deps.ts";
 import { responses, UNSIGNED } from "../openapi/responses.ts";
 
@@ -15,8 +16,9 @@ export function healthRoutes(deps: AppDeps) {
       async ({ set }) => {
         const health = await probe();
         if (health.ok) return { ok: true };
-        set.status = 503;
-        return { ok: false, error: `database unavailable: ${health.reason}` };
+        // The status of the code, without the API's Retry-After: a load balancer polls on its own schedule.
+        set.status = failureStatus(health);
+        return { ok: false, error: failureMessage(health) };
       },
       {
         detail: {
