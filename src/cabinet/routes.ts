@@ -46,11 +46,17 @@ function json(status: number, doc: unknown): Response {
   return new Response(JSON.stringify(doc), { status, headers: { "content-type": "application/json; charset=utf-8", ...SECURITY_HEADERS } });
 }
 
+/** A failure as the request asks for it: `{"error": …}` with its code's status (Accept: application/json), else its page. */
+function refusal(request: Request, failure: Failure, asPage: () => Response): Response {
+  return wantsJson(request) ? json(failureStatus(failure), { error: failureMessage(failure) }) : asPage();
+}
+
 /** What a form post did: the notice and page data it produced (a new key's secret), or the use case's failure. */
 type ActionResult = Result<{ notice: string; extra?: unknown }>;
 type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, string>) => Promise<ActionResult>;
 
-const CSRF_REFUSED = "Missing or invalid CSRF token. Reload the page and try again.";
+const NOT_SIGNED_IN: Failure = { ok: false, code: "NOT_SIGNED_IN" };
+const CSRF_INVALID: Failure = { ok: false, code: "CSRF_INVALID" };
 
 const HTML = { "text/html": { schema: { type: "string" as const } } };
 /** What a cabinet page or form post can answer, for the OpenAPI document. */
@@ -100,16 +106,14 @@ export function cabinetRoutes(deps: CabinetDeps) {
     async (c: Ctx): Promise<Response> => {
       const token = sessionToken(c.request);
       const session = token ? await findSession(sessionDeps, token) : null;
-      if (!token || !session) return wantsJson(c.request) ? json(401, { error: "Not signed in." }) : signedOutPage();
+      if (!token || !session) return refusal(c.request, NOT_SIGNED_IN, () => signedOutPage());
       const viewer: Viewer = { ...session, csrf: csrfTokenFor(token) };
       let form = new URLSearchParams();
       if (c.request.method !== "GET") {
         const posted = await readForm(c.request, bodyLimit);
-        if (!posted.ok) return wantsJson(c.request) ? json(failureStatus(posted), { error: failureMessage(posted) }) : refusedPage(viewer, posted);
+        if (!posted.ok) return refusal(c.request, posted, () => refusedPage(viewer, posted));
         form = posted.form;
-        if (!csrfMatches(token, form.get("csrf") ?? c.request.headers.get("x-csrf-token"))) {
-          return wantsJson(c.request) ? json(403, { error: CSRF_REFUSED }) : page({ title: "Refused", viewer, status: 403, error: CSRF_REFUSED, body: "" });
-        }
+        if (!csrfMatches(token, form.get("csrf") ?? c.request.headers.get("x-csrf-token"))) return refusal(c.request, CSRF_INVALID, () => refusedPage(viewer, CSRF_INVALID));
       }
       const outcome = await fn(viewer, c, form);
       return outcome instanceof Response ? outcome : refusedPage(viewer, outcome);

@@ -1,4 +1,6 @@
 import type { Clock } from "../lib/clock.ts";
+import type { Explained } from "../lib/error-codes.ts";
+import { FAILURES } from "../lib/failures.ts";
 import { parseIp } from "../net/ip.ts";
 
 /** Failed sign-ins a client may make within the window before it must wait (docs/cabinet.md). */
@@ -68,4 +70,14 @@ export function throttleKey(ip: string | null): string {
   const parsed = parseIp(ip);
   if (!parsed) return `text:${ip.slice(0, 64)}`;
   return parsed.version === 4 ? `v4:${parsed.value}` : `v6:${parsed.value >> 64n}/64`;
+}
+
+/** A client refused while it waits out the throttle: the sentence says how long, `retryAfterSeconds` the same for the header. */
+export type SignInThrottled = Explained<"SIGN_IN_THROTTLED"> & { retryAfterSeconds: number };
+
+/** The refusal of a client that must wait `waitMs` more, in whole seconds (at least 1). */
+export function signInThrottled(waitMs: number): SignInThrottled {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const error = `${FAILURES.SIGN_IN_THROTTLED.message} Try again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`;
+  return { ok: false, code: "SIGN_IN_THROTTLED", error, retryAfterSeconds: seconds };
 }

@@ -2,12 +2,12 @@ import type { Db } from "../db/database.ts";
 import type { ClientIpResolver } from "../net/client-ip.ts";
 import { requestQuery, requestUrl } from "../net/request-target.ts";
 import type { Clock } from "../lib/clock.ts";
-import { failureMessage, failureStatus } from "../lib/failures.ts";
+import { type Failure, fail, type Result } from "../lib/error-codes.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import { SECURITY_HEADERS } from "./layout.ts";
 import type { PostedForm } from "./form.ts";
-import { crossSiteRefusedPage, linkRefusedPage, type OtherSession, postRefusedPage, signInPage, tooManyAttemptsPage } from "./pages/session.ts";
-import { createSignInThrottle, type SignInThrottle, throttleKey } from "./sign-in-throttle.ts";
+import { type OtherSession, signInPage, signInRefusedPage } from "./pages/session.ts";
+import { createSignInThrottle, type SignInThrottle, type SignInThrottled, signInThrottled, throttleKey } from "./sign-in-throttle.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession, peekSignInLink, redeemSignInLink, SESSION_TTL_MS } from "./sessions.ts";
 
 export type SignInDeps = {
@@ -52,20 +52,23 @@ export function createSignIn(deps: SignInDeps) {
     return origin === null || origin === requestUrl(request)?.origin || origin === publicOrigin;
   };
 
-  /**
-   * Looks the link up unless the client must wait; a link that opens nothing counts against it.
-   * A refusal comes back as the page that explains it.
-   */
-  const lookUp = async (request: Request, server: Server, token: string) => {
-    const client = throttleKey(deps.clientIp(request, server));
+  /** The refusal of a client that must wait out the throttle, else null. */
+  const waiting = (client: string): SignInThrottled | null => {
     const wait = throttle.waitMs(client);
-    if (wait > 0) return tooManyAttemptsPage(wait);
+    return wait > 0 ? signInThrottled(wait) : null;
+  };
+
+  /** Looks the link up unless the client must wait; a link that opens nothing counts against it. */
+  const lookUp = async (request: Request, server: Server, token: string): Promise<Result<{ link: { accountId: string; accountName: string }; client: string }, Failure<"SIGN_IN_LINK_INVALID"> | SignInThrottled>> => {
+    const client = throttleKey(deps.clientIp(request, server));
+    const refused = waiting(client);
+    if (refused) return refused;
     const link = await peekSignInLink(sessionDeps, token);
     if (!link) {
       throttle.failed(client);
-      return linkRefusedPage();
+      return fail("SIGN_IN_LINK_INVALID");
     }
-    return { link, client };
+    return { ok: true, link, client };
   };
 
   const otherSession = (current: { token: string; accountId: string; accountName: string } | null, accountId: string): OtherSession | undefined =>
@@ -75,9 +78,9 @@ export function createSignIn(deps: SignInDeps) {
     /** GET /cabinet/login?token=: the page with the button, or why there is none. */
     async page(request: Request, server: Server): Promise<Response> {
       const token = requestQuery(request).get("token") ?? "";
-      if (token === "") return linkRefusedPage();
+      if (token === "") return signInRefusedPage(fail("SIGN_IN_LINK_INVALID"));
       const found = await lookUp(request, server, token);
-      if (found instanceof Response) return found;
+      if (!found.ok) return signInRefusedPage(found);
       return signInPage(token, found.link.accountName, otherSession(await currentSession(request), found.link.accountId));
     },
 
@@ -87,15 +90,15 @@ export function createSignIn(deps: SignInDeps) {
      * come from the sign-in page and its client is not waiting out the throttle.
      */
     async redeem(request: Request, server: Server, readForm: () => Promise<PostedForm>): Promise<Response> {
-      if (!fromOwnPage(request)) return crossSiteRefusedPage();
-      const wait = throttle.waitMs(throttleKey(deps.clientIp(request, server)));
-      if (wait > 0) return tooManyAttemptsPage(wait);
+      if (!fromOwnPage(request)) return signInRefusedPage(fail("SIGN_IN_CROSS_SITE"));
+      const refused = waiting(throttleKey(deps.clientIp(request, server)));
+      if (refused) return signInRefusedPage(refused);
       const posted = await readForm();
-      if (!posted.ok) return postRefusedPage(failureStatus(posted), failureMessage(posted));
+      if (!posted.ok) return signInRefusedPage(posted);
       const { form } = posted;
       const token = form.get("token") ?? "";
       const found = await lookUp(request, server, token);
-      if (found instanceof Response) return found;
+      if (!found.ok) return signInRefusedPage(found);
       const current = await currentSession(request);
       const other = otherSession(current, found.link.accountId);
       // Signed in elsewhere and not confirmed on the switch page: ask, and use nothing up.
@@ -104,7 +107,7 @@ export function createSignIn(deps: SignInDeps) {
       if (!redeemed.ok) {
         // Used or expired between the look-up and now (another tab): the same answer as before.
         throttle.failed(found.client);
-        return linkRefusedPage();
+        return signInRefusedPage(redeemed);
       }
       if (current) await endSession(deps.db, current.token);
       const cookie = sessionCookie(redeemed.sessionToken, SESSION_TTL_MS / 1000, secureCookieFor(deps.publicUrl, request));

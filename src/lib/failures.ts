@@ -57,6 +57,14 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   REPLAY_BACKLOG_FULL: { status: 429, message: "Replay backlog full; wait for it to drain." },
   INSUFFICIENT_CREDITS: { status: 402, message: "Insufficient credits." },
   SIGN_IN_LINK_INVALID: { status: 410, message: "This sign-in link is invalid, already used or expired." },
+  // The cabinet's own refusals: a sign-in post that did not come from the cabinet's sign-in page, a
+  // client that failed too many sign-in links lately (the sentence adds how long it waits, and the
+  // page's Retry-After says the same, so no fixed header here), a page asked without a live
+  // session, a form post without the session's CSRF token.
+  SIGN_IN_CROSS_SITE: { status: 403, message: "A sign-in must be confirmed on the sign-in page of this cabinet." },
+  SIGN_IN_THROTTLED: { status: 429, message: "Too many sign-in links that did not work came from your address." },
+  NOT_SIGNED_IN: { status: 401, message: "Not signed in." },
+  CSRF_INVALID: { status: 403, message: "Missing or invalid CSRF token. Reload the page and try again." },
   // A batch that contradicts the stored chain beyond repair; the refusal's sentence says how.
   REORG_TOO_DEEP: { status: 409, message: "Reorg deeper than max_reorg_depth." },
   PARENT_MISMATCH: { status: 409, message: "Block does not connect to the stored chain." },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createSignInThrottle, throttleKey } from "../../src/cabinet/sign-in-throttle.ts";
+import { createSignInThrottle, signInThrottled, throttleKey } from "../../src/cabinet/sign-in-throttle.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { alertOf, signIn, signInLink } from "./support.ts";
@@ -203,6 +203,20 @@ describe("the throttle", () => {
     expect(t.waitMs("a")).toBe(1);
     clock.advance(1);
     expect(t.waitMs("a")).toBe(0);
+  });
+
+  test.each([
+    [1, 1, "Try again in 1 second."],
+    [1000, 1, "Try again in 1 second."],
+    [1001, 2, "Try again in 2 seconds."],
+    [60_000, 60, "Try again in 60 seconds."],
+  ])("a client waiting %d ms is refused with SIGN_IN_THROTTLED, Retry-After %d: %s", (waitMs, seconds, tail) => {
+    expect(signInThrottled(waitMs)).toEqual({
+      ok: false,
+      code: "SIGN_IN_THROTTLED",
+      error: `Too many sign-in links that did not work came from your address. ${tail}`,
+      retryAfterSeconds: seconds,
+    });
   });
 
   test("remembers at most maxClients clients, forgetting the one remembered longest", () => {

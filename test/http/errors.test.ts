@@ -52,6 +52,10 @@ describe("every error code has one status and one default message", () => {
     ["REPLAY_BACKLOG_FULL", 429, "Replay backlog full; wait for it to drain."],
     ["INSUFFICIENT_CREDITS", 402, "Insufficient credits."],
     ["SIGN_IN_LINK_INVALID", 410, "This sign-in link is invalid, already used or expired."],
+    ["SIGN_IN_CROSS_SITE", 403, "A sign-in must be confirmed on the sign-in page of this cabinet."],
+    ["SIGN_IN_THROTTLED", 429, "Too many sign-in links that did not work came from your address."],
+    ["NOT_SIGNED_IN", 401, "Not signed in."],
+    ["CSRF_INVALID", 403, "Missing or invalid CSRF token. Reload the page and try again."],
     ["REORG_TOO_DEEP", 409, "Reorg deeper than max_reorg_depth."],
     ["PARENT_MISMATCH", 409, "Block does not connect to the stored chain."],
     ["BLOCK_HEIGHT_MISMATCH", 409, "Block is stored at another height."],
@@ -69,7 +73,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(48);
+    expect(Object.keys(FAILURES).length).toBe(52);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

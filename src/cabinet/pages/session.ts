@@ -1,6 +1,8 @@
+import type { Failure } from "../../lib/error-codes.ts";
 import { html } from "../../lib/html.ts";
-import { FAILURES } from "../../lib/failures.ts";
+import { FAILURES, failureMessage, failureStatus } from "../../lib/failures.ts";
 import { page } from "../layout.ts";
+import type { SignInThrottled } from "../sign-in-throttle.ts";
 
 /** The session this browser already has, when a link would replace it with another account's. */
 export type OtherSession = { accountName: string; csrf: string };
@@ -34,28 +36,32 @@ export function signInPage(token: string, accountName: string, other?: OtherSess
   });
 }
 
-/** A link that is unknown, used or expired: it never signs in again. */
-export function linkRefusedPage(): Response {
-  return page({
-    title: "Sign-in link not valid",
-    status: FAILURES.SIGN_IN_LINK_INVALID.status,
-    error: FAILURES.SIGN_IN_LINK_INVALID.message,
-    body: html`<p>Each link signs in once. Ask your operator for a new one (<code>chainwatch cabinet link --account NAME</code>).</p>`,
-  });
-}
-
-/** A sign-in post that did not come from the sign-in page itself (another site's form). */
-export function crossSiteRefusedPage(): Response {
-  return page({
-    title: "Sign-in refused",
-    status: 403,
-    error: "A sign-in must be confirmed on the sign-in page of this cabinet.",
-    body: html`<p>Open your sign-in link directly in the browser and press its button. The link has not been used.</p>`,
-  });
-}
-
-/** A sign-in post whose body is no form the sign-in page sends (another type, a NUL character): the link has not been used. */
-export function postRefusedPage(status: number, error: string): Response {
+/**
+ * Why a sign-in link opened or posted signs nothing in, as a page with the failure's status and
+ * sentence: a link unknown, used or expired (it never signs in again), a client waiting out the
+ * throttle (with Retry-After), or a post the sign-in page did not send (another site's form, a body
+ * that is no form): the link has not been used.
+ */
+export function signInRefusedPage(failure: Failure | SignInThrottled): Response {
+  const [status, error] = [failureStatus(failure), failureMessage(failure)];
+  if (failure.code === "SIGN_IN_LINK_INVALID") {
+    return page({
+      title: "Sign-in link not valid",
+      status,
+      error,
+      body: html`<p>Each link signs in once. Ask your operator for a new one (<code>chainwatch cabinet link --account NAME</code>).</p>`,
+    });
+  }
+  if ("retryAfterSeconds" in failure) {
+    const res = page({
+      title: "Too many sign-in attempts",
+      status,
+      error,
+      body: html`<p>After several unknown, used or expired links, sign-in from the same address pauses for a minute. A valid link keeps working afterwards until it expires; ask your operator for a new one if it has (<code>chainwatch cabinet link --account NAME</code>).</p>`,
+    });
+    res.headers.set("retry-after", String(failure.retryAfterSeconds));
+    return res;
+  }
   return page({
     title: "Sign-in refused",
     status,
@@ -64,21 +70,8 @@ export function postRefusedPage(status: number, error: string): Response {
   });
 }
 
-/** A client that failed too many sign-ins lately: it waits `waitMs` before the next attempt. */
-export function tooManyAttemptsPage(waitMs: number): Response {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  const res = page({
-    title: "Too many sign-in attempts",
-    status: 429,
-    error: `Too many sign-in links that did not work came from your address. Try again in ${seconds} ${seconds === 1 ? "second" : "seconds"}.`,
-    body: html`<p>After several unknown, used or expired links, sign-in from the same address pauses for a minute. A valid link keeps working afterwards until it expires; ask your operator for a new one if it has (<code>chainwatch cabinet link --account NAME</code>).</p>`,
-  });
-  res.headers.set("retry-after", String(seconds));
-  return res;
-}
-
-/** Any cabinet page without a live session. */
-export function signedOutPage(status = 401, notice?: string): Response {
+/** Any cabinet page without a live session (NOT_SIGNED_IN's status), or the page after signing out. */
+export function signedOutPage(status = FAILURES.NOT_SIGNED_IN.status, notice?: string): Response {
   return page({
     title: status === 401 ? "Not signed in" : "Signed out",
     status,
@@ -89,5 +82,6 @@ export function signedOutPage(status = 401, notice?: string): Response {
 
 /** A page (or form target) that does not exist. */
 export function notFoundPage(): Response {
-  return page({ title: "Not found", status: 404, error: "Not found.", body: html`<p><a href="/cabinet/">Back to the cabinet</a></p>` });
+  const { status, message } = FAILURES.NOT_FOUND;
+  return page({ title: "Not found", status, error: message, body: html`<p><a href="/cabinet/">Back to the cabinet</a></p>` });
 }
