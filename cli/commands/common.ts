@@ -1,7 +1,8 @@
 import type { ArgsDef } from "citty";
-import { findAccount } from "../../src/accounts/accounts.ts";
+import { accountNamed } from "../../src/accounts/accounts.ts";
 import type { Db } from "../../src/db/database.ts";
 import type { Account } from "../../src/db/schema.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
 import { CommandError } from "../globals.ts";
 
 /** Shown in every command's --help; the values themselves are lifted out of argv before citty runs. */
@@ -13,7 +14,7 @@ export const globalArgs = {
 
 /** The account named by id or name, or a one-line failure. */
 export async function requireAccount(db: Db, nameOrId: string): Promise<Account> {
-  const account = await findAccount(db, nameOrId);
-  if (!account) throw new CommandError(`no such account: ${nameOrId}`);
-  return account;
+  const found = await accountNamed(db, nameOrId);
+  if (!found.ok) throw new CommandError(failureMessage(found));
+  return found.account;
 }

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { createApiKey, invalidAllowIp, listApiKeys, MAX_KEY_LABEL, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { createApiKey, invalidAllowIp, listApiKeys, MAX_KEY_LABEL, revokeKey } from "../../src/accounts/api-keys.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, repeated, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -58,7 +59,8 @@ export function keysCommand(g: Globals) {
         run: ({ args }) =>
           withContext(g, async (ctx) => {
             const key = String(args.api_key);
-            if (!(await revokeApiKey(ctx.db, ctx.clock, key))) throw new CommandError(`no active API key ${key}`);
+            const revoked = await revokeKey(ctx, key);
+            if (!revoked.ok) throw new CommandError(failureMessage(revoked));
             emit(g, { api_key: key, revoked: true }, () => `revoked ${key}`);
           }),
       }),

@@ -56,6 +56,12 @@ export function findAccount(db: Db, nameOrId: string): Promise<Account | undefin
     .executeTakeFirst();
 }
 
+/** The account named by id (`acc_…`) or name, or ACCOUNT_NOT_FOUND saying what was asked for. */
+export async function accountNamed(db: Db, nameOrId: string): Promise<Result<{ account: Account }, Explained<"ACCOUNT_NOT_FOUND">>> {
+  const account = await findAccount(db, nameOrId);
+  return account ? { ok: true, account } : { ok: false, code: "ACCOUNT_NOT_FOUND", error: `no such account: ${nameOrId}` };
+}
+
 export function listAccounts(db: Db): Promise<Account[]> {
   return db.selectFrom("accounts").selectAll().orderBy("created_at").orderBy("name").execute();
 }

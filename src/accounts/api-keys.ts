@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
-import { type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
+import { type Explained, type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { parseCidr } from "../net/ip.ts";
@@ -68,6 +68,12 @@ export async function revokeApiKey(db: Db, clock: Clock, apiKey: string, account
   if (accountId !== undefined) q = q.where("account_id", "=", accountId);
   const res = await q.executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/** The operator's revoke of any account's key: KEY_NOT_FOUND, naming the key, when no such key is active. */
+export async function revokeKey(deps: { db: Db; clock: Clock }, apiKey: string): Promise<Result<object, Explained<"KEY_NOT_FOUND">>> {
+  if (await revokeApiKey(deps.db, deps.clock, apiKey)) return { ok: true };
+  return { ok: false, code: "KEY_NOT_FOUND", error: `no active API key ${apiKey}` };
 }
 
 /** The first entry of an allowlist that is not an IP address or CIDR, if any. */

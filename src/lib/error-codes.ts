@@ -33,6 +33,7 @@ export type ErrorCode =
   | "DELIVERY_NOT_FOUND"
   | "PLAN_NOT_FOUND"
   | "ACCOUNT_EXISTS"
+  | "ACCOUNT_NOT_FOUND"
   | "SLOT_LIMIT"
   | "ORDER_EXISTS"
   | "ADDRESS_BUSY"

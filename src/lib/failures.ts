@@ -38,6 +38,8 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   DELIVERY_NOT_FOUND: { status: 404, message: "Delivery not found." },
   PLAN_NOT_FOUND: { status: 404, message: "Plan not found." },
   ACCOUNT_EXISTS: { status: 409, message: "Account already exists." },
+  // Only the operator's CLI names an account (by name or id); the sentence says which was asked for.
+  ACCOUNT_NOT_FOUND: { status: 404, message: "Account not found." },
   SLOT_LIMIT: { status: 403, message: "Address slot limit reached." },
   ORDER_EXISTS: { status: 409, message: "Order already exists." },
   ADDRESS_BUSY: { status: 409, message: "Address already has an active order." },

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addCredits, createAccount, findAccount, listAccounts, MAX_BALANCE, setAccountPlan } from "../../src/accounts/accounts.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api-keys.ts";
+import { accountNamed, addCredits, createAccount, findAccount, listAccounts, MAX_BALANCE, setAccountPlan } from "../../src/accounts/accounts.ts";
+import { createApiKey, listApiKeys, revokeApiKey, revokeKey } from "../../src/accounts/api-keys.ts";
 import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
@@ -81,6 +81,13 @@ describe("accounts", () => {
     expect((await findAccount(ctx.db, "alice"))?.id).toBe(r.account.id);
     expect(await findAccount(ctx.db, "nobody")).toBeUndefined();
     expect((await listAccounts(ctx.db)).map((a) => a.name)).toEqual(["alice"]);
+  });
+
+  test("the operator names an account by id or by name; an unknown one is ACCOUNT_NOT_FOUND saying what was asked for", async () => {
+    const r = await account("alice");
+    expect(await accountNamed(ctx.db, r.account.id)).toEqual({ ok: true, account: r.account });
+    expect(await accountNamed(ctx.db, "alice")).toEqual({ ok: true, account: r.account });
+    expect(await accountNamed(ctx.db, "nobody")).toEqual({ ok: false, code: "ACCOUNT_NOT_FOUND", error: "no such account: nobody" });
   });
 
   test("set-plan moves an account and refuses an unknown plan", async () => {
@@ -188,5 +195,13 @@ describe("API keys", () => {
     expect(await revokeApiKey(ctx.db, clock, k.key.api_key)).toBe(false);
     expect(await revokeApiKey(ctx.db, clock, "00000000-0000-4000-8000-000000000000")).toBe(false);
     expect((await listApiKeys(ctx.db))[0].revoked_at).toBe("2026-11-21T12:00:00.000+00:00");
+  });
+
+  test("the operator's revoke of any key: once, then KEY_NOT_FOUND naming the key", async () => {
+    const a = await account("alice");
+    const k = await createApiKey(ctx, { accountId: a.account.id, allowIps: [] });
+    if (!k.ok) throw new Error(k.error);
+    expect(await revokeKey(ctx, k.key.api_key)).toEqual({ ok: true });
+    expect(await revokeKey(ctx, k.key.api_key)).toEqual({ ok: false, code: "KEY_NOT_FOUND", error: `no active API key ${k.key.api_key}` });
   });
 });

@@ -39,6 +39,7 @@ describe("every error code has one status and one default message", () => {
     ["DELIVERY_NOT_FOUND", 404, "Delivery not found."],
     ["PLAN_NOT_FOUND", 404, "Plan not found."],
     ["ACCOUNT_EXISTS", 409, "Account already exists."],
+    ["ACCOUNT_NOT_FOUND", 404, "Account not found."],
     ["SLOT_LIMIT", 403, "Address slot limit reached."],
     ["ORDER_EXISTS", 409, "Order already exists."],
     ["ADDRESS_BUSY", 409, "Address already has an active order."],
@@ -73,7 +74,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(52);
+    expect(Object.keys(FAILURES).length).toBe(53);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {
