@@ -1,15 +1,6 @@
 import { defineCommand } from "citty";
-import { listAccounts } from "../../src/accounts/accounts.ts";
-import {
-  attemptsOf,
-  countDeliveries,
-  DELIVERY_STATUSES,
-  deliveryView,
-  getDelivery,
-  listDeliveries,
-  loggedAttemptCounts,
-  retryDelivery,
-} from "../../src/delivery/admin.ts";
+import { countDeliveries, DELIVERY_STATUSES, deliveryView, loggedAttemptCounts, retryDelivery } from "../../src/delivery/admin.ts";
+import { listDeliveryPage } from "../../src/delivery/list-deliveries.ts";
 import { recoverFailedDeliveries } from "../../src/delivery/recover.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { parseDuration, rfc3339 } from "../../src/lib/time.ts";
@@ -50,47 +41,31 @@ export function deliveriesCommand(g: Globals) {
               emit(g, { count }, () => String(count));
               return;
             }
-            let before: { created_at: number; id: string } | undefined;
-            if (args.cursor !== undefined) {
-              const at = await getDelivery(ctx.db, String(args.cursor));
-              if (!at) throw new UsageError(`--cursor ${String(args.cursor)} is no delivery`);
-              before = { created_at: Number(at.created_at), id: at.id };
-            }
-            // One row more than shown says whether another page follows.
-            const fetched = await listDeliveries(ctx.db, { accountId, status: args.status, limit: limit + 1, before });
-            const rows = fetched.slice(0, limit);
-            const nextCursor = fetched.length > limit ? rows[rows.length - 1].id : null;
+            const cursor = args.cursor === undefined ? undefined : String(args.cursor);
+            const page = await listDeliveryPage(ctx.db, { accountId, status: args.status, limit, cursor, attemptLog: g.json });
+            if (!page.ok) throw new UsageError(`--cursor ${cursor} is no delivery`);
+            const { deliveries, nextCursor, accountNames } = page;
             if (g.json) {
-              const attempts = await attemptsOf(ctx.db, rows.map((d) => d.id));
-              const deliveries = rows.map((d) => {
-                const log = attempts.filter((a) => a.delivery_id === d.id);
-                return deliveryView(d, log.length, log);
-              });
               emit(g, { deliveries, next_cursor: nextCursor }, () => "");
               return;
             }
             // The table stays the whole of stdout; where the next page starts goes to stderr.
             if (nextCursor !== null) g.io.stderr.write(`more: --cursor ${nextCursor}\n`);
-            const names = new Map((await listAccounts(ctx.db)).map((a) => [a.id, a.name]));
-            const counts = await loggedAttemptCounts(ctx.db, rows.map((d) => d.id));
             emit(g, null, () =>
               table(
                 ["ID", "ACCOUNT", "KIND", "EVENT", "STATUS", "ATTEMPTS", "LAST_CODE", "LAST_ERROR", "NEXT_ATTEMPT", "CREATED"],
-                rows.map((d) => {
-                  const v = deliveryView(d, counts.get(d.id) ?? 0);
-                  return [
-                    v.id,
-                    names.get(v.account_id) ?? v.account_id,
-                    v.kind,
-                    v.event_type,
-                    v.status,
-                    v.attempts,
-                    v.last_status_code,
-                    v.last_error,
-                    v.next_attempt_at,
-                    v.created_at,
-                  ];
-                }),
+                deliveries.map((v) => [
+                  v.id,
+                  accountNames.get(v.account_id) ?? v.account_id,
+                  v.kind,
+                  v.event_type,
+                  v.status,
+                  v.attempts,
+                  v.last_status_code,
+                  v.last_error,
+                  v.next_attempt_at,
+                  v.created_at,
+                ]),
               ),
             );
           });
