@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClusterLimiter } from "../src/auth/cluster-limiter.ts";
+import { systemClock } from "../src/lib/clock.ts";
 import { createLocalRateLimiter, type RateLimiter } from "../src/auth/rate-limiter.ts";
 import { parseConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
@@ -106,8 +107,8 @@ async function main(server: string, url: string): Promise<void> {
   }
 
   const memory = () => [createLocalRateLimiter()];
-  const leaseOne = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, chunk: () => 1 }));
-  const leaseSlices = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger }));
+  const leaseOne = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, clock: systemClock, chunk: () => 1 }));
+  const leaseSlices = (n: number) => sliding.slice(0, n).map((budget) => createClusterLimiter({ budget, log: silentLogger, clock: systemClock }));
 
   // Warm the pools and PostgreSQL's plan cache.
   await measure(leaseOne(3), 100, CONCURRENCY);

@@ -218,5 +218,5 @@ async function listen(app: ReturnType<typeof createServer>, config: Config, log:
 /** The API's and /rpc's rate limiter: SQLite, one daemon and its own window; PostgreSQL, the window plus a sliding budget every daemon draws from. */
 function limiterFor(ctx: Context): RateLimiter {
   const sliding = slidingRateBudget(ctx.db);
-  return sliding ? createClusterLimiter({ budget: sliding, log: ctx.log }) : createLocalRateLimiter();
+  return sliding ? createClusterLimiter({ budget: sliding, log: ctx.log, clock: ctx.clock }) : createLocalRateLimiter();
 }

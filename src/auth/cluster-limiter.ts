@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SlidingLease, SlidingRateBudget } from "../db/primitives.ts";
-import type { Instant } from "../lib/clock.ts";
+import type { Clock, Instant } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createSlidingWindowLimiter, type RateLimiter, type SlidingWindowLimiter } from "./rate-limiter.ts";
 
@@ -29,6 +29,8 @@ type Hold = {
 export type ClusterLimiterDeps = {
   budget: SlidingRateBudget;
   log: Logger;
+  /** Read when a lease fails, to leave the database alone for a moment after. */
+  clock: Clock;
   /** How many tokens one lease asks for at least, given the limit (default: 1 per 50 of the limit). */
   chunk?: (limit: number) => number;
   /** How long a lease's tokens may be used (default 100 ms). */
@@ -40,6 +42,12 @@ export type ClusterLimiterDeps = {
 /** A request waits on at most this many leases; past that it takes what this daemon holds. */
 const MAX_ROUNDS = 8;
 const WINDOW_MS = 1000;
+/**
+ * After a lease the database failed, how long leases are taken from this daemon's own window
+ * without asking it: a stalled database would otherwise hold every request for a lease wait of its
+ * own (the connection and query bounds) before the request's own statements meet the same wall.
+ */
+const FAILED_PAUSE_MS = 1000;
 /** How far apart daemons' wall clocks may be before one's entries are taken for a clock error. */
 const CLOCK_SLACK_MS = 2000;
 
@@ -59,7 +67,8 @@ const CLOCK_SLACK_MS = 2000;
  * Leases asked for while one is in flight are merged into the next.
  *
  * Daemons' wall clocks must agree (NTP). If the database fails, each daemon falls back to its own
- * window (logged once) rather than refuse every request.
+ * window (logged once) rather than refuse every request, and leaves it alone for a second after
+ * each failure.
  */
 export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
   const local: SlidingWindowLimiter = createSlidingWindowLimiter(WINDOW_MS);
@@ -69,6 +78,8 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
   const holder = randomUUID();
   const holds = new Map<string, Hold>();
   let failing = false;
+  /** Monotonic ms until which a failing database is not asked for leases. */
+  let pausedUntil = 0;
   let prunedAt: number | null = null;
 
   const holdOf = (key: string): Hold => {
@@ -83,6 +94,10 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
   const idle = (h: Hold) => h.reserved === 0 && h.used === 0 && h.tokens === 0 && !h.inflight && !h.queued && !h.timer;
   const dropIdle = () => {
     for (const [key, h] of holds) if (idle(h)) holds.delete(key);
+  };
+
+  const pause = () => {
+    pausedUntil = deps.clock.monotonic() + FAILED_PAUSE_MS;
   };
 
   const reachable = () => {
@@ -118,6 +133,7 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
     const carried = h.tokens;
     const settled = h.used;
     h.used = 0;
+    if (deps.clock.monotonic() < pausedUntil) return failOpen(h, key, want, settled, at);
     try {
       const got = await deps.budget.lease(leaseAt(h, key, at, { want, limit, carried, settled }));
       reachable();
@@ -126,14 +142,21 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
       // The database answers in wall-clock time; kept on the monotonic clock, a step cannot stretch it.
       if (got.granted < want) h.spentUntil = at.monoMs + Math.max(1, (got.nextFreeMs ?? 0) - at.wallMs);
     } catch (e) {
-      // Fail open to this daemon's own window: a database hiccup should not refuse every request.
-      h.tokens += want;
-      h.used += settled;
+      pause();
       if (!failing) {
         failing = true;
         deps.log.error("cluster rate limit budget unreachable; limiting per daemon", { error: String(e) });
       }
+      return failOpen(h, key, want, settled, at);
     }
+    h.usableUntil = at.monoMs + holdMs;
+    reportLater(h, key);
+  };
+
+  /** Fails open to this daemon's own window: a database hiccup should not refuse every request. */
+  const failOpen = (h: Hold, key: string, want: number, settled: number, at: Instant) => {
+    h.tokens += want;
+    h.used += settled;
     h.usableUntil = at.monoMs + holdMs;
     reportLater(h, key);
   };
@@ -150,10 +173,11 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
       const settled = h.used;
       h.used = 0;
       h.reserved = 0;
-      // Unanswered, the lease stops counting by itself a second after its hold: nothing to log.
+      // Unanswered, the lease stops counting by itself a second after its hold: nothing to log,
+      // but the requests waiting on this report take their leases locally for a while.
       const run: Promise<void> = deps.budget
         .lease(leaseAt(h, key, h.lastSeen, { want: 0, limit: 0, carried: 0, settled }))
-        .then(reachable, () => {})
+        .then(reachable, pause)
         .finally(() => {
           if (h.inflight === run) h.inflight = null;
           if (idle(h)) holds.delete(key);

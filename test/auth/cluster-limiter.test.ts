@@ -7,8 +7,10 @@ import { createClusterLimiter } from "../../src/auth/cluster-limiter.ts";
 import { openContext } from "../../src/daemon.ts";
 import { type Db, openDatabase } from "../../src/db/database.ts";
 import { slidingRateBudget } from "../../src/db/primitives.ts";
+import { systemClock } from "../../src/lib/clock.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { manualClock } from "../support/clock.ts";
 import { until } from "../support/poll.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 
@@ -30,7 +32,7 @@ describe.skipIf(!onPostgres)(postgresOnly("cluster limiter on PostgreSQL"), () =
   const limiter = (db: Db, chunk?: (limit: number) => number, pruneEveryMs?: number): Limiter => {
     const budget = slidingRateBudget(db);
     if (!budget) throw new Error("not PostgreSQL");
-    const l = createClusterLimiter({ budget, log, chunk, pruneEveryMs });
+    const l = createClusterLimiter({ budget, log, clock: systemClock, chunk, pruneEveryMs });
     return { acquire: (key, limit, n, nowMs) => l.acquire(key, limit, n, { wallMs: nowMs, monoMs: nowMs }) };
   };
   const three = (chunk?: (limit: number) => number) => dbs.map((db) => limiter(db, chunk));
@@ -139,7 +141,7 @@ describe.skipIf(!onPostgres)(postgresOnly("cluster limiter on PostgreSQL"), () =
   test("a wall clock stepped back an hour neither resets a limiter's window nor shuts the key for the hour", async () => {
     const budget = slidingRateBudget(dbs[0]);
     if (!budget) throw new Error("not PostgreSQL");
-    const l = createClusterLimiter({ budget, log });
+    const l = createClusterLimiter({ budget, log, clock: systemClock });
     const key = freshKey();
     expect(await l.acquire(key, 10, 20, { wallMs: T0, monoMs: 0 })).toBe(10);
     // The wall clock steps back an hour; the monotonic one goes on.
@@ -194,6 +196,32 @@ describe.skipIf(!onPostgres)(postgresOnly("cluster limiter on PostgreSQL"), () =
     expect(await burst([lim], key, 3, 6, T0)).toBe(3);
     const said = lines.slice(before).filter((l) => l.includes("cluster rate limit budget unreachable"));
     expect(said).toHaveLength(1);
+    await dead.destroy();
+  });
+
+  test("after a lease the database failed, leases are taken locally for a second without asking it again", async () => {
+    const dead = openDatabase(testConfig(dir).database.url.replace(/\/[^/]+$/, "/no_such_database_here"));
+    const budget = slidingRateBudget(dead);
+    if (!budget) throw new Error("not PostgreSQL");
+    let asked = 0;
+    const counted = { ...budget, lease: (l: Parameters<typeof budget.lease>[0]) => (asked++, budget.lease(l)) };
+    const clock = manualClock();
+    // A long hold: no report of a lease's use is sent while the test runs, only leases.
+    const l = createClusterLimiter({ budget: counted, log, clock, chunk: () => 1, holdMs: 60_000 });
+    const key = freshKey();
+    const at = (ms: number) => ({ wallMs: T0 + ms, monoMs: ms });
+    expect(await l.acquire(key, 100, 1, at(0))).toBe(1);
+    expect(asked).toBe(1);
+    // Each request needs a lease of its own (slices of 1); within the pause it is taken from this
+    // daemon's window alone.
+    clock.advance(900);
+    expect(await l.acquire(key, 100, 1, at(900))).toBe(1);
+    expect(await l.acquire(key, 100, 1, at(950))).toBe(1);
+    expect(asked).toBe(1);
+    // Once the pause is over the database is asked again.
+    clock.advance(200);
+    expect(await l.acquire(key, 100, 1, at(1100))).toBe(1);
+    expect(asked).toBe(2);
     await dead.destroy();
   });
 });
