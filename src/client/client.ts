@@ -1,4 +1,5 @@
 import { followEvents } from "./events.ts";
+import { checkClientOptions } from "./options.ts";
 import { createTransport, type TransportOptions } from "./transport.ts";
 import type {
   Account,
@@ -42,10 +43,11 @@ export type ClientOptions = TransportOptions;
 /**
  * A client of one API key: a method for every `/v1` endpoint, named by its OpenAPI operation id,
  * each signed, each answering the response body as the daemon sends it, or throwing a
- * ChainwatchError with its status and message.
+ * ChainwatchError with its status and message. Options that cannot work (an unset secret, a
+ * webhook secret for the key's) throw a TypeError here, naming the option.
  */
 export function createClient(options: ClientOptions) {
-  const send = createTransport(options);
+  const send = createTransport(checkClientOptions(options));
   const listEvents = (query: EventsQuery = {}) => send<EventList>({ method: "GET", path: "/v1/address-watch/events", query });
   return {
     /** GET /v1/account: plan, credits and address slots. */

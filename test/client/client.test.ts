@@ -265,7 +265,7 @@ describe("ChainwatchError", () => {
   });
 
   test("a daemon that is not there: the fetch error, not a ChainwatchError", async () => {
-    const client = createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "k", secret: "s" });
+    const client = createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "3f1c2b4a-0000-4000-8000-000000000000", secret: "f".repeat(64) });
     const error = await client.getAccount().then(
       () => null,
       (e: unknown) => e,

@@ -54,7 +54,7 @@ describe("chainwatch/client depends on nothing at run time", () => {
       `import { signRequest, verifyWebhook, createClient } from "./client.mjs";
 const headers = await signRequest({ apiKey: "key", secret: "s3cret", method: "POST", path: "/v1/payments", body: "{}", timestamp: 1795000000 });
 const event = await verifyWebhook({ "x-timestamp": "${ts}", "x-signature": "${xSignature}" }, ${JSON.stringify(body)}, "${secret}");
-console.log(JSON.stringify({ headers, event, client: typeof createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "k", secret: "s" }).getAccount }));
+console.log(JSON.stringify({ headers, event, client: typeof createClient({ baseUrl: "http://127.0.0.1:1", apiKey: "3f1c2b4a-0000-4000-8000-000000000000", secret: "${"f".repeat(64)}" }).getAccount }));
 `,
     );
     const run = Bun.spawnSync(["node", join(dir, "main.mjs")], { stdout: "pipe", stderr: "pipe" });
