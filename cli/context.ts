@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import type { ConfigOverride } from "../src/config/env.ts";
 import { type ConfigSource, findConfig, loadConfig } from "../src/config/load.ts";
 import { dialectOfUrl, sqlitePath } from "../src/db/database.ts";
 import type { Config } from "../src/config/schema.ts";
@@ -9,10 +10,14 @@ import { CommandError, type Globals } from "./globals.ts";
 /** A validated config and a phrase saying where it came from (`config /etc/cw.toml from --config`). */
 export type LoadedConfig = { config: Config; origin: string };
 
-/** The validated config the global flags point at; a bad one stops the command naming the key. */
-export function configFor(globals: Globals, env: Record<string, string | undefined> = globals.io.env): LoadedConfig {
+/**
+ * The validated config the global flags point at, with the environment's CHAINWATCH_ variables and
+ * then `flags` (serve's --host, --port, --database) laid over it; a bad one stops the command naming
+ * the key and what set it.
+ */
+export function configFor(globals: Globals, flags: ConfigOverride[] = [], env: Record<string, string | undefined> = globals.io.env): LoadedConfig {
   const source = findConfig(globals.config, env, process.cwd());
-  const result = loadConfig(source.path, env);
+  const result = loadConfig(source.path, env, flags);
   if (!result.ok) throw new CommandError(result.error);
   return { config: result.config, origin: describeOrigin(source) };
 }

@@ -16,13 +16,17 @@ export type Globals = { config?: string; json: boolean; create: boolean; io: Cli
  * takes the first non-flag word as the subcommand, so `chainwatch --config x serve` would
  * otherwise treat `x` as the command.
  */
-export function liftGlobals(argv: string[], io: CliIo = processIo()): { globals: Globals; rest: string[] } {
+export function liftGlobals(argv: string[], io: CliIo = processIo()): { globals: Globals; rest: string[]; lifted: string[] } {
   const globals: Globals = { json: false, create: false, io };
   const rest: string[] = [];
+  // Which were given, so a command that does not take one (serve and --json) can refuse it.
+  const lifted = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     // `--json=true` too: citty would take it, and the command would quietly print its table instead.
     const toggle = /^--(json|create)(?:=(true|false))?$/.exec(a);
+    if (toggle) lifted.add(toggle[1]);
+    if (a === "--config" || a.startsWith("--config=")) lifted.add("config");
     if (toggle) globals[toggle[1] as "json" | "create"] = toggle[2] !== "false";
     else if ((a === "--config" || a.startsWith("--config=")) && globals.config !== undefined) throw new UsageError("--config is given more than once");
     else if (a === "--config") {
@@ -35,7 +39,7 @@ export function liftGlobals(argv: string[], io: CliIo = processIo()): { globals:
       if (globals.config === "") throw new UsageError("--config needs a file path");
     } else rest.push(a);
   }
-  return { globals, rest };
+  return { globals, rest, lifted: [...lifted] };
 }
 
 /** A mistake in how the command was called: exit 2. */

@@ -53,7 +53,7 @@ function wantsColour(stream: { isTTY?: boolean }, env: Record<string, string | u
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   let root: CommandDef | undefined;
   try {
-    const { globals, rest } = liftGlobals(argv, io);
+    const { globals, rest, lifted } = liftGlobals(argv, io);
     root = rootCommand(globals);
     if (rest.includes("--version") && rest.length === 1) {
       io.stdout.write(`${VERSION}\n`);
@@ -64,7 +64,9 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       io.stdout.write(`${await usageOf(root, words, wantsColour(io.stdout, io.env))}\n`);
       return rest.length === 0 ? 2 : 0;
     }
-    await checkInvocation(root, rest);
+    const { cmd, path } = await checkInvocation(root, rest);
+    const own = ((await cmd.args) ?? {}) as Record<string, unknown>;
+    for (const flag of lifted) if (!(flag in own)) throw new UsageError(`${path.join(" ")} does not take --${flag}`);
     await runCommand(root, { rawArgs: rest });
     return 0;
   } catch (error) {

@@ -8,6 +8,7 @@ import type { ArgDef, CommandDef } from "citty";
 import { globalArgs } from "../cli/commands/common.ts";
 import { processIo } from "../cli/globals.ts";
 import { rootCommand } from "../cli/root.ts";
+import { variableName } from "../src/config/env.ts";
 import { ConfigSchema, DEFAULT_NETWORKS } from "../src/config/schema.ts";
 
 /** A page with a generated part: where it lives and what the generated part is made from. */
@@ -103,6 +104,24 @@ const recordOfTables = (s: Schema): Schema | undefined => {
 };
 
 const PLACEHOLDERS: Record<string, string> = { networks: "<slug>", rates: "<environment>", tokens: "<contract>" };
+/** A name for each placeholder in an example variable. */
+const EXAMPLES: Record<string, string> = { "<slug>": "eth", "<environment>": "sandbox", "<contract>": "0xdac17f958d2ee523a2206206994597c13d831ec7" };
+
+/** How a table's keys are set from the environment: the variables' pattern and one example, from src/config/env.ts's rule. */
+function environmentLine(name: string, s: Schema): string {
+  const path = name === "" ? [] : name.split(".");
+  // The first key with a default worth showing (an empty one would read as "unset").
+  const shown = Object.entries(s.properties as Record<string, Schema>).find(
+    ([, v]) => !isTable(v) && !recordOfTables(v) && v.default !== undefined && v.default !== "" && toml(v.default) !== "[]" && toml(v.default) !== "{}",
+  );
+  const pattern = `From the environment: \`${variableName([...path, "<key>"])}\``;
+  if (!shown) return `${pattern}.`;
+  const [key, first] = shown;
+  const value = typeof first.default === "string" ? first.default : toml(first.default);
+  const example = [...path.map((step) => EXAMPLES[step] ?? step), key];
+  // As a shell line: quoted when the shell would split or expand it.
+  return `${pattern}, e.g. \`${variableName(example)}=${/^[\w.:/@-]+$/.test(value) ? value : `'${value}'`}\`.`;
+}
 
 /** One `### [table]` section per table, depth first, in the schema's order. */
 function tableSections(name: string, s: Schema, out: string[]): void {
@@ -126,6 +145,7 @@ function tableSections(name: string, s: Schema, out: string[]): void {
   if (rows.length > 0) {
     out.push(name ? `### \`[${name}]\`` : "### Top level", "");
     if (name && s.description) out.push(sentence(s.description), "");
+    out.push(environmentLine(name, s), "");
     out.push("| key | type | default | meaning |", "|---|---|---|---|", ...rows, "");
   }
   for (const [child, schema] of nested) tableSections(child, schema, out);
@@ -154,7 +174,8 @@ async function resolve<T>(value: T | Promise<T> | (() => T | Promise<T>) | undef
   return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 }
 
-type Leaf = { path: string[]; description: string; args: [string, ArgDef][] };
+/** A command: its own arguments, and which of the flags every command shares it takes. */
+type Leaf = { path: string[]; description: string; args: [string, ArgDef][]; globals: string[] };
 type Group = { path: string[]; description: string; leaves: Leaf[] };
 
 /** The top-level commands in definition order: a leaf, or a group with its leaves (depth first). */
@@ -162,8 +183,9 @@ async function walk(cmd: CommandDef, path: string[]): Promise<(Leaf | Group)[]> 
   const meta = (await resolve(cmd.meta)) ?? {};
   const subs = (await resolve(cmd.subCommands)) as Record<string, CommandDef> | undefined;
   if (!subs || Object.keys(subs).length === 0) {
-    const args = Object.entries(((await resolve(cmd.args)) ?? {}) as Record<string, ArgDef>).filter(([name]) => !(name in globalArgs));
-    return [{ path, description: meta.description ?? "", args }];
+    const all = Object.entries(((await resolve(cmd.args)) ?? {}) as Record<string, ArgDef>);
+    const args = all.filter(([name]) => !(name in globalArgs));
+    return [{ path, description: meta.description ?? "", args, globals: all.filter(([name]) => name in globalArgs).map(([name]) => name) }];
   }
   const found: (Leaf | Group)[] = [];
   for (const [name, sub] of Object.entries(subs)) found.push(...(await walk((await resolve(sub)) as CommandDef, [...path, name])));
@@ -195,10 +217,12 @@ function leafSection(leaf: Leaf, level: string): string[] {
 /** The generated part of docs/cli.md: the flags every command takes, then every command with its arguments. */
 export async function cliReference(): Promise<string> {
   const commands = await walk(rootCommand({ json: false, create: false, io: processIo() }), []);
-  const out = ["### Flags every command takes", "", "| flag | meaning |", "|---|---|"];
+  const leaves = commands.flatMap((c) => ("leaves" in c ? c.leaves : [c]));
+  const out = ["### Shared flags", "", "| flag | meaning | taken by |", "|---|---|---|"];
   for (const [name, def] of Object.entries(globalArgs)) {
     const word = def.type === "boolean" ? `--${name}` : `--${name} <file>`;
-    out.push(`| \`${word}\` | ${cell(def.description)} |`);
+    const without = leaves.filter((l) => !l.globals.includes(name)).map((l) => `\`${l.path.join(" ")}\``);
+    out.push(`| \`${word}\` | ${cell(def.description)} | ${without.length === 0 ? "every command" : `every command but ${without.join(", ")}`} |`);
   }
   out.push("", "### Commands", "");
   for (const c of commands) {

@@ -1,17 +1,47 @@
-import { defineCommand } from "citty";
+import { type ArgsDef, defineCommand } from "citty";
+import type { ConfigOverride } from "../../src/config/env.ts";
 import { openContext, startDaemon } from "../../src/daemon.ts";
 import { lockDatabaseForServe } from "../../src/db/daemon-lock.ts";
 import { jsonLogger } from "../../src/lib/log.ts";
 import { configFor, databaseFile } from "../context.ts";
-import { CommandError, type Globals } from "../globals.ts";
+import { CommandError, type Globals, UsageError } from "../globals.ts";
 import { globalArgs } from "./common.ts";
+
+/**
+ * serve's own flags: where it listens and which database it opens, the settings a service manager
+ * or a container most often sets per instance. Each wins over its config key and variable. --json
+ * and --create mean nothing to serve (it always logs JSON lines, and may always create), so it
+ * does not take them.
+ */
+export const serveArgs = {
+  config: globalArgs.config,
+  host: { type: "string", valueHint: "address", description: "Address to listen on (config key server.host, $CHAINWATCH_SERVER__HOST)" },
+  port: { type: "string", valueHint: "port", description: "Port to listen on, 0 for any free one (config key server.port, $CHAINWATCH_SERVER__PORT)" },
+  database: {
+    type: "string",
+    valueHint: "url",
+    description: "sqlite://<file> or postgres://… (config key database.url, $CHAINWATCH_DATABASE__URL)",
+  },
+} as const satisfies ArgsDef;
+
+/** The config keys serve's flags set, each named by its flag in any message about it. */
+export function flagOverrides(args: { host?: string; port?: string; database?: string }): ConfigOverride[] {
+  const out: ConfigOverride[] = [];
+  if (args.host !== undefined) out.push({ path: ["server", "host"], value: args.host, origin: "--host" });
+  if (args.port !== undefined) {
+    if (!/^\d{1,5}$/.test(args.port) || Number(args.port) > 65535) throw new UsageError("--port must be a port number, 0 to 65535");
+    out.push({ path: ["server", "port"], value: Number(args.port), origin: "--port" });
+  }
+  if (args.database !== undefined) out.push({ path: ["database", "url"], value: args.database, origin: "--database" });
+  return out;
+}
 
 export function serveCommand(g: Globals) {
   return defineCommand({
     meta: { name: "serve", description: "Migrate, then run the API, the delivery loop and the crons (JSON logs on stdout)" },
-    args: { ...globalArgs },
-    async run() {
-      const { config, origin } = configFor(g);
+    args: serveArgs,
+    async run({ args }) {
+      const { config, origin } = configFor(g, flagOverrides(args));
       const log = jsonLogger((line) => g.io.stdout.write(line), Date.now, config.log.level);
       // Caught from the first moment: a signal while starting (migrations run then) lets start-up
       // finish and stops at once, rather than killing the process half-way with no "stopped".
@@ -41,7 +71,8 @@ export function serveCommand(g: Globals) {
       // Everything this process opened is closed now: the server, the workers, the database.
       log.info("stopped");
       exitPromptly();
-    },  });
+    },
+  });
 }
 
 /** The first SIGTERM or SIGINT, as a promise; dispose() stops listening (a second signal then kills as usual). */

@@ -4,6 +4,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 import { closest } from "../lib/nearest-name.ts";
+import { applyOverrides, type ConfigOverride, environmentOverrides, originOf } from "./env.ts";
 import { privateByName } from "../net/target-guard.ts";
 import { btcAddressParams } from "../chain/address/btc.ts";
 import { normalizeAddress } from "../chain/address/normalize.ts";
@@ -27,7 +28,10 @@ export function resolveConfigPath(flag: string | undefined, env: Record<string, 
   return findConfig(flag, env, cwd).path;
 }
 
-/** The environment a config is read in: `$CHAINWATCH_<SLUG>_API_KEY` overrides a tron network's `api_key`. */
+/**
+ * The environment a config is read in: `CHAINWATCH_<KEY>` variables set keys over the file's
+ * (src/config/env.ts), and `$CHAINWATCH_<SLUG>_API_KEY` overrides a tron network's `api_key`.
+ */
 export type ConfigEnv = Record<string, string | undefined>;
 
 /** Why a config file could not be read, in words rather than the system's error text. */
@@ -47,9 +51,13 @@ function unreadable(path: string, code: string | undefined): string {
   }
 }
 
-/** Reads, parses and validates a config file (or the built-in defaults when `path` is null). */
-export function loadConfig(path: string | null, env: ConfigEnv = {}): ConfigResult {
-  if (path === null) return parseConfig({}, null, env);
+/**
+ * Reads, parses and validates a config file (or the built-in defaults when `path` is null), with
+ * the keys the environment's CHAINWATCH_ variables set laid over it, and `flags` (serve's --port
+ * and the like) over both.
+ */
+export function loadConfig(path: string | null, env: ConfigEnv = {}, flags: ConfigOverride[] = []): ConfigResult {
+  if (path === null) return parseConfig({}, null, env, flags);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -62,7 +70,7 @@ export function loadConfig(path: string | null, env: ConfigEnv = {}): ConfigResu
   } catch (e) {
     return startupFailure(`config file ${path} is not valid TOML${tomlErrorPlace(text)}: ${(e as Error).message.replace(/^TOML Parse error: /, "")}`);
   }
-  return parseConfig(raw, path, env);
+  return parseConfig(raw, path, env, flags);
 }
 
 /**
@@ -78,19 +86,27 @@ function tomlErrorPlace(text: string): string {
   return "";
 }
 
-/** Validates an already-parsed document; every error names the key and the reason. */
-export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = {}): ConfigResult {
-  const where = path ?? "built-in defaults";
-  const value = Value.Default(ConfigSchema, overDefaultNetworks(structuredClone(raw ?? {}))) as Record<string, any>;
+/**
+ * Validates an already-parsed document with the environment's and the flags' keys laid over it;
+ * every error names the key, the reason, and where the key was set (the file, a variable, a flag).
+ */
+export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = {}, flags: ConfigOverride[] = []): ConfigResult {
+  const fromEnv = environmentOverrides(env, raw);
+  if (!fromEnv.ok) return startupFailure(fromEnv.error);
+  const overrides = [...fromEnv.overrides, ...flags];
+  const fileName = path ?? "built-in defaults";
+  // An error about a key a variable or a flag set is said to come from there, not from the file.
+  const failure = (message: string) => startupFailure(`${originOf(/`([^`]+)`/.exec(message)?.[1] ?? "", overrides, raw) ?? fileName}: ${message}`);
+  const value = Value.Default(ConfigSchema, overDefaultNetworks(applyOverrides(structuredClone(raw ?? {}), overrides))) as Record<string, any>;
   // TypeBox does not descend into Record values when filling defaults; do it per entry.
   fillRecordDefaults(value.networks, NetworkSchema);
   fillRecordDefaults(value.billing?.rates, RatesSchema);
   const first = Value.Errors(ConfigSchema, value).First();
-  if (first) return startupFailure(`${where}: ${describeConfigError(first.path, first.type, first.message, first.schema)}`);
+  if (first) return failure(describeConfigError(first.path, first.type, first.message, first.schema));
   const config = value as Config;
   for (const [slug, n] of Object.entries(config.networks)) {
     const tokens = normalizeTokens(slug, n);
-    if (typeof tokens === "string") return startupFailure(`${where}: ${tokens}`);
+    if (typeof tokens === "string") return failure(tokens);
     n.tokens = tokens;
   }
   config.networks = { ...DEFAULT_NETWORKS, ...config.networks };
@@ -104,7 +120,7 @@ export function parseConfig(raw: unknown, path: string | null, env: ConfigEnv = 
     if (key && n.family === "tron") config.networks[slug] = { ...n, api_key: key };
   }
   const semantic = checkSemantics(config);
-  return semantic ? startupFailure(`${where}: ${semantic}`) : { ok: true, config, path };
+  return semantic ? failure(semantic) : { ok: true, config, path };
 }
 
 /**

@@ -164,7 +164,12 @@ export const ConfigSchema = T.Object(
     }),
     server: T.Object(
       {
-        host: T.String({ minLength: 1, default: "127.0.0.1", description: "Address the HTTP server listens on; keep 127.0.0.1 behind a reverse proxy" }),
+        host: T.String({
+          pattern: "^[A-Za-z0-9._:%-]{1,253}$",
+          mustBe: 'a host name or an IP address, e.g. "127.0.0.1", "0.0.0.0" or "::1"',
+          default: "127.0.0.1",
+          description: "Address the HTTP server listens on; keep 127.0.0.1 behind a reverse proxy",
+        }),
         port: T.Integer({ minimum: 0, maximum: 65535, default: 8787, description: "Port the HTTP server listens on" }),
         trust_proxy: T.Boolean({
           default: false,

@@ -90,12 +90,13 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 export type ServeProcess = { proc: Subprocess<"ignore", "pipe", "pipe">; log: Promise<string> };
 
 /**
- * Spawns `serve --config <config>` in `cwd` and resolves once it logs `listening` (its stdout keeps
- * being read, so it never blocks on a full pipe); rejects with its output if it exits first. The
- * caller stops it by its pid (`proc.kill`).
+ * Spawns `serve --config <config>` (no --config when null: the environment's and the flags' config
+ * alone) with `args` in `cwd` and resolves once it logs `listening` (its stdout keeps being read, so
+ * it never blocks on a full pipe); rejects with its output if it exits first. The caller stops it by
+ * its pid (`proc.kill`).
  */
-export async function startServe(config: string, cwd: string, env = cleanEnv()): Promise<ServeProcess> {
-  const proc = Bun.spawn([process.execPath, CLI, "serve", "--config", config], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export async function startServe(config: string | null, cwd: string, env = cleanEnv(), args: string[] = []): Promise<ServeProcess> {
+  const proc = Bun.spawn([process.execPath, CLI, "serve", ...(config === null ? [] : ["--config", config]), ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let log = "";
