@@ -11,6 +11,7 @@ import { createLeadership } from "./db/leadership.ts";
 import { createWakeBus } from "./db/wake-bus.ts";
 import { VERSION } from "./version.ts";
 import { clientIpResolver } from "./net/client-ip.ts";
+import { listenFailure } from "./http/listen-failure.ts";
 import { serverOptions } from "./http/server-options.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { createIngestPipeline } from "./ingest/pipeline.ts";
@@ -210,7 +211,12 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
 
 /** Starts listening, or throws: a port in use is a startup error, not a second daemon on it. */
 async function listen(app: ReturnType<typeof createServer>, config: Config, log: Logger) {
-  app.listen(serverOptions(config, log));
+  try {
+    app.listen(serverOptions(config, log));
+  } catch (e) {
+    const { host, port } = config.server;
+    throw new StartupError(listenFailure(host, port, (e as { code?: string }).code, (e as Error).message ?? String(e)));
+  }
   if (!app.server) throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}`);
   return app.server;
 }

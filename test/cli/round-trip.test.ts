@@ -204,7 +204,10 @@ describe("chainwatch CLI round trip", () => {
     mkdirSync(clash);
     writeFileSync(join(clash, "cw.toml"), tomlFor(clash, port));
     const r = await cli(["serve", "--config", join(clash, "cw.toml")]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: `chainwatch: Failed to start server. Is port ${port} in use?\n` });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 1,
+      stderr: `chainwatch: cannot listen on 127.0.0.1:${port}: port ${port} is in use (another chainwatch serve, or another program); choose another with serve --port, the config key server.port or $CHAINWATCH_SERVER__PORT\n`,
+    });
     expect((await getAccount(key)).status).toBe(200);
   });
 

@@ -79,6 +79,21 @@ describe("serve's settings from the environment and its flags", () => {
     expect(listeningUrl(await log)).toBe(`http://127.0.0.1:${port}/`);
   });
 
+  test("a port in use stops serve naming the port and the three ways to change it", async () => {
+    const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("someone else") });
+    try {
+      const proc = Bun.spawn([process.execPath, CLI, "serve", "--port", String(holder.port)], { cwd: dir, env: environment("busy"), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      started.push(proc);
+      const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+      expect({ code, stderr }).toEqual({
+        code: 1,
+        stderr: `chainwatch: cannot listen on 127.0.0.1:${holder.port}: port ${holder.port} is in use (another chainwatch serve, or another program); choose another with serve --port, the config key server.port or $CHAINWATCH_SERVER__PORT\n`,
+      });
+    } finally {
+      holder.stop(true);
+    }
+  });
+
   test("a mistyped variable stops serve before anything is opened, naming the one meant", async () => {
     const proc = Bun.spawn([process.execPath, CLI, "serve"], { cwd: dir, env: environment("typo", { CHAINWATCH_SERVER_PORT: "9000" }), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     started.push(proc);
