@@ -84,7 +84,7 @@ export function validateOrder(networks: Record<string, NetworkConfig>, input: Cr
   const net = findNetwork(networks, input.network);
   if (!net) return invalidInput(unknownNetwork(input.network));
   const address = input.address === undefined ? null : normalizeNetworkAddress(net, input.address);
-  if (input.address !== undefined && address === null) return invalidInput(invalidAddress(input.network, net));
+  if (input.address !== undefined && address === null) return invalidInput(invalidAddress(input.network, net, input.address));
 
   const rawAsset = input.asset ?? null;
   let asset: string | null = null;

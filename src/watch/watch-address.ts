@@ -42,7 +42,7 @@ export async function watchAddress(deps: WatchAddressDeps, accountId: string, bo
   const network = findNetwork(deps.config.networks, input.network_slug);
   if (!network) return invalidInput(unknownNetwork(input.network_slug));
   const address = normalizeNetworkAddress(network, input.address);
-  if (address === null) return invalidInput(invalidAddress(input.network_slug, network));
+  if (address === null) return invalidInput(invalidAddress(input.network_slug, network, input.address));
   const outcome = await addWatch(deps.db, { accountId, network: input.network_slug, address, now: deps.clock.now() });
   if (!outcome.ok) return outcome;
   if (outcome.created) deps.snapshots.invalidate(accountId);

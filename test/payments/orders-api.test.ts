@@ -149,7 +149,7 @@ describe("POST /v1/payments names the bad field with 400", () => {
     ["a comma as the decimal point", { amount: "12,5" }, 'amount must be a positive decimal string with a dot as the decimal point and no separators (got "12,5")'],
     ["an unknown network", { network: "doge" }, "Unknown network: doge"],
     ["an invalid address", { address: "0x1234" }, "Invalid address for network eth"],
-    ["a bad EIP-55 checksum", { address: "0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }, "Invalid address for network eth"],
+    ["a bad EIP-55 checksum", { address: "0x5AAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }, "Invalid address for network eth: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character"],
     [
       "a testnet address on btc",
       { network: "btc", address: "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx" },

@@ -74,7 +74,6 @@ describe("adding a watched address", () => {
   });
 
   it.each([
-    ["eth", "an EIP-55 address with one letter's case flipped", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD"],
     ["eth", "39 hex digits", "0x52908400098527886e0f7030069857d2e4169ee"],
     ["eth", "a bitcoin address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"],
     ["tron", "a Tron address with a broken checksum", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u"],
@@ -88,6 +87,13 @@ describe("adding a watched address", () => {
     const client = await td.client({ slots: 1 });
     const { status, body } = await add(client, network, address);
     expect({ status, body }).toEqual({ status: 400, body: { error: `Invalid address for network ${network}` } });
+    expect(await list(client)).toEqual([]);
+  });
+
+  it("on eth refuses an EIP-55 address with one letter's case flipped with 400 saying the checksum does not match", async () => {
+    const client = await td.client({ slots: 1 });
+    const { status, body } = await add(client, "eth", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD");
+    expect({ status, body }).toEqual({ status: 400, body: { error: "Invalid address for network eth: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character" } });
     expect(await list(client)).toEqual([]);
   });
 

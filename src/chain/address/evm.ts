@@ -27,3 +27,10 @@ export function normalizeEvmAddress(address: string): string | null {
   if (isMixedCase && !hasValidEip55Checksum(hex)) return null;
   return `0x${hex.toLowerCase()}`;
 }
+
+/** True when `address` has an EVM address's form and only its mixed case, the EIP-55 checksum, refuses it: a mistyped character. */
+export function breaksEip55Checksum(address: string): boolean {
+  if (!EVM_PATTERN.test(address)) return false;
+  const hex = address.slice(2);
+  return hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && !hasValidEip55Checksum(hex);
+}

@@ -1,6 +1,6 @@
 import type { Family } from "../family.ts";
 import { type BtcAddressParams, btcAddressParams, describeBtcAddressForms, isBech32String, normalizeBtcAddress } from "./btc.ts";
-import { normalizeEvmAddress } from "./evm.ts";
+import { breaksEip55Checksum, normalizeEvmAddress } from "./evm.ts";
 import { normalizeSolanaAddress } from "./solana.ts";
 import { normalizeTronAddress } from "./tron.ts";
 
@@ -45,9 +45,14 @@ export function normalizeNetworkAddress(network: AddressRules, input: string): s
   return guarded((address) => normalizeBtcAddress(params, address), input);
 }
 
-/** The 400 answer for an address normalizeNetworkAddress refused; a btc network names the forms it takes. */
-export function invalidAddress(slug: string, network: AddressRules): string {
+/**
+ * The 400 answer for an address normalizeNetworkAddress refused: a btc network names the forms it
+ * takes, and an evm address refused for its checksum alone says so.
+ */
+export function invalidAddress(slug: string, network: AddressRules, input?: unknown): string {
   const message = `Invalid address for network ${slug}`;
+  if (network.family === "evm" && typeof input === "string" && breaksEip55Checksum(input.trim()))
+    return `${message}: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character`;
   if (network.family !== "btc") return message;
   return `${message}: expected ${describeBtcAddressForms(btcAddressParams(network))}`;
 }

@@ -222,6 +222,16 @@ describe("the refusal message", () => {
   ] as [string, AddressRules, string][])("on %s is %p", (slug, network, message) => {
     expect(invalidAddress(slug, network)).toBe(message);
   });
+
+  it.each([
+    ["one letter's case flipped", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD", `Invalid address for network eth: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character`],
+    ["a checksummed address with a digit changed", " 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAee ", `Invalid address for network eth: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character`],
+    ["39 hex digits in mixed case", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe", "Invalid address for network eth"],
+    ["a bitcoin address", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa", "Invalid address for network eth"],
+  ])("on an evm network, for %s, is %p", (_case, input, message) => {
+    expect(normalizeNetworkAddress({ family: "evm" }, input)).toBeNull();
+    expect(invalidAddress("eth", { family: "evm" }, input)).toBe(message);
+  });
 });
 
 describe("tron", () => {
