@@ -46,6 +46,7 @@ ol.timeline li::before{content:"";position:absolute;left:-.5rem;top:.55rem;width
 svg.chart{width:100%;height:auto;max-height:14rem}
 .pager{display:flex;gap:1rem;margin-top:.75rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+a.skip{position:absolute;left:.5rem;top:.5rem;z-index:1;padding:.4rem .8rem;background:#fff;border-radius:4px}a.skip:not(:focus){width:1px;height:1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .badge{display:inline-block;padding:0 .5rem;border:1px solid #9aa4ae;border-radius:999px;background:#eef1f4;font-size:.8rem;font-weight:600;white-space:nowrap}
 .badge.succeeded{background:#e8f5e9;border-color:#7cb982;color:#1d5e25}.badge.failed{background:#fdecea;border-color:#e0a0a0;color:#8a1c1c}
 .badge.pending{background:#e7f0fb;border-color:#8fb4e0;color:#0b4a8a}.badge.paused{background:#fff4d6;border-color:#e3c267;color:#6b4e00}
@@ -58,7 +59,12 @@ dl.headers dt{font-weight:600;font-size:.9rem;margin-top:.4rem}dl.headers dd{mar
 table.stack,table.stack tbody,table.stack td{display:block}
 table.stack tr{display:flex;flex-wrap:wrap;gap:.1rem .8rem;padding:.5rem 0;border-bottom:1px solid #e5e8ec}
 table.stack td{border:0;padding:0;min-width:0}table.stack td.wide{flex-basis:100%}table.stack td.empty{display:none}
-table.stack td[data-label]::before{content:attr(data-label) " ";color:#5a6470;font-size:.85rem}}
+table.stack td[data-label]::before{content:attr(data-label) " ";color:#5a6470;font-size:.85rem}
+table.deliveries tr{gap:0 .6rem;padding:.35rem 0;align-items:baseline}
+table.deliveries tr::before{content:"";flex-basis:100%;order:1}
+table.deliveries td:nth-child(n+4){order:2;font-size:.8rem;color:#5a6470}
+table.deliveries td:nth-child(-n+3)::before,table.deliveries td[data-label=Created]::before{content:none}
+table.deliveries td[data-label="Last code"]::before{content:"Code "}}
 `;
 
 /**

@@ -59,7 +59,7 @@ export function page(o: PageOptions): Response {
   const doc = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${o.title} · chainwatch</title><link rel="icon" href="/cabinet/favicon.svg" type="image/svg+xml"><style>${raw(CSS)}</style></head>
-<body${o.canonicalUrl ? html` data-url="${o.canonicalUrl}"` : ""}>${header(o.viewer, o.active)}
+<body${o.canonicalUrl ? html` data-url="${o.canonicalUrl}"` : ""}><a class="skip" href="#main">Skip to content</a>${header(o.viewer, o.active)}
 <main id="main"><h1>${o.title}</h1>
 ${o.error ? html`<div class="alert err" role="alert">${o.error}</div>` : ""}${o.notice ? html`<div class="alert ok" role="status">${o.notice}</div>` : ""}
 ${o.body}</main><script>${raw(JS)}</script></body></html>`;
