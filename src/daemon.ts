@@ -23,6 +23,7 @@ import { walCheckpointWorker } from "./db/checkpoints.ts";
 import { createCreditReservations } from "./delivery/reservations.ts";
 import { newId } from "./lib/ids.ts";
 import { followersFor } from "./follow/followers.ts";
+import { networkServices } from "./follow/network-service.ts";
 import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
 import { createExpiryWorker } from "./payments/expiry.ts";
@@ -185,6 +186,9 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   listeningPort = server.port as number;
   ctx.log.info("listening", { url: server.url.href });
+  // One line a network: where its blocks come from and whether /rpc serves it, so a watch on a
+  // network nothing feeds is not a mystery.
+  for (const n of networkServices(config)) ctx.log.info("network", n);
   daemonName = `${hostname()}:${server.port} pid ${process.pid}`;
   for (const w of workers) w.start();
   let stopped = false;

@@ -3,6 +3,7 @@ import { findNetwork, unknownNetwork } from "../../src/config/networks.ts";
 import { rewindBlocks } from "../../src/follow/core/chain-store.ts";
 import { followStatus } from "../../src/follow/core/follow-status.ts";
 import { requestResume } from "../../src/follow/core/follower-state.ts";
+import { networkServices } from "../../src/follow/network-service.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -13,16 +14,28 @@ export function followCommand(g: Globals) {
     meta: { name: "follow", description: "Chain followers: status, and rewind after a deep reorg" },
     subCommands: {
       status: defineCommand({
-        meta: { name: "status", description: "Per followed network: upstream, node height, stored tip, lag, state, leading daemon (as it last reported)" },
+        meta: {
+          name: "status",
+          description:
+            "Per followed network: upstream, node height, stored tip, lag, state, leading daemon (as it last reported); then every network: followed or fed only by ingest, and whether /rpc serves it",
+        },
         args: { ...globalArgs },
         run: () =>
           withContext(g, async (ctx) => {
             const followers = await followStatus(ctx.db, ctx.config, ctx.clock.now());
-            emit(g, { followers }, () =>
-              table(
-                ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "LAST_ERROR"],
-                followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.leader, f.last_error]),
-              ),
+            const networks = networkServices(ctx.config);
+            emit(g, { followers, networks }, () =>
+              [
+                table(
+                  ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "LAST_ERROR"],
+                  followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.leader, f.last_error]),
+                ),
+                "",
+                table(
+                  ["NETWORK", "FAMILY", "BLOCKS_FROM", "RPC"],
+                  networks.map((n) => [n.network, n.family, n.blocks_from, n.rpc ? `/rpc/${n.network}` : "no"]),
+                ),
+              ].join("\n"),
             );
           }),
       }),

@@ -93,5 +93,10 @@ export function evmMethodPolicy(extraMethods: readonly string[] = []): MethodPol
  * one, and forwarding another family's methods unfiltered (bitcoind's wallet RPC, say) is unsafe.
  */
 export function methodPolicyFor(family: Family, extraMethods: readonly string[] = []): MethodPolicy | null {
-  return family === "evm" ? evmMethodPolicy(extraMethods) : null;
+  return rpcServesFamily(family) ? evmMethodPolicy(extraMethods) : null;
+}
+
+/** Whether /rpc forwards calls on a network of this family (given its `rpc_urls`): EVM only. */
+export function rpcServesFamily(family: Family): boolean {
+  return family === "evm";
 }

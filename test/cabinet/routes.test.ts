@@ -160,6 +160,36 @@ describe("the API's rules and messages", () => {
     expect(fullPage).toContain('value="0x52908400098527886e0f7030069857d2e4169ee7"');
   });
 
+  test("the addresses page says where each network's blocks come from and which /rpc serves, as GET /v1/endpoints does", async () => {
+    // Nothing listens on port 1: the follower only has to exist, not to read anything.
+    const dev = { family: "evm", confirmations: 1, rpc_urls: ["http://127.0.0.1:1"], follow: true };
+    const other = await startTestDaemon({ config: { networks: { dev, proxied: { family: "evm", rpc_urls: ["http://127.0.0.1:1"] } } } });
+    try {
+      const c = await other.client({ slots: 1 });
+      const u = await signIn(other, c.accountId);
+      const page = await (await u.get("/cabinet/addresses")).text();
+      const table = page.slice(page.indexOf('<table id="networks">'), page.indexOf("</table>", page.indexOf('<table id="networks">')));
+      const rows = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((r) => [...r[1].matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/g)].map((m) => m[1]));
+      const ingestOnly = "Ingest only: events come when blocks are fed in (POST /ingest/blocks or chainwatch ingest)";
+      expect(rows).toEqual([
+        ["Network", "Family", "Blocks", "JSON-RPC"],
+        ["eth", "evm", ingestOnly, "No"],
+        ["bsc", "evm", ingestOnly, "No"],
+        ["polygon", "evm", ingestOnly, "No"],
+        ["btc", "btc", ingestOnly, "No"],
+        ["tron", "tron", ingestOnly, "No"],
+        ["sol", "solana", ingestOnly, "No"],
+        ["dev", "evm", "Followed: chainwatch reads the chain from a node", "<code>/rpc/dev</code>"],
+        ["proxied", "evm", ingestOnly, "<code>/rpc/proxied</code>"],
+      ]);
+      // The form's choices say it too.
+      expect(page).toContain('<option value="dev">dev (followed)</option>');
+      expect(page).toContain('<option value="eth" selected>eth (ingest only)</option>');
+    } finally {
+      await other.stop();
+    }
+  });
+
   test("the webhook form stores what PUT /v1/address-watch/webhook would, filters included", async () => {
     const { c, u } = await account();
     const res = await u.post("/cabinet/webhook", { url: sink.url, enabled: "true", payout: "true", block: "true", block_networks: ["eth", "btc"] });

@@ -76,12 +76,12 @@ describe("the account methods", () => {
   test("listEndpoints lists the default networks", async () => {
     expect(await client.listEndpoints()).toEqual({
       endpoints: [
-        { network: "eth", family: "evm", decimals: 18, confirmations: 12 },
-        { network: "bsc", family: "evm", decimals: 18, confirmations: 15 },
-        { network: "polygon", family: "evm", decimals: 18, confirmations: 64 },
-        { network: "btc", family: "btc", decimals: 8, confirmations: 2 },
-        { network: "tron", family: "tron", decimals: 6, confirmations: 19 },
-        { network: "sol", family: "solana", decimals: 9, confirmations: 32 },
+        { network: "eth", family: "evm", decimals: 18, confirmations: 12, blocks_from: "ingest", rpc: false },
+        { network: "bsc", family: "evm", decimals: 18, confirmations: 15, blocks_from: "ingest", rpc: false },
+        { network: "polygon", family: "evm", decimals: 18, confirmations: 64, blocks_from: "ingest", rpc: false },
+        { network: "btc", family: "btc", decimals: 8, confirmations: 2, blocks_from: "ingest", rpc: false },
+        { network: "tron", family: "tron", decimals: 6, confirmations: 19, blocks_from: "ingest", rpc: false },
+        { network: "sol", family: "solana", decimals: 9, confirmations: 32, blocks_from: "ingest", rpc: false },
       ],
     });
   });

@@ -37,12 +37,43 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("follow status lists each followed network; never run: stopped, upstream without its path", async () => {
+const ingestOnly = (network: string, family: string) => ({ network, family, blocks_from: "ingest", rpc: false });
+
+test("follow status lists each followed network (never run: stopped, upstream without its path), then every network's source of blocks and /rpc", async () => {
   const out = await runCli(["follow", "status", "--json", "--config", config]);
   expect(out.code).toBe(0);
   expect(JSON.parse(out.stdout)).toEqual({
     followers: [{ network: "anv", upstream: "http://127.0.0.1:1", node_height: null, stored_tip: 7, lag: null, state: "stopped", last_error: null, blocks_per_second: 0, leader: null }],
+    networks: [
+      ingestOnly("eth", "evm"),
+      ingestOnly("bsc", "evm"),
+      ingestOnly("polygon", "evm"),
+      ingestOnly("btc", "btc"),
+      ingestOnly("tron", "tron"),
+      ingestOnly("sol", "solana"),
+      { network: "anv", family: "evm", blocks_from: "follower", rpc: true },
+      { network: "quiet", family: "evm", blocks_from: "ingest", rpc: true },
+    ],
   });
+  const human = await runCli(["follow", "status", "--config", config]);
+  expect(human.code).toBe(0);
+  expect(human.stdout).toBe(
+    [
+      "NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  LAST_ERROR",
+      "anv      http://127.0.0.1:1  -            7           -    stopped  0         -       -",
+      "",
+      "NETWORK  FAMILY  BLOCKS_FROM  RPC",
+      "eth      evm     ingest       no",
+      "bsc      evm     ingest       no",
+      "polygon  evm     ingest       no",
+      "btc      btc     ingest       no",
+      "tron     tron    ingest       no",
+      "sol      solana  ingest       no",
+      "anv      evm     follower     /rpc/anv",
+      "quiet    evm     ingest       /rpc/quiet",
+      "",
+    ].join("\n"),
+  );
 });
 
 test("follow status shows a daemon's report while it is fresh, and stopped once it is stale", async () => {

@@ -182,30 +182,47 @@ describe("GET /v1/account/usage", () => {
 });
 
 describe("GET /v1/endpoints", () => {
-  test("lists the six default networks", async () => {
+  test("lists the six default networks, none followed and none behind /rpc", async () => {
     const c = await td.client();
     expect(await get(c, "/v1/endpoints")).toEqual({
       status: 200,
       body: {
         endpoints: [
-          { network: "eth", family: "evm", decimals: 18, confirmations: 12 },
-          { network: "bsc", family: "evm", decimals: 18, confirmations: 15 },
-          { network: "polygon", family: "evm", decimals: 18, confirmations: 64 },
-          { network: "btc", family: "btc", decimals: 8, confirmations: 2 },
-          { network: "tron", family: "tron", decimals: 6, confirmations: 19 },
-          { network: "sol", family: "solana", decimals: 9, confirmations: 32 },
+          { network: "eth", family: "evm", decimals: 18, confirmations: 12, blocks_from: "ingest", rpc: false },
+          { network: "bsc", family: "evm", decimals: 18, confirmations: 15, blocks_from: "ingest", rpc: false },
+          { network: "polygon", family: "evm", decimals: 18, confirmations: 64, blocks_from: "ingest", rpc: false },
+          { network: "btc", family: "btc", decimals: 8, confirmations: 2, blocks_from: "ingest", rpc: false },
+          { network: "tron", family: "tron", decimals: 6, confirmations: 19, blocks_from: "ingest", rpc: false },
+          { network: "sol", family: "solana", decimals: 9, confirmations: 32, blocks_from: "ingest", rpc: false },
         ],
       },
     });
   });
 
-  test("includes a network added by the config", async () => {
-    const extra = await startTestDaemon({ clock, config: { networks: { base: { family: "evm", confirmations: 3 } } } });
+  test("says which networks a follower reads and which /rpc serves", async () => {
+    // Nothing listens on port 1: the follower only has to exist, not to read anything.
+    const extra = await startTestDaemon({
+      clock,
+      config: {
+        networks: {
+          base: { family: "evm", confirmations: 3 },
+          dev: { family: "evm", confirmations: 1, rpc_urls: ["http://127.0.0.1:1"], follow: true },
+          proxied: { family: "evm", confirmations: 2, rpc_urls: ["http://127.0.0.1:1"] },
+          ltc: { family: "btc", decimals: 8, confirmations: 6, rpc_urls: ["http://127.0.0.1:1"], follow: true, bech32_hrp: "ltc", p2pkh_version: 48, p2sh_version: 50 },
+        },
+      },
+    });
     try {
       const c = await extra.client();
       const res = await get(c, "/v1/endpoints");
-      expect(res.body.endpoints.length).toBe(7);
-      expect(res.body.endpoints).toContainEqual({ network: "base", family: "evm", decimals: 18, confirmations: 3 });
+      expect(res.body.endpoints.length).toBe(10);
+      expect(res.body.endpoints.slice(6)).toEqual([
+        { network: "base", family: "evm", decimals: 18, confirmations: 3, blocks_from: "ingest", rpc: false },
+        { network: "dev", family: "evm", decimals: 18, confirmations: 1, blocks_from: "follower", rpc: true },
+        { network: "proxied", family: "evm", decimals: 18, confirmations: 2, blocks_from: "ingest", rpc: true },
+        // /rpc forwards EVM calls only: a btc node's rpc_urls feed its follower and nothing else.
+        { network: "ltc", family: "btc", decimals: 8, confirmations: 6, blocks_from: "follower", rpc: false },
+      ]);
     } finally {
       await extra.stop();
     }

@@ -21,11 +21,11 @@ let daemon: RunningDaemon;
 let sink: WebhookSink | undefined;
 const clock = manualClock(Date.UTC(2026, 10, 23, 9, 0, 0));
 
-async function start(level: LogLevel): Promise<Line[]> {
+async function start(level: LogLevel, networks: Record<string, unknown> = {}): Promise<Line[]> {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-log-"));
   const lines: Line[] = [];
   const log = jsonLogger((l) => lines.push(JSON.parse(l)), () => clock.now(), level);
-  ctx = await openContext(testConfig(dir, { log: { level } }), { clock, log, env: {} });
+  ctx = await openContext(testConfig(dir, { log: { level }, networks }), { clock, log, env: {} });
   daemon = await startDaemon(ctx);
   return lines;
 }
@@ -74,6 +74,27 @@ describe("serve's log", () => {
     expect((await fetch(`${daemon.url}/v1/account`)).status).toBe(401);
     expect(lines.filter((l) => l.level === "debug")).toEqual([]);
     expect(lines.map((l) => l.msg)).toContain("listening");
+  });
+
+  test("start-up says, one line a network, where its blocks come from and whether /rpc serves it", async () => {
+    // Nothing listens on port 1: the follower only has to exist, not to read anything.
+    const lines = await start("info", {
+      dev: { family: "evm", confirmations: 1, rpc_urls: ["http://127.0.0.1:1"], follow: true },
+      proxied: { family: "evm", rpc_urls: ["http://127.0.0.1:1"] },
+    });
+    const line = (network: string, family: string, blocks_from = "ingest", rpc = false) => ({ time: expect.any(String), level: "info", msg: "network", network, family, blocks_from, rpc });
+    expect(lines.filter((l) => l.msg === "network")).toEqual([
+      line("eth", "evm"),
+      line("bsc", "evm"),
+      line("polygon", "evm"),
+      line("btc", "btc"),
+      line("tron", "tron"),
+      line("sol", "solana"),
+      line("dev", "evm", "follower", true),
+      line("proxied", "evm", "ingest", true),
+    ]);
+    // Said with the address it listens on, before anything else happens.
+    expect(lines.findIndex((l) => l.msg === "network")).toBe(lines.findIndex((l) => l.msg === "listening") + 1);
   });
 
   test("an ingest that stores blocks is logged at info; a re-sent batch only at debug", async () => {

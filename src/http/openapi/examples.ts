@@ -85,8 +85,8 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   },
   Endpoints: {
     endpoints: [
-      { network: "eth", family: "evm", decimals: 18, confirmations: 12 },
-      { network: "btc", family: "btc", decimals: 8, confirmations: 3 },
+      { network: "eth", family: "evm", decimals: 18, confirmations: 12, blocks_from: "follower", rpc: true },
+      { network: "btc", family: "btc", decimals: 8, confirmations: 3, blocks_from: "ingest", rpc: false },
     ],
   },
   AddressWatchAccount: { address_slots: { used: 3, limit: 100 }, webhook: { url: "https://shop.example/hooks/chainwatch", enabled: true }, events_total: 1287 },

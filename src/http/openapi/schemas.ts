@@ -52,7 +52,18 @@ export const Usage = T.Object({
 });
 
 export const Endpoints = T.Object({
-  endpoints: T.Array(T.Object({ network: T.String(), family: T.String(), decimals: T.Integer(), confirmations: T.Integer() })),
+  endpoints: T.Array(
+    T.Object({
+      network: T.String(),
+      family: T.String(),
+      decimals: T.Integer(),
+      confirmations: T.Integer(),
+      blocks_from: T.Union([T.Literal("follower"), T.Literal("ingest")], {
+        description: "`follower`: a built-in follower reads the network's node; `ingest`: only POST /ingest/blocks and `chainwatch ingest` feed it",
+      }),
+      rpc: T.Boolean({ description: "Whether POST /rpc/{network} forwards calls for it" }),
+    }),
+  ),
 });
 
 export const AddressWatchAccount = T.Object({

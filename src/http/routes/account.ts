@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { accountOverview } from "../../accounts/account-view.ts";
 import { usageReport } from "../../billing/usage-report.ts";
 import { listNotices } from "../../delivery/notices.ts";
+import { networkService } from "../../follow/network-service.ts";
 import { rawQuery } from "../../net/request-target.ts";
 import { watchSummary } from "../../accounts/watch-summary.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
@@ -56,14 +57,20 @@ export function accountRoutes(deps: AppDeps) {
     .get(
       "/v1/endpoints",
       () => ({
-        endpoints: Object.entries(deps.config.networks).map(([network, n]) => ({
-          network,
-          family: n.family,
-          decimals: n.decimals,
-          confirmations: n.confirmations,
-        })),
+        endpoints: Object.entries(deps.config.networks).map(([network, n]) => {
+          const { blocks_from, rpc } = networkService(network, n);
+          return { network, family: n.family, decimals: n.decimals, confirmations: n.confirmations, blocks_from, rpc };
+        }),
       }),
-      { detail: { summary: "Networks this daemon serves", tags: ["account"], responses: responses({ 200: ["Endpoints", "The networks"] }) } },
+      {
+        detail: {
+          summary: "Networks this daemon serves",
+          description:
+            "`blocks_from` says where a network's blocks come from: `follower`, a built-in follower reads its node; `ingest`, only what is posted to `/ingest/blocks` or fed by `chainwatch ingest` (a watch there sees nothing until something is). `rpc`: whether `POST /rpc/{network}` forwards calls for it.",
+          tags: ["account"],
+          responses: responses({ 200: ["Endpoints", "The networks"] }),
+        },
+      },
     )
     .get("/v1/address-watch/account", ({ auth }) => watchSummary(deps, auth.accountId), {
       detail: { summary: "Address-watch slots, webhook state and event count", tags: ["address-watch"], responses: responses({ 200: ["AddressWatchAccount", "Slots, webhook and event count"] }) },
