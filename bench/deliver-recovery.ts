@@ -20,12 +20,12 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import type { Db } from "../src/db/database.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../src/delivery/outbox.ts";
-import { DEFAULT_FILTERS } from "../src/watch/filters.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, startCpuWindow } from "./support/cpu.ts";
 import { spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import type { BenchCluster } from "./support/postgres.ts";
 import type { Scenario } from "./support/scenarios.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 export const RECOVERED = 50_000;
 /** Deliveries a third account recovers first, so the measured run finds the daemons warm. */
@@ -91,9 +91,10 @@ function signed(key: { api_key: string; secret: string }, method: string, path: 
  * Writes `count` deliveries of the account, queued over the hour after `queuedAt` and failed for
  * good, their bodies numbered from `first` (tx hashes the receiver tells apart).
  */
-async function failedBacklog(db: Db, accountId: string, count: number, queuedAt: number, first: number): Promise<void> {
+async function failedBacklog(db: Db, account: { id: string; endpointId: string }, count: number, queuedAt: number, first: number): Promise<void> {
   const inputs: EnqueueInput[] = Array.from({ length: count }, (_, i) => ({
-    accountId,
+    accountId: account.id,
+    endpointId: account.endpointId,
     kind: "event",
     eventType: "payment",
     network: "eth",
@@ -150,28 +151,24 @@ export async function runRecovery(env: RecoveryEnv): Promise<RecoveryOutcome> {
   try {
     const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 1 });
     if (!plan.ok) throw new Error(plan.error);
-    const account = async (name: string, path: string, extra: Record<string, unknown> = {}) => {
+    const account = async (name: string, path: string, set: Parameters<typeof pointWebhook>[3] = {}) => {
       const made = await createAccount(ctx, { name, plan: "bench", credits: 1_000_000_000_000 });
       if (!made.ok) throw new Error(made.error);
-      await ctx.db
-        .updateTable("accounts")
-        .set({ webhook_url: `${env.base}${path}`, webhook_enabled: 1, ...extra })
-        .where("id", "=", made.account.id)
-        .execute();
+      const endpointId = await pointWebhook(ctx.db, made.account.id, `${env.base}${path}`, set);
       const key = await createApiKey(ctx, { accountId: made.account.id, allowIps: [] });
       if (!key.ok) throw new Error(key.error);
-      return { id: made.account.id, key: key.key };
+      return { id: made.account.id, endpointId, key: key.key };
     };
-    const backlog = await account("backlog", "/backlog", env.maxRps > 0 ? { webhook_max_rps: env.maxRps } : {});
+    const backlog = await account("backlog", "/backlog", env.maxRps > 0 ? { maxRps: env.maxRps } : {});
     // The live account gets its payments only (no block events): one webhook per block.
-    const live = await account("live", "/live", { webhook_filters: JSON.stringify({ ...DEFAULT_FILTERS, block: false }) });
+    const live = await account("live", "/live", { events: { block: false } });
     await addWatch(ctx.db, { accountId: live.id, network: "eth", address: LIVE_ADDRESS, now: Date.now() });
     const warm = await account("warm-up", "/warm-up");
 
     // The outage: deliveries queued over an hour, every one failed for good.
     const queuedAt = Date.now() - 7_200_000;
-    await failedBacklog(ctx.db, backlog.id, RECOVERED, queuedAt, 0);
-    await failedBacklog(ctx.db, warm.id, WARM_UP, queuedAt, RECOVERED);
+    await failedBacklog(ctx.db, backlog, RECOVERED, queuedAt, 0);
+    await failedBacklog(ctx.db, warm, WARM_UP, queuedAt, RECOVERED);
     // As the throughput run does: the planner's statistics of the steady state (docs/benchmarks.md).
     if (env.cluster) await sql`analyze deliveries`.execute(ctx.db);
 

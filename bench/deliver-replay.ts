@@ -23,7 +23,6 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import type { Db } from "../src/db/database.ts";
 import type { NewEvent } from "../src/db/schema.ts";
-import { DEFAULT_FILTERS } from "../src/watch/filters.ts";
 import { insertEvents } from "../src/watch/events.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { cpuOf, cpuOfTree, type CpuWindow, startCpuWindow } from "./support/cpu.ts";
@@ -31,6 +30,7 @@ import { spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
 import type { BenchCluster } from "./support/postgres.ts";
 import type { Scenario } from "./support/scenarios.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 export const STORED = 15_000;
 const LIVE_EVERY_MS = 100;
@@ -164,11 +164,7 @@ export async function runReplay(env: ReplayEnv): Promise<ReplayOutcome> {
       const made = await createAccount(ctx, { name, plan: "bench", credits: 1_000_000_000_000 });
       if (!made.ok) throw new Error(made.error);
       // Payments only: one webhook per paying block (no block events).
-      await ctx.db
-        .updateTable("accounts")
-        .set({ webhook_url: `${env.base}${path}`, webhook_enabled: 1, webhook_filters: JSON.stringify({ ...DEFAULT_FILTERS, block: false }) })
-        .where("id", "=", made.account.id)
-        .execute();
+      await pointWebhook(ctx.db, made.account.id, `${env.base}${path}`, { events: { block: false } });
       const watch = await addWatch(ctx.db, { accountId: made.account.id, network: "eth", address, now: Date.now() });
       if (!watch.ok) throw new Error(watch.error);
       const key = await createApiKey(ctx, { accountId: made.account.id, allowIps: [] });

@@ -21,7 +21,7 @@ import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { claimDueDeliveries } from "../src/delivery/claim.ts";
-import { recordEndpointAttempts } from "../src/delivery/endpoint-state.ts";
+import { recordEndpointAttempts } from "../src/webhooks/health-store.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../src/delivery/settle.ts";
 import { webhookHeaders, webhookKey } from "../src/delivery/signer.ts";
@@ -29,6 +29,7 @@ import { cpuOfTree } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { startCluster } from "./support/postgres.ts";
 import { openStore } from "./support/durable-loop.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 const TOTAL = 20_000;
 const BATCH = Number(process.env.STAGES_BATCH ?? 64);
@@ -60,17 +61,16 @@ try {
   const ctx = await openContext(loaded.config, { env: {} });
   const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 1 });
   if (!plan.ok) throw new Error(plan.error);
-  const ids: string[] = [];
+  const ids: { accountId: string; endpointId: string }[] = [];
   for (let i = 0; i < accounts; i++) {
     const made = await createAccount(ctx, { name: `bench-${i}`, plan: "bench", credits: 1_000_000_000 });
     if (!made.ok) throw new Error(made.error);
-    await ctx.db.updateTable("accounts").set({ webhook_url: "http://127.0.0.1:9/hook", webhook_enabled: 1 }).where("id", "=", made.account.id).execute();
-    ids.push(made.account.id);
+    ids.push({ accountId: made.account.id, endpointId: await pointWebhook(ctx.db, made.account.id, "http://127.0.0.1:9/hook") });
   }
   await ctx.db.transaction().execute(async (trx) => {
     const now = Date.now() - 1000;
     for (let i = 0; i < TOTAL; i++)
-      await enqueueDelivery(trx, { accountId: ids[i % accounts], kind: "event", eventType: "payment", network: "eth", body: JSON.stringify({ n: i, pad: "x".repeat(300) }), nowMs: now });
+      await enqueueDelivery(trx, { ...ids[i % accounts], kind: "event", eventType: "payment", network: "eth", body: JSON.stringify({ n: i, pad: "x".repeat(300) }), nowMs: now });
   });
   if (cluster) await sql`analyze deliveries`.execute(ctx.db);
   if (!cluster && noCheckpoint) await sql`pragma wal_autocheckpoint = 0`.execute(ctx.db);
@@ -101,7 +101,8 @@ try {
       outcome: { ok: true, price: 1 },
     }));
     const settled = await recordOutcomes(trx, group, nowMs);
-    await recordEndpointAttempts(trx, group.filter((s) => settled.has(s.delivery.id)).map((s) => ({ accountId: s.delivery.account_id, attempt: s.attempt })), nowMs, 0);
+    const attempts = group.filter((s) => settled.has(s.delivery.id)).map((s) => ({ endpointId: s.delivery.endpoint_id as string, accountId: s.delivery.account_id, attempt: s.attempt }));
+    await recordEndpointAttempts(trx, attempts, nowMs, 0);
     t.settle += cpuUs() - c0;
     trips.settle += sent - s0;
     c0 = cpuUs();

@@ -49,6 +49,7 @@ import { type BenchCluster, serverVersion, startCluster } from "./support/postgr
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 import { RECOVERED, type RecoveryOutcome, runRecovery } from "./deliver-recovery.ts";
 import { type ReplayOutcome, runReplay, STORED } from "./deliver-replay.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 const TOTAL = positiveIntFromEnv("BENCH_DELIVERIES", 20_000);
 const CONCURRENCY = 32;
@@ -268,16 +269,15 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     const made = await createAccount(ctx, { name: "bench", plan: "bench", credits: 1_000_000_000 });
     if (!made.ok) throw new Error(made.error);
     const accountId = made.account.id;
-    await ctx.db.updateTable("accounts").set({ webhook_url: hookUrl, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+    const endpointId = await pointWebhook(ctx.db, accountId, hookUrl);
     await addWatch(ctx.db, { accountId, network: "eth", address: WATCHED, now: Date.now() });
     // BENCH_ACCOUNTS=n spreads the outbox over n accounts (same receiver), so that settling is not
     // serialized on one account's row (credits, daily usage) across daemons.
-    const accountIds = [accountId];
+    const targets = [{ accountId, endpointId }];
     for (let i = 1; i < ACCOUNTS; i++) {
       const more = await createAccount(ctx, { name: `bench-${i}`, plan: "bench", credits: 1_000_000_000 });
       if (!more.ok) throw new Error(more.error);
-      await ctx.db.updateTable("accounts").set({ webhook_url: hookUrl, webhook_enabled: 1 }).where("id", "=", more.account.id).execute();
-      accountIds.push(more.account.id);
+      targets.push({ accountId: more.account.id, endpointId: await pointWebhook(ctx.db, more.account.id, hookUrl) });
     }
 
     // BENCH_PROFILE_DIR=<dir> writes a CPU profile (markdown) of each daemon there when it exits.
@@ -293,7 +293,7 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
     await ctx.db.transaction().execute(async (trx) => {
       const now = Date.now();
       for (const [i, body] of bodies.entries())
-        await enqueueDelivery(trx, { accountId: accountIds[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
+        await enqueueDelivery(trx, { ...targets[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
     });
     // The outbox went from empty to 20,000 pending rows in one commit: until autovacuum analyzes
     // the table, PostgreSQL's planner thinks a couple of rows are pending (the claim no longer

@@ -37,6 +37,7 @@ import { addWatch } from "../src/watch/watches.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -287,7 +288,7 @@ async function prepareDaemon(dir: string, rpcUrl: string, hookUrl: string): Prom
     await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
     const account = await createAccount(ctx, { name: "bench", plan: "bench" });
     if (!account.ok) throw new Error(account.error);
-    await ctx.db.updateTable("accounts").set({ webhook_url: hookUrl, webhook_enabled: 1 }).where("id", "=", account.account.id).execute();
+    await pointWebhook(ctx.db, account.account.id, hookUrl);
     for (const address of watched) {
       const added = await addWatch(ctx.db, { accountId: account.account.id, network: NETWORK, address, now: Date.now() });
       if (!added.ok) throw new Error(`watch of ${address} refused`);

@@ -25,6 +25,7 @@ import { type BenchCluster, startCluster } from "./support/postgres.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../test/support/contracts/test-token.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -170,7 +171,7 @@ async function main() {
     await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
     const account = await createAccount(ctx, { name: "bench", plan: "bench" });
     if (!account.ok) throw new Error(account.error);
-    await ctx.db.updateTable("accounts").set({ webhook_url: `http://127.0.0.1:${sink.port}/hook`, webhook_enabled: 1 }).where("id", "=", account.account.id).execute();
+    await pointWebhook(ctx.db, account.account.id, `http://127.0.0.1:${sink.port}/hook`);
     for (let i = 0; i < WATCHED; i++) await addWatch(ctx.db, { accountId: account.account.id, network: "anv", address: watched(i), now: Date.now() });
     await ctx.db.destroy();
 

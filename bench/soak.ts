@@ -30,6 +30,7 @@ import { addWatch } from "../src/watch/watches.ts";
 import { loadAverage } from "./support/cpu.ts";
 import { spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import { killOnInterrupt } from "./support/interrupt.ts";
+import { pointWebhook } from "./support/endpoint.ts";
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
 const RETENTION_SECONDS = Number(process.env.SOAK_RETENTION_SECONDS ?? 180);
@@ -118,11 +119,7 @@ const key = await createApiKey(setup, { accountId: account.account.id, allowIps:
 if (!key.ok) throw new Error(key.error);
 const apiKey = key.key;
 await addWatch(setup.db, { accountId: account.account.id, network: "eth", address: WATCHED, now: setup.clock.now() });
-await setup.db
-  .updateTable("accounts")
-  .set({ webhook_url: `http://127.0.0.1:${receiver.port}/hook`, webhook_enabled: 1 })
-  .where("id", "=", account.account.id)
-  .execute();
+await pointWebhook(setup.db, account.account.id, `http://127.0.0.1:${receiver.port}/hook`);
 await setup.db.destroy();
 
 const [daemon] = await spawnDaemons(configPath, 1, (p) => procs.push(p));

@@ -38,7 +38,7 @@ import { publicBaseUrl } from "./net/public-url.ts";
 import { type Context, poolOptions, StartupError } from "./context.ts";
 import { gaugesWorker } from "./upkeep/gauges.ts";
 import { retentionWorker } from "./upkeep/retention.ts";
-import { disableWebhookAfterFailures } from "./watch/webhook-settings.ts";
+import { createHealthWatch } from "./webhooks/health-watch.ts";
 
 
 export { type Context, type ContextOptions, openContext, StartupError } from "./context.ts";
@@ -87,7 +87,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     fetch: fetchImpl,
     resolveHost,
     userAgent: `chainwatch/${VERSION}`,
-    disableWebhook: disableWebhookAfterFailures,
+    // The endpoints' owner keeps their health and switches off those failing too long.
+    endpoints: createHealthWatch({ db: ctx.db, log: ctx.log, metrics, disableAfterHours: config.delivery.disable_after_hours }),
     rateBudget: budget,
   });
   // Several daemons on PostgreSQL: work queued here wakes the others' loops too (LISTEN/NOTIFY).

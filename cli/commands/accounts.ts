@@ -10,6 +10,8 @@ import { getPlan } from "../../src/accounts/plans.ts";
 import type { Context } from "../../src/context.ts";
 import type { Account } from "../../src/db/schema.ts";
 import { slotsUsed } from "../../src/watch/watches.ts";
+import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
+import { defaultEndpoint } from "../../src/webhooks/endpoints.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -20,7 +22,7 @@ async function view(ctx: Context, a: Account, withSecret = false) {
   return accountView(a, {
     slotsUsed: await slotsUsed(ctx.db, a.id),
     slotsLimit: plan?.address_slots ?? 0,
-    webhookSecret: withSecret ? ctx.box.open(a.webhook_secret_enc) : undefined,
+    webhookSecret: withSecret ? (await readEndpointSecret(ctx, (await defaultEndpoint(ctx.db, a.id)).id)).secret : undefined,
   });
 }
 

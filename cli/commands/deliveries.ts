@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import { countDeliveries, DELIVERY_STATUSES, deliveryView, loggedAttemptCounts, retryDelivery } from "../../src/delivery/admin.ts";
 import { listDeliveryPage } from "../../src/delivery/list-deliveries.ts";
-import { recoverFailedDeliveries } from "../../src/delivery/recover.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { parseDuration, rfc3339 } from "../../src/lib/time.ts";
+import { recoverEndpoint, recoverFailedDeliveries } from "../../src/webhooks/recover.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -94,6 +94,7 @@ export function deliveriesCommand(g: Globals) {
         args: {
           ...globalArgs,
           account: { type: "string", description: "Account name or id", required: true },
+          endpoint: { type: "string", description: "Only this webhook endpoint's (ep_…); default every endpoint's and the payments URL's" },
           since: { type: "string", description: "Start of the range: a duration ago (30m, 24h, 7d) or an RFC 3339 time", required: true },
           until: { type: "string", description: "End of the range, excluded, in the same forms (default now)" },
         },
@@ -108,7 +109,12 @@ export function deliveriesCommand(g: Globals) {
             if (until !== undefined && until <= since) throw new UsageError("--until must be after --since");
             const account = await requireAccount(ctx.db, String(args.account));
             // The daemon picks the re-queued rows up on its next tick (delivery.interval_seconds).
-            const result = await recoverFailedDeliveries({ db: ctx.db, clock: ctx.clock, wakeDelivery: () => {} }, account.id, { since, until });
+            const deps = { db: ctx.db, clock: ctx.clock, wakeDelivery: () => {} };
+            const body = { since, until };
+            const result =
+              args.endpoint === undefined
+                ? await recoverFailedDeliveries(deps, { accountId: account.id, endpoints: "all" }, body)
+                : await recoverEndpoint(deps, account.id, { endpointId: String(args.endpoint) }, body);
             if (!result.ok) throw new CommandError(failureMessage(result));
             const range = `queued since ${rfc3339(since * 1000)}${until === undefined ? "" : ` until ${rfc3339(until * 1000)}`}`;
             emit(g, { requeued: result.requeued, more: result.more }, () =>

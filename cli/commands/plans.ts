@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { listPlans, planView, setPlan } from "../../src/accounts/plans.ts";
+import { adminPlanView, DEFAULT_MAX_ENDPOINTS, listPlans, setPlan } from "../../src/accounts/plans.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals, intFlag, UsageError } from "../globals.ts";
 import { emit, fields, table } from "../output.ts";
@@ -23,6 +23,7 @@ export function plansCommand(g: Globals) {
             description: "Calls per second on the JSON-RPC endpoint (POST /rpc/{network}); limits nothing else",
           },
           "monthly-credits": { type: "string", description: "Credits granted per month" },
+          "max-endpoints": { type: "string", description: `Webhook endpoints an account may have (default ${DEFAULT_MAX_ENDPOINTS}; at least 1)` },
         },
         run: ({ args }) => {
           const slots = intFlag(args.slots, "slots");
@@ -32,11 +33,12 @@ export function plansCommand(g: Globals) {
             slots,
             rpcRps: intFlag(args["rpc-rps"], "rpc-rps"),
             monthlyCredits: intFlag(args["monthly-credits"], "monthly-credits"),
+            maxEndpoints: intFlag(args["max-endpoints"], "max-endpoints"),
           };
           return withContext(g, async (ctx) => {
             const result = await setPlan(ctx.db, ctx.clock, input);
             if (!result.ok) throw new CommandError(result.error);
-            const view = planView(result.plan);
+            const view = adminPlanView(result.plan);
             emit(g, view, () => fields(Object.entries(view)));
           });
         },
@@ -46,14 +48,14 @@ export function plansCommand(g: Globals) {
         args: { ...globalArgs },
         run: () =>
           withContext(g, async (ctx) => {
-            const plans = (await listPlans(ctx.db)).map(planView);
+            const plans = (await listPlans(ctx.db)).map(adminPlanView);
             emit(
               g,
               { plans },
               () =>
                 `${table(
-                  ["NAME", "SLOTS", "RPC_RPS", "MONTHLY_CREDITS"],
-                  plans.map((p) => [p.name, p.address_slots, p.rpc_rps, p.monthly_credits]),
+                  ["NAME", "SLOTS", "RPC_RPS", "MONTHLY_CREDITS", "MAX_ENDPOINTS"],
+                  plans.map((p) => [p.name, p.address_slots, p.rpc_rps, p.monthly_credits, p.max_endpoints]),
                 )}\n${RPC_RPS_NOTE}`,
             );
           }),

@@ -34,7 +34,7 @@ export async function accountOverview(deps: { snapshots: SnapshotCache; config: 
     account_id: a.id,
     name: a.name,
     environment: deps.config.environment,
-    plan: planView({ ...a, name: a.plan, created_at: 0, updated_at: 0 }),
+    plan: planView({ ...a, name: a.plan }),
     credits: { balance: Number(a.credits), spent_today: Number(a.spent_today) },
     address_slots: { used: Number(a.slots_used), limit: a.address_slots },
   };

@@ -3,19 +3,22 @@ import type { Account } from "../db/schema.ts";
 import { statementsOf } from "../db/statements.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import { newWebhookSecret } from "../delivery/signer.ts";
+import { createDefaultEndpoint } from "../webhooks/manage-endpoints.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Explained, invalidInput, type Result } from "../lib/error-codes.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import { DEFAULT_FILTERS } from "../watch/filters.ts";
 import { getPlan, unknownPlan } from "./plans.ts";
 
 export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPUT" | "PLAN_NOT_FOUND" | "ACCOUNT_EXISTS">>;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Creates an account on a plan with a starting credit balance and a fresh webhook secret. */
+/**
+ * Creates an account on a plan with a starting credit balance and, in the same transaction, its
+ * default webhook endpoint (no URL yet, switched off) with a fresh secret: the one returned here.
+ */
 export async function createAccount(
   deps: { db: Db; clock: Clock; box: SecretBox },
   input: { name: string; plan?: string; credits?: number },
@@ -32,18 +35,14 @@ export async function createAccount(
     name: input.name,
     plan: planName,
     credits: input.credits ?? 0,
-    webhook_secret_enc: deps.box.seal(webhookSecret),
-    webhook_previous_secret_enc: null,
-    webhook_previous_secret_expires_at: null,
-    webhook_url: null,
-    webhook_enabled: 0,
-    webhook_filters: JSON.stringify(DEFAULT_FILTERS),
-    webhook_max_rps: null,
     payments_webhook_url: null,
     created_at: now,
     updated_at: now,
   };
-  await deps.db.insertInto("accounts").values(account).execute();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.insertInto("accounts").values(account).execute();
+    await createDefaultEndpoint(trx, { accountId: account.id, sealedSecret: deps.box.seal(webhookSecret), nowMs: now });
+  });
   return { ok: true, account, webhookSecret };
 }
 

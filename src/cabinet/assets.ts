@@ -40,6 +40,7 @@ output{display:block;margin-top:.5rem;font-weight:600}output.err{color:#a4161a}
 .secret{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}.secret code{background:#fff8d6;padding:.3rem .5rem;word-break:break-all}
 .muted{color:#5a6470;font-size:.9rem}
 fieldset{border:1px solid #d8dde3;border-radius:4px;margin:.6rem 0;padding:.5rem .75rem}legend{font-weight:600}
+ul.endpoints{list-style:none;padding:0;margin:0}ul.endpoints .stats dd{font-size:1rem;word-break:break-word}
 ol.timeline{list-style:none;padding:0;margin:0;border-left:3px solid #0b5cad}
 ol.timeline li{position:relative;padding:.2rem 0 .8rem 1rem}
 ol.timeline li::before{content:"";position:absolute;left:-.5rem;top:.55rem;width:.7rem;height:.7rem;border-radius:50%;background:#0b5cad}

@@ -2,15 +2,18 @@ import { Elysia } from "elysia";
 import { createOwnKey, revokeOwnKey } from "../accounts/own-keys.ts";
 import { setAllowIps } from "../accounts/api-keys.ts";
 import { resendAccountDelivery } from "../delivery/account-resend.ts";
-import { recoverFailedDeliveries } from "../delivery/recover.ts";
-import { queueTest } from "../webhook-test/queue-test.ts";
+import { testPayments } from "../payments/sample-order.ts";
+import { recoverFailedDeliveries } from "../webhooks/recover.ts";
+import { queueTest } from "../webhooks/test-endpoint.ts";
 import { type Failure, invalidInput, type Result } from "../lib/error-codes.ts";
 import { failureMessage, failureStatus } from "../lib/failures.ts";
 import { leaveBodyUnread } from "../net/unread-body.ts";
 import { requestQuery } from "../net/request-target.ts";
 import { unwatchAddress } from "../watch/unwatch-address.ts";
-import { updateWebhook } from "../watch/update-webhook.ts";
-import { readWebhookSecret, rotateWebhookSecret } from "../watch/webhook-secret.ts";
+import { updateWebhook } from "../webhooks/default-endpoint.ts";
+import { readEndpointSecret } from "../webhooks/endpoint-secret.ts";
+import { defaultEndpoint } from "../webhooks/endpoints.ts";
+import { rotateSecret } from "../webhooks/rotate-secret.ts";
 import { watchAddress } from "../watch/watch-address.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
@@ -26,7 +29,7 @@ import { keysPage, parseAllowIps } from "./pages/keys.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { paymentPage, paymentsPage } from "./pages/payments.ts";
 import { notFoundPage, signedOutPage } from "./pages/session.ts";
-import { REVEAL_UNCONFIRMED, revealConfirmed, rotateBodyFromForm, type ShownSecret, webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
+import { REVEAL_UNCONFIRMED, revealConfirmed, rotateBodyFromForm, type ShownSecret, testBodyFromForm, webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession } from "./sessions.ts";
 import { createSignIn } from "./sign-in.ts";
 import { SIGN_IN_FAILURE_LIMIT } from "./sign-in-throttle.ts";
@@ -249,7 +252,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
       .post(
         "/cabinet/webhook/test",
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
-          const queued = await queueTest(deps, viewer.accountId, { event: form.get("event") ?? "", network: form.get("network") ?? "" });
+          const queued = await queueTest({ ...deps, payments: testPayments }, viewer.accountId, "default", testBodyFromForm(form));
           if (!queued.ok) return queued;
           return { ok: true, notice: `queued ${queued.deliveryId}` };
         }),
@@ -258,7 +261,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
       .post(
         "/cabinet/webhook/secret/rotate",
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
-          const rotated = await rotateWebhookSecret(deps, viewer.accountId, rotateBodyFromForm(form));
+          const rotated = await rotateSecret(deps, viewer.accountId, "default", rotateBodyFromForm(form));
           if (!rotated.ok) return rotated;
           const extra: ShownSecret = { secret: rotated.secret, rotated: true };
           return { ok: true, notice: "Webhook secret rotated.", extra };
@@ -269,11 +272,30 @@ export function cabinetRoutes(deps: CabinetDeps) {
         "/cabinet/webhook/secret/reveal",
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
           if (!revealConfirmed(form)) return invalidInput(REVEAL_UNCONFIRMED);
-          const current = await readWebhookSecret(deps, viewer.accountId);
+          const current = await readEndpointSecret(deps, (await defaultEndpoint(deps.db, viewer.accountId)).id);
           const extra: ShownSecret = { secret: current.secret, rotated: false };
           return { ok: true, notice: "Webhook secret shown below.", extra };
         }),
         detail("Show the current webhook secret on the page this post renders (the form's confirm box must be ticked); no GET page shows it"),
+      )
+      .post(
+        "/cabinet/webhook/endpoints/:endpoint_id/test",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form, params) => {
+          const queued = await queueTest({ ...deps, payments: testPayments }, viewer.accountId, { endpointId: params.endpoint_id }, testBodyFromForm(form));
+          if (!queued.ok) return queued;
+          return { ok: true, notice: `queued ${queued.deliveryId}` };
+        }),
+        detail("Queue a test delivery to one endpoint (the rules of POST /v1/webhooks/endpoints/{id}/test); answers at once"),
+      )
+      .post(
+        "/cabinet/webhook/endpoints/:endpoint_id/secret/rotate",
+        mutation(webhookPage, "/cabinet/webhook", async (viewer, form, params) => {
+          const rotated = await rotateSecret(deps, viewer.accountId, { endpointId: params.endpoint_id }, rotateBodyFromForm(form));
+          if (!rotated.ok) return rotated;
+          const extra: ShownSecret = { secret: rotated.secret, rotated: true, endpointId: rotated.endpointId };
+          return { ok: true, notice: `Secret of ${rotated.endpointId} rotated.`, extra };
+        }),
+        detail("Rotate one endpoint's secret (the rules of POST /v1/webhooks/endpoints/{id}/secret/rotate); the page shows the new secret this once"),
       )
       .get("/cabinet/deliveries", view(deliveriesPage), detail("Delivery log, newest first: paged (before/after a delivery id), filtered by status"))
       .get(
@@ -296,13 +318,13 @@ export function cabinetRoutes(deps: CabinetDeps) {
           const period = recoverPeriod(form.get("since"));
           if (period === null) return invalidInput(UNKNOWN_RECOVER_PERIOD);
           const since = Math.floor((deps.clock.now() - period) / 1000);
-          const recovered = await recoverFailedDeliveries(deps, viewer.accountId, { since });
+          const recovered = await recoverFailedDeliveries(deps, { accountId: viewer.accountId, endpoints: "all" }, { since });
           if (!recovered.ok) return recovered;
           const { requeued, more } = recovered;
           const notice = `Re-queued ${requeued} failed ${requeued === 1 ? "delivery" : "deliveries"}.${more ? " More remain: press Recover failed again." : ""}`;
           return { ok: true, notice };
         }),
-        detail("Re-queue the failed deliveries of the last hour, day or week (the rules of POST /v1/address-watch/webhook/recover)"),
+        detail("Re-queue the account's failed deliveries (every endpoint's) of the last hour, day or week (the rules of POST /v1/address-watch/webhook/recover)"),
       )
       .get("/cabinet/events", view(eventsPage), detail("Events, newest first: paged (before/after an event id), filtered by type, network, address, tx_hash"))
       .get(

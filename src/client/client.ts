@@ -5,7 +5,9 @@ import type {
   Account,
   AddressWatchAccount,
   AddWatchRequest,
+  CreatedWebhookEndpoint,
   CreatePaymentRequest,
+  CreateWebhookEndpointRequest,
   DeleteWatchRequest,
   Endpoints,
   EventList,
@@ -24,14 +26,19 @@ import type {
   RecoverResult,
   ReplayRequest,
   ReplayResult,
+  RotatedEndpointSecret,
   RotatedWebhookSecret,
   RotateWebhookSecretRequest,
   TestQueued,
+  UpdateWebhookEndpointRequest,
   Usage,
   UsageQuery,
   Watch,
   WatchDeleted,
   WatchList,
+  WebhookEndpoint,
+  WebhookEndpointDeleted,
+  WebhookEndpointList,
   WebhookHealth,
   WebhookSettings,
   WebhookTestRequest,
@@ -49,6 +56,7 @@ export type ClientOptions = TransportOptions;
 export function createClient(options: ClientOptions) {
   const send = createTransport(checkClientOptions(options));
   const listEvents = (query: EventsQuery = {}) => send<EventList>({ method: "GET", path: "/v1/address-watch/events", query });
+  const endpoint = (id: string, rest = "") => `/v1/webhooks/endpoints/${encodeURIComponent(id)}${rest}`;
   return {
     /** GET /v1/account: plan, credits and address slots. */
     getAccount: () => send<Account>({ method: "GET", path: "/v1/account" }),
@@ -88,6 +96,27 @@ export function createClient(options: ClientOptions) {
     testWebhook: (body: WebhookTestRequest) => send<TestQueued>({ method: "POST", path: "/v1/address-watch/webhook/test", body }),
     /** POST /v1/address-watch/webhook/recover: re-queue the failed deliveries queued in [since, until). */
     recoverDeliveries: (body: RecoverRequest) => send<RecoverResult>({ method: "POST", path: "/v1/address-watch/webhook/recover", body }),
+    /** POST /v1/webhooks/endpoints: add a webhook endpoint; its `secret` is in this answer (and a rotation's) only. */
+    createWebhookEndpoint: (body: CreateWebhookEndpointRequest) => send<CreatedWebhookEndpoint>({ method: "POST", path: "/v1/webhooks/endpoints", body }),
+    /** GET /v1/webhooks/endpoints: the account's webhook endpoints, oldest (the default) first. */
+    listWebhookEndpoints: () => send<WebhookEndpointList>({ method: "GET", path: "/v1/webhooks/endpoints" }),
+    /** GET /v1/webhooks/endpoints/{endpoint_id}: one endpoint. */
+    getWebhookEndpoint: (endpointId: string) => send<WebhookEndpoint>({ method: "GET", path: endpoint(endpointId) }),
+    /** PATCH /v1/webhooks/endpoints/{endpoint_id}: change only the keys given (`events` keys given replace, the others stay). */
+    updateWebhookEndpoint: (endpointId: string, body: UpdateWebhookEndpointRequest) => send<WebhookEndpoint>({ method: "PATCH", path: endpoint(endpointId), body }),
+    /** DELETE /v1/webhooks/endpoints/{endpoint_id}: remove an endpoint (an account keeps at least one). */
+    deleteWebhookEndpoint: (endpointId: string) => send<WebhookEndpointDeleted>({ method: "DELETE", path: endpoint(endpointId) }),
+    /** POST /v1/webhooks/endpoints/{endpoint_id}/test: queue a signed test delivery to the endpoint, even while it is disabled. */
+    testWebhookEndpoint: (endpointId: string, body: WebhookTestRequest) => send<TestQueued>({ method: "POST", path: endpoint(endpointId, "/test"), body }),
+    /** POST /v1/webhooks/endpoints/{endpoint_id}/secret/rotate: a new secret, in this answer only; the previous one signs beside it for `grace_seconds`. */
+    rotateWebhookEndpointSecret: (endpointId: string, body: RotateWebhookSecretRequest = {}) =>
+      send<RotatedEndpointSecret>({ method: "POST", path: endpoint(endpointId, "/secret/rotate"), body }),
+    /** GET /v1/webhooks/endpoints/{endpoint_id}/health: the endpoint's run of failures, pending and failed counts. */
+    getWebhookEndpointHealth: (endpointId: string) => send<WebhookHealth>({ method: "GET", path: endpoint(endpointId, "/health") }),
+    /** POST /v1/webhooks/endpoints/{endpoint_id}/recover: re-queue the endpoint's failed deliveries queued in [since, until). */
+    recoverWebhookEndpoint: (endpointId: string, body: RecoverRequest) => send<RecoverResult>({ method: "POST", path: endpoint(endpointId, "/recover"), body }),
+    /** POST /v1/webhooks/endpoints/{endpoint_id}/replay: stored events sent again to the endpoint; continue with `after: next_after`. */
+    replayWebhookEndpoint: (endpointId: string, body: ReplayRequest) => send<ReplayResult>({ method: "POST", path: endpoint(endpointId, "/replay"), body }),
     /** POST /v1/payments: create a payment order. */
     createPayment: (body: CreatePaymentRequest) => send<PaymentOrder>({ method: "POST", path: "/v1/payments", body }),
     /** GET /v1/payments: orders, newest first, optionally by `order_id` or `status`. */
@@ -109,7 +138,7 @@ export function createClient(options: ClientOptions) {
      * Any signed call, for an endpoint this SDK does not name yet: the parsed body of a 2xx answer,
      * or a ChainwatchError. 429s are retried like every other call.
      */
-    request: <T = unknown>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, init: { query?: Record<string, string | number | undefined>; body?: unknown } = {}) =>
+    request: <T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, init: { query?: Record<string, string | number | undefined>; body?: unknown } = {}) =>
       send<T>({ method, path, ...init }),
   };
 }

@@ -23,7 +23,7 @@ export type TransportOptions = {
 export type Query = Record<string, string | number | undefined>;
 
 /** One signed call: its method, its `/v1/…` path, an optional query and JSON body. */
-export type Call = { method: "GET" | "POST" | "PUT" | "DELETE"; path: string; query?: Query; body?: unknown };
+export type Call = { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; path: string; query?: Query; body?: unknown };
 
 /** Seconds to wait when a 429 names no usable Retry-After: the daemon's own window is one second. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;

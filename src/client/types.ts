@@ -1,16 +1,16 @@
 import type { Static } from "@sinclair/typebox";
-import type { RecoverSchema } from "../delivery/recover.ts";
 import type * as S from "../http/openapi/schemas.ts";
 import type { CreateOrderBody } from "../payments/create-order.ts";
 import type { PaymentSettingsSchema } from "../payments/settings.ts";
 import type { PutWalletBody } from "../payments/wallets/put-wallet.ts";
 import type { DeleteWatchSchema } from "../watch/unwatch-address.ts";
 import type { AddWatchSchema } from "../watch/watch-address.ts";
-import type { RotateSecretSchema } from "../watch/webhook-secret.ts";
-import type { WebhookUpdateSchema } from "../watch/webhook-settings.ts";
-import type { TestEvent } from "../webhook-test/sample-payloads.ts";
-import type { WebhookTestSchema } from "../webhook-test/queue-test.ts";
-import type { ReplaySchema } from "../webhook-replay/replay-events.ts";
+import type { RotateSecretSchema } from "../webhooks/endpoint-secret.ts";
+import type { RecoverSchema } from "../webhooks/recover.ts";
+import type { ReplaySchema } from "../webhooks/replay.ts";
+import type { TestEvent } from "../webhooks/samples.ts";
+import type { EndpointCreateSchema, EndpointPatchSchema, WebhookUpdateSchema } from "../webhooks/settings.ts";
+import type { WebhookTestSchema } from "../webhooks/test-endpoint.ts";
 
 // Every request and response type of the SDK is read off the TypeBox schemas the daemon itself
 // checks bodies with and documents its answers with (src/http/openapi/schemas.ts and the use
@@ -31,6 +31,12 @@ export type EventFilters = Static<typeof S.EventFilters>;
 export type WebhookSettings = Static<typeof S.WebhookSettings>;
 export type WebhookHealth = Static<typeof S.WebhookHealth>;
 export type RotatedWebhookSecret = Static<typeof S.RotatedWebhookSecret>;
+export type EndpointFilters = Static<typeof S.EndpointFilters>;
+export type WebhookEndpoint = Static<typeof S.Endpoint>;
+export type CreatedWebhookEndpoint = Static<typeof S.EndpointCreated>;
+export type WebhookEndpointList = Static<typeof S.EndpointList>;
+export type WebhookEndpointDeleted = Static<typeof S.EndpointDeleted>;
+export type RotatedEndpointSecret = Static<typeof S.RotatedEndpointSecret>;
 export type TestQueued = Static<typeof S.TestQueued>;
 export type RecoverResult = Static<typeof S.RecoverResult>;
 export type ReplayResult = Static<typeof S.ReplayResult>;
@@ -63,6 +69,8 @@ export type WebhookUpdateRequest = Static<typeof WebhookUpdateSchema>;
 /** The schema takes `event` as a checked string; the SDK narrows it to the kinds the daemon samples. */
 export type WebhookTestRequest = Omit<Static<typeof WebhookTestSchema>, "event"> & { event: TestEvent };
 export type RotateWebhookSecretRequest = Static<typeof RotateSecretSchema>;
+export type CreateWebhookEndpointRequest = Static<typeof EndpointCreateSchema>;
+export type UpdateWebhookEndpointRequest = Static<typeof EndpointPatchSchema>;
 export type RecoverRequest = Static<typeof RecoverSchema>;
 export type ReplayRequest = Static<typeof ReplaySchema>;
 export type CreatePaymentRequest = Static<typeof CreateOrderBody>;

@@ -8,6 +8,8 @@ export interface PlansTable {
   address_slots: number;
   rpc_rps: number;
   monthly_credits: number;
+  /** The most webhook endpoints an account on the plan may have. */
+  max_endpoints: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -17,19 +19,30 @@ export interface AccountsTable {
   name: string;
   plan: string;
   credits: number;
-  /** AES-256-GCM sealed `whsec_…` string. */
-  webhook_secret_enc: string;
-  /** The secret a rotation replaced, sealed like the current one; it signs beside it until the expiry below. */
-  webhook_previous_secret_enc: string | null;
-  /** When the previous secret stops signing (ms); null with no previous secret. */
-  webhook_previous_secret_expires_at: number | null;
-  webhook_url: string | null;
-  webhook_enabled: number;
-  /** JSON of the flat event filter object. */
-  webhook_filters: string;
-  /** Most deliveries a second to the webhook (0: no limit); null: the config's delivery.max_rps. */
-  webhook_max_rps: number | null;
+  /** Where payment-order webhooks go instead of the endpoints (payments/settings.ts); null: the endpoints that take them. */
   payments_webhook_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A webhook endpoint of an account (webhooks/endpoints.ts); the account's default is the one with the smallest id. */
+export interface WebhookEndpointsTable {
+  /** `ep_…`, time-ordered: the smallest of an account's is its oldest, its default endpoint. */
+  id: string;
+  account_id: string;
+  url: string | null;
+  enabled: number;
+  description: string | null;
+  /** JSON of the flat event filter object, `payment_order` and `min_confirmations` included. */
+  filters: string;
+  /** Most deliveries a second to it (0: no limit); null: the config's delivery.max_rps. */
+  max_rps: number | null;
+  /** AES-256-GCM sealed `whsec_…` string. */
+  secret_enc: string;
+  /** The secret a rotation replaced, sealed like the current one; it signs beside it until the expiry below. */
+  previous_secret_enc: string | null;
+  /** When the previous secret stops signing (ms); null with no previous secret. */
+  previous_secret_expires_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -132,6 +145,8 @@ export interface BlockSubscriptionsTable {
 export interface DeliveriesTable {
   id: string;
   account_id: string;
+  /** The endpoint it goes to; null: the account's payments URL (a payment-order webhook), signed with the default endpoint's secret. */
+  endpoint_id: string | null;
   /** `event` (address watch), `payment` (payment order), `test`. */
   kind: string;
   /** payment · payout · other · block · payment_order — decides the price and the route. */
@@ -328,27 +343,29 @@ export interface MempoolTransfersTable {
   created_at: number;
 }
 
-/** An account's webhook endpoint: its current run of failures and its last success (delivery/endpoint-state.ts). */
+/** A webhook endpoint's current run of failures and its last success (webhooks/health-record.ts). */
 export interface EndpointHealthTable {
-  account_id: string;
+  endpoint_id: string;
   /** The first failed attempt of the current run of failures (ms); null while the last attempt succeeded. */
   failing_since: number | null;
   last_success_at: number | null;
   /** The last failed attempt's HTTP status and error class, while failing. */
   last_status_code: number | null;
   last_error: string | null;
-  /** When the run of failures switched the webhook off; null once it is enabled again. */
+  /** When the run of failures switched the endpoint off; null once it is enabled again. */
   disabled_at: number | null;
   updated_at: number;
 }
 
-/** A message for the account holder (delivery/notices.ts): an endpoint disabled, a delivery failed, deliveries held for credits. */
+/** A message for the account holder (notices/notices.ts): an endpoint disabled, a delivery failed, deliveries held for credits, a wallet's gap. */
 export interface NoticesTable {
   id: string;
   account_id: string;
   type: string;
   message: string;
   delivery_id: string | null;
+  /** The endpoint an `endpoint_disabled` notice is about. */
+  endpoint_id: string | null;
   created_at: number;
   /** When the notice's cause ended (ms); null while it stands. */
   resolved_at: number | null;
@@ -379,12 +396,14 @@ export interface DB {
   lead_epochs: LeadEpochsTable;
   watched_outputs: WatchedOutputsTable;
   mempool_transfers: MempoolTransfersTable;
+  webhook_endpoints: WebhookEndpointsTable;
   endpoint_health: EndpointHealthTable;
   notices: NoticesTable;
 }
 
 export type Plan = Selectable<PlansTable>;
 export type Account = Selectable<AccountsTable>;
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 export type Watch = Selectable<WatchesTable>;
 export type NewEvent = Insertable<EventsTable>;
 export type Delivery = Selectable<DeliveriesTable>;

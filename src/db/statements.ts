@@ -10,19 +10,24 @@ import type { Delivery, NewEvent } from "./schema.ts";
 // names, its own placeholders and planner hints); the dialect a database is opened with brings its
 // set along, and `statementsOf` hands it to the code that runs them. Nothing rewrites SQL text.
 
-/** A due delivery with its account's route and balance, as the claim reads it. */
+/**
+ * A due delivery with its account's balance and its endpoint's route, as the claim reads it: the
+ * row's endpoint, or for a row without one (a payment-order webhook to the payments URL) the
+ * account's default endpoint, whose secret signs it. The endpoint columns are null when the
+ * endpoint is gone.
+ */
 export type DueDelivery = Delivery & {
   account_credits: number | string;
   /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
   account_leased: number | string;
-  webhook_url: string | null;
-  webhook_enabled: number;
-  /** The account's own delivery rate limit; null: the config's `delivery.max_rps`. */
-  webhook_max_rps: number | null;
   payments_webhook_url: string | null;
-  webhook_secret_enc: string;
-  webhook_previous_secret_enc: string | null;
-  webhook_previous_secret_expires_at: number | string | null;
+  endpoint_url: string | null;
+  endpoint_enabled: number | null;
+  /** The endpoint's own delivery rate limit; null: the config's `delivery.max_rps`. */
+  endpoint_max_rps: number | null;
+  endpoint_secret_enc: string | null;
+  endpoint_previous_secret_enc: string | null;
+  endpoint_previous_secret_expires_at: number | string | null;
 };
 
 /** A failed attempt's outcome: the row's next state. */
@@ -48,12 +53,12 @@ export type NewAttempt = {
 };
 
 /**
- * What one settlement batch saw of an account's webhook endpoint (delivery/endpoint-state.ts): its
- * last success, and the failures after it (the first one's time, the last one's answer); the
- * failure fields are null when the batch ended on a success.
+ * What one settlement batch saw of a webhook endpoint (webhooks/health-store.ts): its last
+ * success, and the failures after it (the first one's time, the last one's answer); the failure
+ * fields are null when the batch ended on a success.
  */
 export type EndpointOutcome = {
-  accountId: string;
+  endpointId: string;
   lastSuccessAt: number | null;
   failingSince: number | null;
   lastStatusCode: number | null;
@@ -61,7 +66,7 @@ export type EndpointOutcome = {
 };
 
 /** An endpoint's state after a batch was recorded: enough to tell whether its run of failures is long enough to disable it. */
-export type EndpointStreakRow = { account_id: string; failing_since: number | string | null; disabled_at: number | string | null };
+export type EndpointStreakRow = { endpoint_id: string; failing_since: number | string | null; disabled_at: number | string | null };
 
 /** Credits to take off one account's balance. */
 export type AccountCharge = { accountId: string; credits: number };
@@ -92,9 +97,9 @@ export type AccountSnapshotRow = {
  */
 export type Statements = {
   /**
-   * Due live rows (or, with `replay`, due replayed rows) with their account's route and balance,
-   * oldest due first, at most `limit`. A payment row waits while a lower sequence of its payment is
-   * still pending or paused. `next_attempt_at` is the only sort key: the due index (status, replay,
+   * Due live rows (or, with `replay`, due replayed rows) with their account's balance and their
+   * endpoint's route, oldest due first, at most `limit`. A payment row waits while a lower sequence
+   * of its payment to the same endpoint is still pending or paused. `next_attempt_at` is the only sort key: the due index (status, replay,
    * next_attempt_at) yields rows in that order (ties by insertion) and the scan stops at the limit.
    * The rows stay locked until the transaction ends, and rows another daemon is claiming are
    * passed over (nothing to lock on SQLite, whose write transactions run one at a time).
@@ -119,7 +124,7 @@ export type Statements = {
   /** One multi-row INSERT into the attempt log. */
   insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
   /**
-   * Folds a batch's endpoint outcomes (one row per account, in account id order) into
+   * Folds a batch's endpoint outcomes (one row per endpoint, in endpoint id order) into
    * `endpoint_health`: a success in the batch ends the stored run of failures (those after it
    * start a new one), a batch of failures only extends it; returns each row's run and whether it
    * disabled the endpoint.

@@ -2,7 +2,7 @@ import type { Db, Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { resolveNotices } from "./notices.ts";
+import { resolveNotices } from "../notices/notices.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 

@@ -3,8 +3,8 @@ import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import { type DueDelivery, statementsOf } from "../db/statements.ts";
-import type { HeldForCredits } from "./notices.ts";
-import { type AccountRoute, chooseTarget, waitsForWebhook } from "./route.ts";
+import type { HeldForCredits } from "./delivery-notices.ts";
+import { chooseTarget, type EndpointRoute, goesToEndpoint, waitsForEndpoint } from "./route.ts";
 import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
 import type { DeliveryThrottle } from "./throttle.ts";
 
@@ -13,8 +13,8 @@ import type { DeliveryThrottle } from "./throttle.ts";
 // of times a second.
 
 
-/** A claimed row with its account's current route; it stays leased until its outcome is recorded. */
-export type ClaimedDelivery = Delivery & { route: AccountRoute; price: number };
+/** A claimed row with its endpoint's current route; it stays leased until its outcome is recorded. */
+export type ClaimedDelivery = Delivery & { route: EndpointRoute; price: number };
 
 export type ClaimOptions = {
   nowMs: number;
@@ -24,9 +24,9 @@ export type ClaimOptions = {
   priceOf: (d: Pick<Delivery, "kind" | "event_type" | "network">) => number;
   /** Credits already promised to sends in flight, per account; claiming never promises more than the balance. */
   reserved?: ReadonlyMap<string, number>;
-  /** Paces the webhooks of accounts with a delivery rate limit (throttle.ts); none is paced without it. */
+  /** Paces the webhooks of endpoints with a delivery rate limit (throttle.ts); none is paced without it. */
   throttle?: DeliveryThrottle;
-  /** `delivery.max_rps`: the limit of accounts that set none of their own (0: no limit). */
+  /** `delivery.max_rps`: the limit of endpoints that set none of their own (0: no limit). */
   defaultMaxRps?: number;
   /** Whether this claim may also look at the most recently due rows when behind (default true); the loop spaces those looks out. */
   newest?: boolean;
@@ -51,8 +51,8 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * once). A payment row waits until every lower sequence of its payment has succeeded or finally
  * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
  * added; one that only clashes with credits promised to sends in flight, or set aside for /rpc
- * calls, is left pending for a later claim. A row whose webhook is disabled waits, pending and
- * unattempted, until it is enabled (parkUntilEnabled). A row for a webhook with a rate limit goes
+ * calls, is left pending for a later claim. A row whose endpoint is disabled waits, pending and
+ * unattempted, until it is enabled (parkUntilEnabled). A row for an endpoint with a rate limit goes
  * now only when the throttle has room for it this instant; else it waits for its slot (rate-slots.ts).
  *
  * Live rows come first, oldest due first; replayed rows (an events replay: a bulk re-send the
@@ -91,30 +91,50 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       if (newest.length > 0) due = oldest.slice(0, limit - newest.length);
     }
     const promised = new Map(opts.reserved ?? []);
-    const routes = new Map<string, AccountRoute>();
+    // One route per endpoint (per account for rows to its payments URL): shared by its rows.
+    const routes = new Map<string, EndpointRoute>();
+    const routeOf = (r: DueDelivery): EndpointRoute => {
+      const key = r.endpoint_id ?? `payments:${r.account_id}`;
+      let route = routes.get(key);
+      if (!route) {
+        const expiresAt = r.endpoint_previous_secret_expires_at;
+        route = {
+          endpointId: r.endpoint_id,
+          url: r.endpoint_id === null ? r.payments_webhook_url : r.endpoint_url,
+          enabled: r.endpoint_id === null || Number(r.endpoint_enabled) === 1,
+          secretEnc: r.endpoint_secret_enc,
+          previousSecretEnc: r.endpoint_previous_secret_enc,
+          previousSecretExpiresAt: expiresAt === null ? null : Number(expiresAt),
+        };
+        routes.set(key, route);
+      }
+      return route;
+    };
     const claimed: ClaimedDelivery[] = [];
     const paused: string[] = [];
     const heldForCredits = new Map<string, HeldForCredits>();
     const waiting: string[] = [];
-    // Rows of rate-limited webhooks not yet given a slot, per account, oldest first: placed below.
+    // Rows of rate-limited endpoints not yet given a slot, per endpoint, oldest first: placed below.
     const paced = new Map<string, PacedRows>();
-    // Rate-limited accounts whose schedule fell behind: it moves on as a whole (resumeLateSlots).
-    const late = new Map<string, number>();
+    // Rate-limited endpoints whose schedule fell behind: it moves on as a whole (resumeLateSlots).
+    const late = new Map<string, Lane>();
     const take = (r: DueDelivery, fromNewest: boolean) => {
-      if (r.webhook_enabled !== 1 && waitsForWebhook(r, r)) {
+      const route = routeOf(r);
+      if (!route.enabled && waitsForEndpoint(r, route)) {
         waiting.push(r.id);
         return;
       }
-      const maxRps = opts.throttle ? (r.webhook_max_rps ?? opts.defaultMaxRps ?? 0) : 0;
+      const maxRps = opts.throttle && goesToEndpoint(route) ? (r.endpoint_max_rps ?? opts.defaultMaxRps ?? 0) : 0;
       let pacing = false;
-      if (maxRps > 0 && goesToWebhook(r)) {
+      if (maxRps > 0 && goesToEndpoint(route) && chooseTarget(r, route).ok) {
+        const lane = { accountId: r.account_id, endpointId: route.endpointId, maxRps };
         if (!hasSlot(r)) pacing = true;
-        else if (late.has(r.account_id) || Number(r.next_attempt_at) < nowMs - LATE_MS) {
-          late.set(r.account_id, maxRps);
+        else if (late.has(lane.endpointId) || Number(r.next_attempt_at) < nowMs - LATE_MS) {
+          late.set(lane.endpointId, lane);
           return;
         }
       }
-      // A paced account's recent rows wait for the oldest claim: they must not overtake its older ones.
+      // A paced endpoint's recent rows wait for the oldest claim: they must not overtake its older ones.
       if (pacing && fromNewest) return;
       const price = opts.priceOf(r);
       if (price > 0) {
@@ -128,21 +148,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
         if (credits - Number(r.account_leased) - held < price) return;
         promised.set(r.account_id, held + price);
       }
-      let route = routes.get(r.account_id);
-      if (!route) {
-        const { webhook_url, webhook_enabled, payments_webhook_url, webhook_secret_enc, webhook_previous_secret_enc } = r;
-        const expiresAt = r.webhook_previous_secret_expires_at;
-        route = {
-          webhook_url,
-          webhook_enabled,
-          payments_webhook_url,
-          webhook_secret_enc,
-          webhook_previous_secret_enc,
-          webhook_previous_secret_expires_at: expiresAt === null ? null : Number(expiresAt),
-        };
-        routes.set(r.account_id, route);
-      }
-      // The row itself becomes the claimed delivery (the account columns stay on it, unused):
+      // The row itself becomes the claimed delivery (the joined columns stay on it, unused):
       // copying every column of every row showed up in profiles.
       const d = r as DueDelivery & ClaimedDelivery;
       d.route = route;
@@ -151,8 +157,9 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
         claimed.push(d);
         return;
       }
-      let lane = paced.get(r.account_id);
-      if (!lane) paced.set(r.account_id, (lane = { maxRps, rows: [] }));
+      const endpointId = route.endpointId as string;
+      let lane = paced.get(endpointId);
+      if (!lane) paced.set(endpointId, (lane = { accountId: r.account_id, endpointId, maxRps, rows: [] }));
       lane.rows.push(d);
     };
     for (const r of due) take(r, false);
@@ -180,28 +187,31 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
   });
 }
 
-/** A rate-limited account's rows without a slot yet, oldest first, and its limit. */
-type PacedRows = { maxRps: number; rows: ClaimedDelivery[] };
+/** A rate-limited endpoint: its account, and its limit. */
+type Lane = { accountId: string; endpointId: string; maxRps: number };
+
+/** A rate-limited endpoint's rows without a slot yet, oldest first. */
+type PacedRows = Lane & { rows: ClaimedDelivery[] };
 
 /**
  * Gives the paced rows their slots (throttle.ts): those whose slot is now go `now`, the others
- * `later`, with the `slots` to push them back to. First, the schedule of each `late` account moves
- * on whole (resumeLateSlots), so its new rows queue behind the moved one. Accounts in id order:
+ * `later`, with the `slots` to push them back to. First, the schedule of each `late` endpoint moves
+ * on whole (resumeLateSlots), so its new rows queue behind the moved one. Endpoints in id order:
  * every daemon asks the shared budgets in the same order.
  */
-async function pace(trx: Transaction<DB>, throttle: DeliveryThrottle, paced: Map<string, PacedRows>, late: Map<string, number>, nowMs: number) {
+async function pace(trx: Transaction<DB>, throttle: DeliveryThrottle, paced: Map<string, PacedRows>, late: Map<string, Lane>, nowMs: number) {
   const now: ClaimedDelivery[] = [];
   const later: ClaimedDelivery[] = [];
   const slots: Slot[] = [];
-  for (const accountId of [...new Set([...late.keys(), ...paced.keys()])].sort()) {
-    const behind = late.get(accountId);
+  for (const endpointId of [...new Set([...late.keys(), ...paced.keys()])].sort()) {
+    const behind = late.get(endpointId);
     if (behind !== undefined) {
-      const lastDue = await resumeLateSlots(trx, accountId, nowMs);
-      if (lastDue !== null) throttle.resume(accountId, behind, lastDue);
+      const lastDue = await resumeLateSlots(trx, behind, nowMs);
+      if (lastDue !== null) throttle.resume(endpointId, behind.maxRps, lastDue);
     }
-    const lane = paced.get(accountId);
+    const lane = paced.get(endpointId);
     if (!lane) continue;
-    const dueAt = await throttle.place(accountId, lane.maxRps, lane.rows.length, nowMs, () => lastRateSlot(trx, accountId, nowMs));
+    const dueAt = await throttle.place(endpointId, lane.maxRps, lane.rows.length, nowMs, () => lastRateSlot(trx, lane, nowMs));
     for (const [i, d] of lane.rows.entries()) {
       if (dueAt[i] <= nowMs) now.push(d);
       else {
@@ -216,19 +226,13 @@ async function pace(trx: Transaction<DB>, throttle: DeliveryThrottle, paced: Map
 /** How far behind the oldest due rows must be before a full claim also takes the most recently due ones. */
 export const BEHIND_MS = 50;
 
-/** Whether a row goes to its account's webhook URL: the endpoint the account's rate limit protects. */
-function goesToWebhook(r: DueDelivery): boolean {
-  const target = chooseTarget(r, r);
-  return target.ok && target.url === r.webhook_url;
-}
-
-/** How long a row waiting for its disabled webhook stays out of the claim before it is looked at again. */
+/** How long a row waiting for its disabled endpoint stays out of the claim before it is looked at again. */
 export const WAITING_RECHECK_MS = 3_600_000;
 
 /**
- * Keeps rows whose webhook is disabled `pending`, without an attempt, out of the claims for
- * WAITING_RECHECK_MS: they do not crowd the due index meanwhile, and switching the webhook on
- * makes them due at once (outbox.ts, sendWaitingDeliveries). Rare, so built, not hand-written.
+ * Keeps rows whose endpoint is disabled `pending`, without an attempt, out of the claims for
+ * WAITING_RECHECK_MS: they do not crowd the due index meanwhile, and switching the endpoint on
+ * makes them due at once (endpoint-deliveries.ts, sendWaitingDeliveries). Rare, so built, not hand-written.
  */
 async function parkUntilEnabled(trx: Transaction<DB>, ids: readonly string[], nowMs: number): Promise<void> {
   await trx

@@ -14,11 +14,8 @@ import { chooseTarget } from "./route.ts";
 import { attemptDelivery, type SendDeps } from "./send.ts";
 import { outcomeOf, recordOutcomes, type Settlement } from "./settle.ts";
 import { createEndpointHealth, type EndpointHealth } from "./endpoint-health.ts";
-import { type DisableWebhook, disableFailingEndpoints } from "./endpoint-disable.ts";
-import { type HeldForCredits, raiseCreditsExhausted } from "./notices.ts";
-import { type EndpointAttempt, type FailingEndpoint, recordEndpointAttempts } from "./endpoint-state.ts";
-import { urlLabel } from "../net/url-label.ts";
-import { rfc3339 } from "../lib/time.ts";
+import { type HeldForCredits, raiseCreditsExhausted } from "./delivery-notices.ts";
+import type { EndpointAttempt, EndpointOutcomes, FailingEndpoint } from "./endpoint-outcomes.ts";
 import { previousSecretSigns, webhookKey } from "./signer.ts";
 import { createDeliveryThrottle, type DeliveryThrottle } from "./throttle.ts";
 import type { SharedRateBudget } from "../db/primitives.ts";
@@ -39,8 +36,11 @@ export type DeliveryLoopDeps = {
   userAgent: string;
   /** Credits promised to claimed rows; shared with /rpc's meter, which leaves them alone (a new set when absent). */
   reservations?: CreditReservations;
-  /** Switches off an account's webhook after `delivery.disable_after_hours` of failures (watch/webhook-settings.ts owns it). */
-  disableWebhook: DisableWebhook;
+  /**
+   * The endpoints' owner (webhooks/health-watch.ts): told each batch's settled attempts, it keeps
+   * their health and switches off one that failed for `delivery.disable_after_hours`.
+   */
+  endpoints: EndpointOutcomes;
   /**
    * The per-second budgets the webhooks' rate limits share with other daemons on the same
    * PostgreSQL database (db/primitives.ts); absent or null: this daemon counts alone (SQLite).
@@ -137,9 +137,9 @@ function createWakeTimer(fire: () => void) {
 const MAX_OPENED_SECRETS = 10_000;
 
 /**
- * The send step for one pass: opens each account's webhook secret once, reuses target checks
- * (see SendDeps.checkedUrls), and says what each attempt came to. While a rotation's grace period
- * lasts (by the loop's clock), the previous secret signs too.
+ * The send step for one pass: opens each endpoint's secret once, reuses target checks (see
+ * SendDeps.checkedUrls), and says what each attempt came to. While a rotation's grace period lasts
+ * (by the loop's clock), the previous secret signs too.
  */
 function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: ClaimedDelivery) => Promise<Finished> {
   const cfg = deps.config.delivery;
@@ -164,13 +164,16 @@ function passSender(deps: DeliveryLoopDeps, health: EndpointHealth): (d: Claimed
     userAgent: deps.userAgent,
     checkedUrls: new Map(),
   };
+  const noKey = new Uint8Array(0);
   return async (d) => {
     const { route } = d;
-    const key = keyOf(route.webhook_secret_enc);
-    const previous = route.webhook_previous_secret_enc;
-    // Most accounts have no rotated-out secret: they pay nothing for the check.
-    const previousKey = previous !== null && previousSecretSigns(previous, route.webhook_previous_secret_expires_at, deps.clock.now()) ? keyOf(previous) : null;
-    const attempt = await attemptDelivery(sendDeps, d, chooseTarget(d, route), key, previousKey);
+    const target = chooseTarget(d, route);
+    // A row with nowhere to go (no URL, or its endpoint removed) is not signed: attemptDelivery records the failure.
+    const key = target.ok && route.secretEnc !== null ? keyOf(route.secretEnc) : noKey;
+    const previous = route.previousSecretEnc;
+    // Most endpoints have no rotated-out secret: they pay nothing for the check.
+    const previousKey = target.ok && previous !== null && previousSecretSigns(previous, route.previousSecretExpiresAt, deps.clock.now()) ? keyOf(previous) : null;
+    const attempt = await attemptDelivery(sendDeps, d, target, key, previousKey);
     health.record(d.account_id, d.id, attempt);
     return { delivery: d, attempt, outcome: outcomeOf(attempt, d, policy, deps.clock.now()) };
   };
@@ -195,9 +198,7 @@ function groupCommit(
   afterClaim: (nowMs: number) => void,
 ) {
   const priceOf = (d: { kind: string; event_type: string; network: string }) => deliveryPrice(deps.config, d);
-  const disableAfterMs = deps.config.delivery.disable_after_hours * 3_600_000;
   const defaultMaxRps = deps.config.delivery.max_rps;
-  const disabledTotal = deps.metrics.counter("chainwatch_webhook_endpoints_disabled_total");
   // When a claim last also looked at the most recently due rows (claim.ts): a look every
   // NEWEST_EVERY_MS keeps other accounts' new work moving behind a backlog; one every claim would
   // cost a statement per claim for nothing while a single backlog drains.
@@ -220,7 +221,8 @@ function groupCommit(
       const result = await deps.db.transaction().execute(async (trx): Promise<Committed> => {
         if (group.length > 0) {
           const settled = await recordOutcomes(trx, group, nowMs);
-          failing = await recordEndpointAttempts(trx, endpointAttempts(group, settled), nowMs, disableAfterMs);
+          const attempts = endpointAttempts(group, settled);
+          if (attempts.length > 0) failing = await deps.endpoints.record(trx, attempts, nowMs);
         }
         if (unsent.length > 0) await releaseLeases(trx, unsent);
         endPromises();
@@ -250,7 +252,7 @@ function groupCommit(
       // Counted once recorded: a group committed again after a failure counts once.
       countAttempts(deps.metrics, group);
       if (limit > 0) afterClaim(nowMs);
-      if (failing.length > 0) await switchOff(deps, failing, nowMs, disabledTotal);
+      if (failing.length > 0) await deps.endpoints.switchOff(failing, nowMs);
       return result;
     } catch (e) {
       // E.g. a full disk, or the database locked past busy_timeout: the transaction rolled back
@@ -269,38 +271,15 @@ function groupCommit(
   };
 }
 
-/** The group's settled attempts that went to their account's address-watch webhook: those count toward its health. */
+/** The group's settled attempts that went to a webhook endpoint's URL: those count toward its health. */
 function endpointAttempts(group: readonly Finished[], settled: ReadonlySet<string>): EndpointAttempt[] {
   const out: EndpointAttempt[] = [];
   for (const s of group) {
-    const url = s.attempt.url;
-    if (url === null || url !== s.delivery.route.webhook_url || !settled.has(s.delivery.id)) continue;
-    out.push({ accountId: s.delivery.account_id, attempt: s.attempt });
+    const endpointId = s.delivery.route.endpointId;
+    if (endpointId === null || s.attempt.url === null || !settled.has(s.delivery.id)) continue;
+    out.push({ endpointId, accountId: s.delivery.account_id, attempt: s.attempt });
   }
   return out;
-}
-
-/**
- * Switches off the endpoints whose run of failures lasted long enough, after the settlement
- * committed; each one this daemon disabled is logged and counted once. A failure here is logged
- * and left for the next failed attempt to retry: the settlement and the claim stand.
- */
-async function switchOff(deps: DeliveryLoopDeps, failing: FailingEndpoint[], nowMs: number, counter: { inc(by?: number): void }): Promise<void> {
-  try {
-    const disabled = await disableFailingEndpoints({ db: deps.db, disableWebhook: deps.disableWebhook }, failing, nowMs);
-    for (const e of disabled) {
-      counter.inc();
-      deps.log.warn("webhook endpoint disabled", {
-        account_id: e.accountId,
-        url: urlLabel(e.url),
-        failing_since: rfc3339(e.failingSince),
-        error: e.lastError,
-        status_code: e.lastStatusCode,
-      });
-    }
-  } catch (e) {
-    deps.log.error("webhook endpoint not disabled", { count: failing.length, error: String(e) });
-  }
 }
 
 function countAttempts(metrics: Metrics, group: Settlement[]): void {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
-import { resolveNotices } from "./notices.ts";
+import { resolveNotices } from "../notices/notices.ts";
 
 // The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries`. Each
 // function runs in the caller's transaction, so a webhook row commits or rolls back with the event
@@ -15,8 +15,10 @@ export type DeliveryKind = "event" | "payment" | "test";
 
 export type EnqueueInput = {
   accountId: string;
+  /** The webhook endpoint it goes to; null: the account's payments URL (a payment-order webhook). Chosen by webhooks/fan-out.ts. */
+  endpointId: string | null;
   kind: DeliveryKind;
-  /** payment · payout · other · block · payment_order: decides the price and, for tests, the route. */
+  /** payment · payout · other · block · payment_order: decides the price. */
   eventType: string;
   network: string;
   eventId?: string | null;
@@ -46,7 +48,7 @@ export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promis
   return row.id;
 }
 
-/** Rows per multi-row INSERT: 200 × 21 columns stays far below SQLite's bound-parameter cap. */
+/** Rows per multi-row INSERT: 200 × 22 columns stays far below SQLite's bound-parameter cap. */
 const ROWS_PER_INSERT = 200;
 
 /**
@@ -73,6 +75,7 @@ function outboxRow(input: EnqueueInput) {
   return {
     id: input.id ?? newTimeOrderedId("dlv"),
     account_id: input.accountId,
+    endpoint_id: input.endpointId,
     kind: input.kind,
     event_type: input.eventType,
     network: input.network,
@@ -119,24 +122,31 @@ export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<stri
 export type RetractedEvent = { id: string; type: string; network: string; body: string };
 
 /**
- * The outbox side of retracting an event (docs/chains.md): every account whose delivery of
- * it was let out (pending, sent, failed or paused) gets a NEW delivery with the removed body;
- * deliveries still held for min_confirmations are deleted, since the event never went out and its
- * removal does not go out either. Returns the removals queued and the held rows dropped.
+ * The outbox side of retracting an event (docs/chains.md): every endpoint a delivery of it was let
+ * out to (pending, sent, failed or paused) gets a NEW delivery with the removed body; deliveries
+ * still held for min_confirmations are deleted, since the event never went out and its removal
+ * does not go out either. Returns the removals queued and the held rows dropped.
  */
 export async function retractEventDeliveries(
   db: Executor,
   e: RetractedEvent,
   nowMs: number,
 ): Promise<{ deliveries: number; dropped: number }> {
-  const rows = await db.selectFrom("deliveries").select(["id", "account_id", "status"]).where("event_id", "=", e.id).where("kind", "=", "event").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("deliveries")
+    .select(["id", "account_id", "endpoint_id", "status"])
+    .where("event_id", "=", e.id)
+    .where("kind", "=", "event")
+    .orderBy("id")
+    .execute();
   const held = rows.filter((d) => d.status === "held").map((d) => d.id);
   if (held.length > 0) await db.deleteFrom("deliveries").where("id", "in", held).execute();
-  const accounts = [...new Set(rows.filter((d) => d.status !== "held").map((d) => d.account_id))];
-  for (const accountId of accounts) {
-    await enqueueDelivery(db, { accountId, kind: "event", eventType: e.type, network: e.network, eventId: e.id, body: e.body, nowMs });
+  const targets = new Map<string | null, string>();
+  for (const d of rows) if (d.status !== "held" && !targets.has(d.endpoint_id)) targets.set(d.endpoint_id, d.account_id);
+  for (const [endpointId, accountId] of targets) {
+    await enqueueDelivery(db, { accountId, endpointId, kind: "event", eventType: e.type, network: e.network, eventId: e.id, body: e.body, nowMs });
   }
-  return { deliveries: accounts.length, dropped: held.length };
+  return { deliveries: targets.size, dropped: held.length };
 }
 
 /** Accounts per IN (…) list, far below SQLite's bound-parameter cap. */
@@ -161,36 +171,23 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
 }
 
 /**
- * Makes the account's pending deliveries due now: call it in the transaction that switches its
- * webhook on again, so what waited for it (claim.ts parks rows of a disabled webhook) and what was
- * waiting out a retry go out on the loop's next tick instead of hours later.
+ * The webhooks of one payment order, in lifecycle order (`sequence`), with how each fared: one row
+ * per state the order announced, its delivery to the first endpoint it went to (the payments URL,
+ * or the oldest endpoint; the same announcement to other endpoints is the same body). So this is
+ * the order's announced history (payments/transitions.ts numbers the next one from it,
+ * payments/timeline.ts shows it).
  */
-export async function sendWaitingDeliveries(db: Executor, accountId: string, nowMs: number): Promise<void> {
-  await db
-    .updateTable("deliveries")
-    // A row waiting for a slot of the webhook's rate limit (claim.ts, deferToSlots) is leased until
-    // it: that lease goes too, and the row is placed again.
-    .set({ next_attempt_at: nowMs, lease_until: sql<number | null>`case when lease_until = next_attempt_at then null else lease_until end`, updated_at: nowMs })
-    .where("account_id", "=", accountId)
-    .where(sql<boolean>`status = 'pending'`)
-    .where("next_attempt_at", ">", nowMs)
-    .execute();
-}
-
-/**
- * The webhooks of one payment order, in lifecycle order (`sequence`), with how each fared. Every
- * state an order announces has exactly one such row, so this is the order's announced history
- * (payments/transitions.ts numbers the next one from it, payments/timeline.ts shows it).
- */
-export function paymentWebhooks(db: Executor, accountId: string, paymentId: string) {
-  return db
+export async function paymentWebhooks(db: Executor, accountId: string, paymentId: string) {
+  const rows = await db
     .selectFrom("deliveries")
     .select(["id", "sequence", "body", "status", "attempts", "created_at"])
     .where("payment_id", "=", paymentId)
     .where("account_id", "=", accountId)
     .where("kind", "=", "payment")
     .orderBy("sequence")
+    .orderBy("id")
     .execute();
+  return rows.filter((r, i) => i === 0 || r.sequence !== rows[i - 1].sequence);
 }
 
 /** Deliveries in these states still owe the receiver their event (held ones once their block is confirmed). */

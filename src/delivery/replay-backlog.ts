@@ -1,8 +1,9 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
+import type { EndpointOf } from "./endpoint-deliveries.ts";
 
 // An account's replayed deliveries still waiting to be sent (pending, held or paused): what an
-// events replay (webhook-replay/) weighs before it queues more. Read on the partial index
+// events replay (webhooks/replay.ts) weighs before it queues more. Read on the partial index
 // deliveries_replay_waiting, which holds exactly those rows, so the cost follows the replay
 // backlog (at most `delivery.max_replay_pending` rows), never the outbox.
 
@@ -25,20 +26,20 @@ export async function waitingReplays(db: Executor, accountId: string): Promise<{
 }
 
 /**
- * Which of these events already wait in a replay of the account. Looked up by event id alone
- * (deliveries_event: a few rows an event), the account checked here: given the account too, SQLite
- * walked the account's whole outbox on its account index instead.
+ * Which of these events already wait in a replay to the endpoint. Looked up by event id alone
+ * (deliveries_event: a few rows an event), the account and endpoint checked here: given the account
+ * too, SQLite walked the account's whole outbox on its account index instead.
  */
-export async function eventsWaitingInReplay(db: Executor, accountId: string, eventIds: readonly string[]): Promise<Set<string>> {
+export async function eventsWaitingInReplay(db: Executor, e: EndpointOf, eventIds: readonly string[]): Promise<Set<string>> {
   const waiting = new Set<string>();
   for (let at = 0; at < eventIds.length; at += IDS_PER_LIST) {
     const rows = await db
       .selectFrom("deliveries")
-      .select(["event_id", "account_id"])
+      .select(["event_id", "account_id", "endpoint_id"])
       .where("event_id", "in", eventIds.slice(at, at + IDS_PER_LIST))
       .where(WAITING)
       .execute();
-    for (const r of rows) if (r.event_id !== null && r.account_id === accountId) waiting.add(r.event_id);
+    for (const r of rows) if (r.event_id !== null && r.account_id === e.accountId && r.endpoint_id === e.endpointId) waiting.add(r.event_id);
   }
   return waiting;
 }

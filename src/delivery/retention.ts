@@ -10,18 +10,18 @@ const CHUNK = 1000;
 /** Settled outcomes: nothing more will be sent for these rows (`deliveries retry` can still re-queue a failed one until it is pruned). */
 const settled = sql<boolean>`status in ('succeeded', 'failed')`;
 
-export type DeliveryPruneResult = { deliveries: number; attempts: number; notices: number };
+export type DeliveryPruneResult = { deliveries: number; attempts: number };
 
 /**
  * Deletes the address-watch and test deliveries that succeeded or failed more than `days` ago,
- * with their logged attempts, and the account notices older than that. Pending, held and paused
+ * with their logged attempts. Pending, held and paused
  * deliveries are never deleted, however old. Payment-order webhooks stay: they are the order's
  * history (its timeline and the states it has announced, payments/transitions.ts), kept as long
  * as the order. Runs in chunks of 1,000 deliveries, each its own transaction.
  */
 export async function pruneDeliveries(db: Db, nowMs: number, days: number, stopping: () => boolean = () => false): Promise<DeliveryPruneResult> {
   const cutoff = nowMs - days * DAY_MS;
-  const out: DeliveryPruneResult = { deliveries: 0, attempts: 0, notices: 0 };
+  const out: DeliveryPruneResult = { deliveries: 0, attempts: 0 };
   while (!stopping()) {
     const n = await db.transaction().execute(async (trx) => {
       // Oldest first, through the partial index on completed_at (migration 0024).
@@ -63,7 +63,5 @@ export async function pruneDeliveries(db: Db, nowMs: number, days: number, stopp
     });
     if (n < CHUNK) break;
   }
-  const notices = await db.deleteFrom("notices").where("created_at", "<", cutoff).executeTakeFirst();
-  out.notices = Number(notices.numDeletedRows);
   return out;
 }

@@ -5,7 +5,8 @@ import { type AccountCharge, type NewAttempt, statementsOf } from "../db/stateme
 import { loggedAttemptCounts } from "./admin.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
 import { type ClaimedDelivery, inTransaction } from "./claim.ts";
-import { addNotices, deliveryFailedNotice, type NewNotice } from "./notices.ts";
+import { addNotices, type NewNotice } from "../notices/notices.ts";
+import { deliveryFailedNotice } from "./delivery-notices.ts";
 import type { AttemptLog } from "./send.ts";
 
 // Step 4 of a delivery: writing what an attempt came to, and charging a success in the same

@@ -1,10 +1,10 @@
 import type { SharedRateBudget } from "../db/primitives.ts";
 
-// The delivery rate limit of an account's webhook (docs/webhooks.md): at most `max_rps`
-// deliveries to its endpoint in any clock second, in the order the claim meets them. The claim
-// asks the throttle where each of an account's next sends goes: into the current second when it
+// The delivery rate limit of a webhook endpoint (docs/webhooks.md): at most `max_rps`
+// deliveries to it in any clock second, in the order the claim meets them. The claim
+// asks the throttle where each of an endpoint's next sends goes: into the current second when it
 // still has room, else into a later one. A send placed in a later second is not held in memory: its
-// row is pushed back to its slot (claim.ts), out of the way of other accounts' work, and goes out
+// row is pushed back to its slot (claim.ts), out of the way of other endpoints' work, and goes out
 // when it comes due. So a backlog of any size costs one write per row, once.
 //
 // The seconds' budgets are the rate limits' own (db/primitives.ts, SharedRateBudget): on
@@ -13,23 +13,23 @@ import type { SharedRateBudget } from "../db/primitives.ts";
 // Inside a second, this daemon spreads its sends evenly (a slot every 1000 / max_rps ms), so the
 // receiver sees a steady rate rather than a burst at the top of each second.
 
-/** Where a throttled account's sends go. */
+/** Where a throttled endpoint's sends go. */
 export type DeliveryThrottle = {
   /**
-   * Places the next `n` sends to `accountId`'s endpoint at `maxRps` a second, after every send
+   * Places the next `n` sends to the endpoint `endpointId` at `maxRps` a second, after every send
    * placed before them: answers their due times in order. Those at or before `nowMs` go at once;
    * the others wait for their slot. `lastSlot` reads the last slot any daemon gave a row of the
-   * account still waiting (rate-slots.ts), asked when this daemon does not know the schedule.
+   * endpoint still waiting (rate-slots.ts), asked when this daemon does not know the schedule.
    */
-  place(accountId: string, maxRps: number, n: number, nowMs: number, lastSlot: () => Promise<number | null>): Promise<number[]>;
-  /** When the next slot after `nowMs` of an account with sends still ahead comes, or null: the loop wakes then. */
+  place(endpointId: string, maxRps: number, n: number, nowMs: number, lastSlot: () => Promise<number | null>): Promise<number[]>;
+  /** When the next slot after `nowMs` of an endpoint with sends still ahead comes, or null: the loop wakes then. */
   nextSlotAfter(nowMs: number): number | null;
-  /** The account's schedule moved on whole (rate-slots.ts, resumeLateSlots) and now ends at `lastDue`: place after it. */
-  resume(accountId: string, maxRps: number, lastDue: number): void;
+  /** The endpoint's schedule moved on whole (rate-slots.ts, resumeLateSlots) and now ends at `lastDue`: place after it. */
+  resume(endpointId: string, maxRps: number, lastDue: number): void;
 };
 
 /**
- * What this daemon knows of one account's limit: the second it places in and the next slot of it
+ * What this daemon knows of one endpoint's limit: the second it places in and the next slot of it
  * that it may take, and the last due time it handed out (its sends run until then).
  */
 type Lane = { maxRps: number; second: number; slot: number; lastDue: number };
@@ -47,8 +47,8 @@ const MIN_WAKE_MS = 5;
 /** A lane idle this long is forgotten; a new one reads the schedule from the database again. */
 const LANE_IDLE_MS = 3_600_000;
 
-/** The budget key of an account's limit: a new limit starts afresh, not behind what the old one placed. */
-const keyOf = (accountId: string, maxRps: number) => `delivery:${accountId}:${maxRps}`;
+/** The budget key of an endpoint's limit: a new limit starts afresh, not behind what the old one placed. */
+const keyOf = (endpointId: string, maxRps: number) => `delivery:${endpointId}:${maxRps}`;
 
 /** Builds the throttle of one daemon. */
 export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
@@ -105,9 +105,9 @@ export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
   };
 
   return {
-    async place(accountId, maxRps, n, nowMs, lastSlot) {
+    async place(endpointId, maxRps, n, nowMs, lastSlot) {
       prune(nowMs);
-      const key = keyOf(accountId, maxRps);
+      const key = keyOf(endpointId, maxRps);
       const lane = laneOf(key, maxRps);
       // Asked at most once a call: on a lane this daemon has not used yet (after a restart, say,
       // rows placed before may still wait), and when the budget shows another daemon placing.
@@ -149,8 +149,8 @@ export function createDeliveryThrottle(deps: ThrottleDeps): DeliveryThrottle {
       if (lane.lastDue > nowMs) ahead.add(lane);
       return due;
     },
-    resume(accountId, maxRps, lastDue) {
-      moveAfter(laneOf(keyOf(accountId, maxRps), maxRps), lastDue, true);
+    resume(endpointId, maxRps, lastDue) {
+      moveAfter(laneOf(keyOf(endpointId, maxRps), maxRps), lastDue, true);
     },
     nextSlotAfter(nowMs) {
       let next: number | null = null;

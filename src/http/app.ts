@@ -17,6 +17,7 @@ import { watchRoutes } from "./routes/watches.ts";
 import { webhookRoutes } from "./routes/webhook.ts";
 import { webhookTestRoutes } from "./routes/webhook-test.ts";
 import { webhookRecoverRoutes } from "./routes/webhook-recover.ts";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.ts";
 import { eventReplayRoutes } from "./routes/events-replay.ts";
 import { VERSION } from "../version.ts";
 import { openapiDocumentation } from "./openapi/document.ts";
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
     .use(webhookTestRoutes(deps))
     .use(webhookRecoverRoutes(deps))
     .use(eventReplayRoutes(deps))
+    .use(webhookEndpointRoutes(deps))
     .use(beside)
     .use(rpcRoutes({ ...deps, rpc }));
   listRoutes = () => app.routes;

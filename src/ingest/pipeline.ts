@@ -117,7 +117,7 @@ async function writeBatch(trx: Transaction<DB>, deps: WriteDeps, blocks: Ingeste
   const tips = await networkTips(trx, blocks.map((b) => b.network));
   const stored = await storeEvents(trx, fresh, views, nowMs);
   // 4. The outbox: their webhooks, and the held ones the new tips release.
-  await queueEventWebhooks(trx, stored.events, views, tips, nowMs);
+  await queueEventWebhooks(trx, stored.events, tips, nowMs);
   // 5. Payment orders follow the canonical chain.
   await deps.observePayments(trx, { blocks: fresh, orphaned, tips }, nowMs);
   return { blocks: blocksChanged, events: stored.received, reorgs, changed: true };

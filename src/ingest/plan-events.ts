@@ -4,19 +4,30 @@ import { SHARED } from "../watch/block-subscriptions.ts";
 import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
 import { newEventId } from "../watch/events.ts";
 import { blockDedupeKey, hitsOf, type WatchRef, walletDedupeKey } from "../watch/matcher.ts";
-import { isDelivered, type Watcher } from "../watch/watchers.ts";
+import { endpointsTaking, type TargetEndpoint } from "../webhooks/fan-out.ts";
 
 // The middle of the ingest walk, no I/O: a block and what the reads found → the events to write
-// and the accounts whose webhook takes each. The service then writes rows and outbox entries.
+// and the webhook endpoints that take each. The service then writes rows and outbox entries.
+
+/** An account watching a network, with its enabled webhook endpoints. */
+export type Watcher = { accountId: string; endpoints: TargetEndpoint[] };
 
 /** What the matching reads found for one network, gathered before the write transaction. */
 export type NetworkView = { decimals: number; watchers: Watcher[]; watches: Map<string, WatchRef[]> };
 
+/** A webhook endpoint an event goes to, with its own min_confirmations. */
+export type EventTarget = { accountId: string; endpointId: string; minConfirmations: number };
+
 /**
  * An event about to be written: the accounts it counts for (one for a wallet event, every
- * watcher for a block event) and those whose webhook takes it.
+ * watcher for a block event) and the endpoints that take it (webhooks/fan-out.ts: one delivery each).
  */
-export type PlannedEvent = { row: NewEvent; recipients: string[]; deliverTo: string[] };
+export type PlannedEvent = { row: NewEvent; recipients: string[]; deliverTo: EventTarget[] };
+
+/** The endpoints of `w` whose filters take an event of `type` (and `direction`) on `network`. */
+function targets(w: Watcher, type: string, direction: "in" | "out" | null, network: string): EventTarget[] {
+  return endpointsTaking(w.endpoints, type, direction, network).map((e) => ({ accountId: w.accountId, endpointId: e.id, minConfirmations: e.events.min_confirmations }));
+}
 
 /** A block's events in the order they are stored: its `block` event, then its wallet events. */
 export function planEvents(block: IngestedBlock, view: NetworkView, createdAt: string, nowMs: number): PlannedEvent[] {
@@ -48,7 +59,7 @@ function planBlockEvent(block: IngestedBlock, view: NetworkView, createdAt: stri
       block_hash: block.hash,
     },
     recipients: view.watchers.map((w) => w.accountId),
-    deliverTo: view.watchers.filter((w) => isDelivered(w, "block", null, block.network)).map((w) => w.accountId),
+    deliverTo: view.watchers.flatMap((w) => targets(w, "block", null, block.network)),
   };
 }
 
@@ -86,7 +97,7 @@ function planWalletEvents(block: IngestedBlock, view: NetworkView, createdAt: st
           block_hash: block.hash,
         },
         recipients: [accountId],
-        deliverTo: watcher && isDelivered(watcher, hit.type, hit.direction, block.network) ? [accountId] : [],
+        deliverTo: watcher ? targets(watcher, hit.type, hit.direction, block.network) : [],
       });
     }
   }

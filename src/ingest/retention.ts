@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import { openOrderBlockHashes } from "../payments/orders.ts";
-import { MAX_MIN_CONFIRMATIONS } from "../watch/filters.ts";
+import { MAX_MIN_CONFIRMATIONS } from "../webhooks/filters.ts";
 import { canonicalTip } from "./canonical-chain.ts";
 
 // Heights per step: each step is one read and one delete of at most this many heights' blocks,

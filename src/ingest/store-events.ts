@@ -8,6 +8,7 @@ import { rfc3339 } from "../lib/time.ts";
 import { syncSubscriptions } from "../watch/block-subscriptions.ts";
 import { existingDedupeKeys, insertEvents, nextEventSeq } from "../watch/events.ts";
 import { watchersOf, watchesByAddress } from "../watch/watchers.ts";
+import { subscribersOf } from "../webhooks/fan-out.ts";
 import { type NetworkView, type PlannedEvent, planEvents } from "./plan-events.ts";
 
 // The events stage of the pipeline (pipeline.ts). Who watches what is read before the write
@@ -26,7 +27,9 @@ export async function readNetworkViews(db: Executor, config: Config, blocks: rea
 
 async function readNetwork(db: Executor, config: Config, network: string, blocks: readonly IngestedBlock[]): Promise<NetworkView> {
   const decimals = config.networks[network].decimals;
-  const watchers = await watchersOf(db, network);
+  const accounts = await watchersOf(db, network);
+  const endpoints = await subscribersOf(db, accounts);
+  const watchers = accounts.map((accountId) => ({ accountId, endpoints: endpoints.get(accountId) ?? [] }));
   // Nobody watches this network: no address can match, skip the lookups.
   if (watchers.length === 0) return { decimals, watchers, watches: new Map() };
   const addresses = new Set<string>();

@@ -48,10 +48,15 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   WALLET_NOT_FOUND: { status: 404, message: "Wallet not found." },
   // 2^31 indices: what BIP 32 can derive from a public key.
   WALLET_EXHAUSTED: { status: 409, message: "Payment wallet has handed out every index it can derive; put a new key." },
-  // Where a delivery would go: a test needs a URL; a payment-order test, when the address-watch
-  // webhook is off, the payments URL.
+  // Where a delivery would go: a test needs a URL; a payment-order test, when the default
+  // endpoint is off, the payments URL.
   NO_WEBHOOK_URL: { status: 400, message: "No webhook URL configured." },
   WEBHOOK_DISABLED: { status: 400, message: "Webhook is disabled and no payments webhook_url is set." },
+  // Webhook endpoints: another account's id is not found; the plan's max_endpoints; an account
+  // always keeps one (its default, whose secret signs the payments URL too).
+  ENDPOINT_NOT_FOUND: { status: 404, message: "Endpoint not found." },
+  ENDPOINT_LIMIT: { status: 403, message: "Endpoint limit reached." },
+  LAST_ENDPOINT: { status: 409, message: "An account keeps at least one webhook endpoint; disable it instead." },
   // A resend the delivery's state forbids; the sentence names the delivery.
   DELIVERY_SUCCEEDED: { status: 400, message: "Delivery already succeeded." },
   DELIVERY_HELD: { status: 400, message: "Delivery is held until its block has the account's min_confirmations." },

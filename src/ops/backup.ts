@@ -59,8 +59,10 @@ export function inspectBackup(file: string, version?: string): Outcome<{ sealedS
       const refusal = refusalFor({ applied, migratedBy: stamp?.value ?? null }, version, Object.keys(migrations));
       if (refusal) return startupFailure(`${file}: ${refusal}`);
     }
-    const row = db.query("SELECT webhook_secret_enc FROM accounts LIMIT 1").get() as { webhook_secret_enc: string } | null;
-    return { ok: true, sealedSample: row?.webhook_secret_enc ?? null };
+    // Webhook secrets live on the endpoints since migration 0030; an older backup has them on the accounts.
+    const sample = tables.has("webhook_endpoints") ? "SELECT secret_enc AS sealed FROM webhook_endpoints LIMIT 1" : "SELECT webhook_secret_enc AS sealed FROM accounts LIMIT 1";
+    const row = db.query(sample).get() as { sealed: string } | null;
+    return { ok: true, sealedSample: row?.sealed ?? null };
   } catch (e) {
     return startupFailure(`${file} is not a readable SQLite database: ${(e as Error).message}`);
   } finally {

@@ -1,8 +1,10 @@
 import type { Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
 import type { DB, Payment } from "../db/schema.ts";
-import { enqueueDelivery, paymentWebhooks } from "../delivery/outbox.ts";
+import { paymentWebhooks } from "../delivery/outbox.ts";
+import { queuePaymentWebhook } from "../webhooks/fan-out.ts";
 import { parseJson } from "../lib/json.ts";
+import { readPaymentSettings } from "./settings.ts";
 import { type LatePayment, latePayment, latePaymentWebhookBody } from "./webhook-body.ts";
 
 // Late payments (docs/payments.md): a payment to a wallet's address after its order ended (paid,
@@ -95,15 +97,8 @@ async function lastSequence(trx: Transaction<DB>, order: Payment): Promise<numbe
   return sequence;
 }
 
-function queue(trx: Transaction<DB>, order: Payment, body: string, sequence: number, nowMs: number): Promise<string> {
-  return enqueueDelivery(trx, {
-    accountId: order.account_id,
-    kind: "payment",
-    eventType: "payment_order",
-    network: order.network,
-    paymentId: order.id,
-    sequence,
-    body,
-    nowMs,
-  });
+/** Queues the webhook to the payments URL or to the endpoints that take payment orders (webhooks/fan-out.ts). */
+async function queue(trx: Transaction<DB>, order: Payment, body: string, sequence: number, nowMs: number): Promise<void> {
+  const paymentsUrlSet = (await readPaymentSettings(trx, order.account_id)).webhook_url !== null;
+  await queuePaymentWebhook(trx, { accountId: order.account_id, network: order.network, paymentId: order.id, sequence, body, nowMs }, paymentsUrlSet);
 }

@@ -1,14 +1,14 @@
 import { Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { Config } from "../config/schema.ts";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { describeValueError } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver, type TargetFailure } from "../net/target-guard.ts";
-import { MAX_URL_LENGTH } from "../watch/webhook-settings.ts";
+import { MAX_URL_LENGTH } from "../webhooks/settings.ts";
 
-/** GET/PUT /v1/payments/settings body: where payment-order webhooks go; null falls back to the address-watch webhook. */
+/** GET/PUT /v1/payments/settings body: where payment-order webhooks go; null: to the webhook endpoints that take them. */
 export const PaymentSettingsSchema = T.Object({ webhook_url: T.Union([T.String(), T.Null()]) }, { additionalProperties: false });
 
 export type PaymentSettings = { webhook_url: string | null };
@@ -16,13 +16,13 @@ export type PaymentSettings = { webhook_url: string | null };
 export type SettingsOutcome = { ok: true; settings: PaymentSettings } | InvalidInput | TargetFailure;
 
 /** The account's payment webhook settings. */
-export async function readPaymentSettings(db: Db, accountId: string): Promise<PaymentSettings> {
+export async function readPaymentSettings(db: Executor, accountId: string): Promise<PaymentSettings> {
   const row = await db.selectFrom("accounts").select("payments_webhook_url").where("id", "=", accountId).executeTakeFirstOrThrow();
   return { webhook_url: row.payments_webhook_url };
 }
 
 /**
- * Validates and stores a PUT body. The URL gets the same checks as the address-watch webhook
+ * Validates and stores a PUT body. The URL gets the same checks as a webhook endpoint's
  * (absolute http(s), no credentials, public after DNS unless private targets are allowed); the
  * DNS lookup happens before the write, never inside a transaction.
  */

@@ -1,10 +1,12 @@
 import type { Transaction } from "kysely";
 import type { DB, Payment } from "../db/schema.ts";
-import { enqueueDelivery, paymentWebhooks } from "../delivery/outbox.ts";
+import { paymentWebhooks } from "../delivery/outbox.ts";
+import { queuePaymentWebhook } from "../webhooks/fan-out.ts";
 import { parseJson } from "../lib/json.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import { type PaymentStatus, statesToAnnounce } from "./lifecycle.ts";
 import { saveOrder } from "./orders.ts";
+import { readPaymentSettings } from "./settings.ts";
 import { paymentWebhookBody } from "./webhook-body.ts";
 
 export type TransitionInput = {
@@ -18,10 +20,11 @@ export type TransitionInput = {
 };
 
 /**
- * Moves an order through `states` inside the caller's transaction: one outbox row per state it
+ * Moves an order through `states` inside the caller's transaction: one webhook per state it
  * announces (statesToAnnounce: never `pending`, never a state announced before), with the next
- * lifecycle sequence of the order, then the row itself. The state change and its webhooks commit
- * or roll back together. Returns the order as saved.
+ * lifecycle sequence of the order, queued to the payments URL or to the endpoints that take
+ * payment orders (webhooks/fan-out.ts), then the row itself. The state change and its webhooks
+ * commit or roll back together. Returns the order as saved.
  */
 export async function applyTransitions(trx: Transaction<DB>, input: TransitionInput): Promise<Payment> {
   const order: Payment = { ...input.order, tx_hash: input.txHash ?? input.order.tx_hash, updated_at: input.nowMs };
@@ -29,18 +32,19 @@ export async function applyTransitions(trx: Transaction<DB>, input: TransitionIn
   const history = input.states.length > 0 ? await announcements(trx, order) : { sequence: 0, states: new Set<PaymentStatus>() };
   let sequence = history.sequence;
   const aml = parseJson<StoredAml | null>(order.aml, null);
-  for (const state of statesToAnnounce(input.states, history.states)) {
+  const announce = statesToAnnounce(input.states, history.states);
+  const paymentsUrlSet = announce.length > 0 && (await readPaymentSettings(trx, order.account_id)).webhook_url !== null;
+  for (const state of announce) {
     sequence += 1;
-    await enqueueDelivery(trx, {
+    const webhook = {
       accountId: order.account_id,
-      kind: "payment",
-      eventType: "payment_order",
       network: order.network,
       paymentId: order.id,
       sequence,
       body: JSON.stringify(paymentWebhookBody(order, state, aml)),
       nowMs: input.nowMs,
-    });
+    };
+    await queuePaymentWebhook(trx, webhook, paymentsUrlSet);
   }
   await saveOrder(trx, order);
   return order;

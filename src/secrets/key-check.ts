@@ -8,10 +8,10 @@ import type { SecretBox } from "./secret-box.ts";
  * signed request answering 500 and every CLI command failing on decryption. A fresh database passes.
  */
 export async function checkMasterKey(db: Db, box: SecretBox): Promise<Result<object, StartupFailure>> {
-  const row = await db.selectFrom("accounts").select("webhook_secret_enc").limit(1).executeTakeFirst();
+  const row = await db.selectFrom("webhook_endpoints").select("secret_enc").limit(1).executeTakeFirst();
   if (!row) return { ok: true };
   try {
-    box.open(row.webhook_secret_enc);
+    box.open(row.secret_enc);
     return { ok: true };
   } catch {
     return startupFailure("the master key cannot decrypt the secrets stored in the database (wrong CHAINWATCH_MASTER_KEY or master_key_file?)");

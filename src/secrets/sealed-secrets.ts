@@ -3,14 +3,17 @@ import type { Db } from "../db/database.ts";
 
 /**
  * Every column that holds a value sealed by the secret box, with the migration that made it (a
- * database before that migration has no such column). Sealed columns are named `*_enc`; a test
- * holds this list to the migrated schema, so a new one cannot be left out.
+ * database before that migration has no such column) and, for one a later migration moved, the
+ * migration that moved it. Sealed columns are named `*_enc`; a test holds this list to the migrated
+ * schema, so a new one cannot be left out.
  */
-export const SEALED_COLUMNS = [
-  { table: "accounts", column: "webhook_secret_enc", since: "0001_core" },
-  { table: "accounts", column: "webhook_previous_secret_enc", since: "0022_webhook_secret_rotation" },
+export const SEALED_COLUMNS: readonly { table: string; column: string; since: string; until?: string }[] = [
+  { table: "accounts", column: "webhook_secret_enc", since: "0001_core", until: "0030_webhook_endpoints" },
+  { table: "accounts", column: "webhook_previous_secret_enc", since: "0022_webhook_secret_rotation", until: "0030_webhook_endpoints" },
+  { table: "webhook_endpoints", column: "secret_enc", since: "0030_webhook_endpoints" },
+  { table: "webhook_endpoints", column: "previous_secret_enc", since: "0030_webhook_endpoints" },
   { table: "api_keys", column: "secret_enc", since: "0001_core" },
-] as const;
+];
 
 /**
  * Whether any row holds a value sealed under a master key, in a database whose applied migrations
@@ -18,8 +21,8 @@ export const SEALED_COLUMNS = [
  * A database that holds none can take a new master key; one that holds any needs its own.
  */
 export async function hasSealedSecrets(db: Db, applied: readonly string[]): Promise<boolean> {
-  for (const { table, column, since } of SEALED_COLUMNS) {
-    if (!applied.includes(since)) continue;
+  for (const { table, column, since, until } of SEALED_COLUMNS) {
+    if (!applied.includes(since) || (until !== undefined && applied.includes(until))) continue;
     const found = await sql`select 1 as found from ${sql.table(table)} where ${sql.ref(column)} is not null limit 1`.execute(db);
     if (found.rows.length > 0) return true;
   }

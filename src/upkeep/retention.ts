@@ -6,6 +6,7 @@ import { reclaimSpace } from "../db/storage.ts";
 import { pruneDeliveries } from "../delivery/retention.ts";
 import { pruneFollowerBookkeeping } from "../follow/core/retention.ts";
 import { pruneBlocks } from "../ingest/retention.ts";
+import { pruneNotices } from "../notices/retention.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
@@ -26,6 +27,7 @@ export async function runRetention(deps: RetentionDeps, stopping: () => boolean 
   const now = deps.clock.now();
   const events = await pruneEvents(db, now, config.events.retention_days, stopping);
   const deliveries = await pruneDeliveries(db, now, config.delivery.retention_days, stopping);
+  const notices = await pruneNotices(db, now, config.delivery.retention_days);
   // After events: a block is kept while an event names it.
   const blocks = await pruneBlocks(
     db,
@@ -40,7 +42,7 @@ export async function runRetention(deps: RetentionDeps, stopping: () => boolean 
     block_subscriptions: events.subscriptions,
     deliveries: deliveries.deliveries,
     delivery_attempts: deliveries.attempts,
-    notices: deliveries.notices,
+    notices,
     blocks,
     usage_days: usage,
     cabinet_sessions: signIns.sessions,

@@ -9,6 +9,8 @@ import { parseConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { manualClock } from "../support/clock.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
+import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
+import { defaultEndpoint } from "../../src/webhooks/endpoints.ts";
 
 const clock = manualClock();
 let dir: string;
@@ -59,11 +61,12 @@ describe("plans", () => {
 describe("accounts", () => {
   test("create puts a new account on plan free with 0 credits and a Standard Webhooks secret", async () => {
     const r = await account("alice");
-    expect(r.account).toMatchObject({ name: "alice", plan: "free", credits: 0, webhook_url: null, webhook_enabled: 0 });
+    expect(r.account).toMatchObject({ name: "alice", plan: "free", credits: 0 });
+    expect(await defaultEndpoint(ctx.db, r.account.id)).toMatchObject({ url: null, enabled: false });
     expect(r.account.id).toMatch(/^acc_[0-9a-f]{24}$/);
     expect(r.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(r.webhookSecret!.slice(6), "base64").length).toBe(24);
-    expect(ctx.box.open(r.account.webhook_secret_enc)).toBe(r.webhookSecret!);
+    expect((await readEndpointSecret(ctx, (await defaultEndpoint(ctx.db, r.account.id)).id)).secret).toBe(r.webhookSecret!);
   });
 
   test("refuses an unknown plan, a taken name and a malformed name", async () => {

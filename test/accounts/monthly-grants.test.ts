@@ -10,6 +10,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { manualClock } from "../support/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 const NOV = Date.UTC(2026, 10, 21, 12, 0, 0);
 const DEC = Date.UTC(2026, 11, 1, 0, 30, 0);
@@ -107,7 +108,7 @@ describe("monthly credit grants", () => {
 
   test("deliveries paused for lack of credits resume when the grant arrives", async () => {
     const id = await account("a", "gold");
-    const deliveryId = await enqueueDelivery(ctx.db, { accountId: id, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs: NOV - 1000 });
+    const deliveryId = await enqueueDelivery(ctx.db, { accountId: id, endpointId: await defaultEndpointId(ctx.db, id), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs: NOV - 1000 });
     await ctx.db.updateTable("deliveries").set({ status: "paused" }).where("id", "=", deliveryId).execute();
     await grantMonthlyCredits(ctx.db, NOV);
     const row = await ctx.db.selectFrom("deliveries").select(["status", "next_attempt_at"]).where("id", "=", deliveryId).executeTakeFirstOrThrow();

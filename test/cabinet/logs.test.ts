@@ -8,6 +8,7 @@ import { blockMaker, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { alertOf, type CabinetUser, noticeOf, signIn } from "./support.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // The cabinet's event and delivery logs: newest first, paged both ways by cursor, filtered; one
 // page per delivery (attempts, exact body, headers as sent) and per event (its stored body).
@@ -171,9 +172,10 @@ describe("the deliveries log", () => {
     const t0 = td.ctx.clock.now() - 1_000_000;
     const ids: string[] = [];
     // 120 rows, held (the loop leaves them be), two by two created in the same millisecond: the id orders those.
+    const endpointId = await defaultEndpointId(td.ctx.db, c.accountId);
     for (let i = 0; i < 120; i++) {
       const body = JSON.stringify({ id: `evt_${i}`, type: "payment", removed: false });
-      ids.push(await enqueueDelivery(td.ctx.db, { accountId: c.accountId, kind: "event", eventType: "payment", network: "eth", body, nowMs: t0 + Math.floor(i / 2), holdUntilHeight: 10 ** 9 }));
+      ids.push(await enqueueDelivery(td.ctx.db, { accountId: c.accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body, nowMs: t0 + Math.floor(i / 2), holdUntilHeight: 10 ** 9 }));
     }
     const newestFirst = [...ids].sort((a, b) => (a < b ? 1 : -1));
     const failed = newestFirst.filter((_, i) => i % 10 === 3);

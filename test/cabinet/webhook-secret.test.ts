@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { alertOf, type CabinetUser, noticeOf, signIn } from "./support.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
+import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
 
 // The webhook page's signing secret (docs/cabinet.md): Rotate shows the new secret once,
 // Reveal shows the current one after its confirmation, and no GET page ever carries a secret.
@@ -22,10 +24,7 @@ async function account(): Promise<{ c: TestClient; u: CabinetUser }> {
 /** The secret shown in the page's secret box, if any. */
 const shownSecret = (page: string) => /<code id="webhook-secret">([^<]*)<\/code>/.exec(page)?.[1] ?? null;
 
-const currentSecret = async (accountId: string) => {
-  const row = await td.ctx.db.selectFrom("accounts").select("webhook_secret_enc").where("id", "=", accountId).executeTakeFirstOrThrow();
-  return td.ctx.box.open(row.webhook_secret_enc);
-};
+const currentSecret = async (accountId: string) => (await readEndpointSecret(td.ctx, await defaultEndpointId(td.ctx.db, accountId))).secret;
 
 const GET_PAGES = ["/cabinet/", "/cabinet/keys", "/cabinet/addresses", "/cabinet/webhook", "/cabinet/deliveries", "/cabinet/events", "/cabinet/payments"];
 

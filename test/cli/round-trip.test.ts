@@ -144,6 +144,7 @@ describe("chainwatch CLI round trip", () => {
       address_slots: 5,
       rpc_rps: 25,
       monthly_credits: 1000,
+      max_endpoints: 10,
     });
   });
 
@@ -286,7 +287,7 @@ describe("chainwatch CLI round trip", () => {
   test("without --json the output is for humans", async () => {
     const r = await cli(["plans", "list", "--config", config]);
     expect(r.code).toBe(0);
-    expect(r.stdout.split("\n")[0]).toMatch(/^NAME\s+SLOTS\s+RPC_RPS\s+MONTHLY_CREDITS$/);
+    expect(r.stdout.split("\n")[0]).toMatch(/^NAME\s+SLOTS\s+RPC_RPS\s+MONTHLY_CREDITS\s+MAX_ENDPOINTS$/);
     // rpc_rps is shown, and said to limit the JSON-RPC endpoint only, not the signed API.
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
       "RPC_RPS limits the JSON-RPC endpoint (POST /rpc/{network}) only; the signed API is limited per key by rate_limit.per_key_rps.",

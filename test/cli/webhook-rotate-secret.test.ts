@@ -36,11 +36,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function storedSecrets() {
   const db = openDatabase(testDatabaseUrl(dir));
   try {
-    return await db
-      .selectFrom("accounts")
-      .select(["webhook_secret_enc", "webhook_previous_secret_enc", "webhook_previous_secret_expires_at"])
-      .where("name", "=", "shop")
+    const e = await db
+      .selectFrom("webhook_endpoints")
+      .innerJoin("accounts", "accounts.id", "webhook_endpoints.account_id")
+      .select(["secret_enc", "previous_secret_enc", "previous_secret_expires_at"])
+      .where("accounts.name", "=", "shop")
+      .orderBy("webhook_endpoints.id")
       .executeTakeFirstOrThrow();
+    return { webhook_secret_enc: e.secret_enc, webhook_previous_secret_enc: e.previous_secret_enc, webhook_previous_secret_expires_at: e.previous_secret_expires_at };
   } finally {
     await db.destroy();
   }

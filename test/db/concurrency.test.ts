@@ -12,6 +12,7 @@ import { createOrder } from "../../src/payments/create-order.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { createWalletDerivers } from "../../src/payments/wallets/derivers.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // The invariants SQLite gave for free (one writer) hold with several writers: on PostgreSQL three
 // contexts (three pools) stand for three daemons and race each primitive. On SQLite one context
@@ -67,8 +68,9 @@ describe(`several writers on one ${onPostgres ? "PostgreSQL" : "SQLite"} databas
   it("each due delivery is claimed by exactly one writer", async () => {
     const nowMs = Date.now();
     const ids = new Set<string>();
+    const endpointId = await defaultEndpointId(writers[0].db, accountId);
     for (let i = 0; i < 120; i++)
-      ids.add(await enqueueDelivery(writers[0].db, { accountId, kind: "test", eventType: "payment", network: "eth", body: "{}", nowMs }));
+      ids.add(await enqueueDelivery(writers[0].db, { accountId, endpointId, kind: "test", eventType: "payment", network: "eth", body: "{}", nowMs }));
     const claimedBy = new Map<string, number>();
     let duplicates = 0;
     await Promise.all(

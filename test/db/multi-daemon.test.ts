@@ -11,6 +11,7 @@ import { runCli, spawnServe, writeToml } from "../delivery/fixtures.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 // docs/operations.md: several `serve` processes on one PostgreSQL database. Real subprocesses, a real
 // receiver, SIGKILL for the crash. PostgreSQL only: SQLite is one daemon by design.
@@ -24,6 +25,7 @@ describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL datab
   let ctx: Context;
   let sink: WebhookSink;
   let accountId: string;
+  let endpointId: string;
   const procs: ReturnType<typeof Bun.spawn>[] = [];
 
   beforeAll(async () => {
@@ -47,7 +49,7 @@ describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL datab
     const made = await createAccount(ctx, { name: "many" });
     if (!made.ok) throw new Error(made.error);
     accountId = made.account.id;
-    await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+    endpointId = await setDefaultEndpoint(ctx.db, accountId, { url: sink.url, enabled: true });
   });
 
   afterAll(async () => {
@@ -65,7 +67,7 @@ describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL datab
     const nowMs = Date.now();
     await ctx.db.transaction().execute(async (trx) => {
       for (let i = 0; i < n; i++)
-        ids.add(await enqueueDelivery(trx, { accountId, kind: "event", eventType: "payment", network: "eth", body: `{"n":${i}}`, nowMs }));
+        ids.add(await enqueueDelivery(trx, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body: `{"n":${i}}`, nowMs }));
     });
     return ids;
   }

@@ -7,6 +7,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // Found by `bun run bench:deliver --database postgres --daemons 3` with the outbox spread over many
 // accounts: settlements on several daemons charged their accounts in the order the batch met them,
@@ -46,7 +47,7 @@ it("settlements racing over the same accounts in opposite orders all commit, eac
   for (let i = 0; i < SETTLEMENTS; i++) {
     const pair = [];
     for (const accountId of i % 2 === 0 ? accounts : [...accounts].reverse())
-      pair.push(await enqueueDelivery(db, { accountId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
+      pair.push(await enqueueDelivery(db, { accountId, endpointId: await defaultEndpointId(db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
     ids.push(pair);
   }
   const rows = await db.selectFrom("deliveries").selectAll().execute();

@@ -40,9 +40,9 @@ const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
   chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
   chargeAccounts: (s) => [s.chargeAccounts([{ accountId: "acc_1", credits: 5 }], 1000), s.chargeAccounts(["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, credits: 2 })), 1000)],
   recordEndpointOutcomes: (s) => [
-    s.recordEndpointOutcomes([{ accountId: "acc_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
+    s.recordEndpointOutcomes([{ endpointId: "ep_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
     s.recordEndpointOutcomes(
-      ["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, lastSuccessAt: null, failingSince: 900, lastStatusCode: 500, lastError: "http 500" })),
+      ["ep_1", "ep_2", "ep_3"].map((endpointId) => ({ endpointId, lastSuccessAt: null, failingSince: 900, lastStatusCode: 500, lastError: "http 500" })),
       1000,
     ),
   ],

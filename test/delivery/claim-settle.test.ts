@@ -40,12 +40,22 @@ describe("claiming, settling and retrying deliveries", () => {
     expect((await claim(2)).claimed.map((d) => d.id)).toEqual([first, second]);
   });
 
-  test("a claimed row carries its account's current route and the price it will cost", async () => {
+  test("a claimed row carries its endpoint's current route and the price it will cost; a payments URL row, the default endpoint's secret", async () => {
     const acct = await engine.account({ url: "http://r/", paymentsUrl: "http://p/", credits: 100 });
-    await engine.queue(acct.id);
-    const [d] = (await claim(10, 7)).claimed;
-    expect(d.route).toMatchObject({ webhook_url: "http://r/", webhook_enabled: 1, payments_webhook_url: "http://p/" });
-    expect(d.price).toBe(7);
+    const event = await engine.queue(acct.id);
+    const payment = await engine.queue(acct.id, { kind: "payment", eventType: "payment_order", paymentId: "pay_1", sequence: 1 });
+    const claimed = (await claim(10, 7)).claimed;
+    const secret = (await engine.ctx.db.selectFrom("webhook_endpoints").select("secret_enc").where("id", "=", acct.endpointId).executeTakeFirstOrThrow()).secret_enc;
+    expect(claimed.find((d) => d.id === event)?.route).toEqual({
+      endpointId: acct.endpointId,
+      url: "http://r/",
+      enabled: true,
+      secretEnc: secret,
+      previousSecretEnc: null,
+      previousSecretExpiresAt: null,
+    });
+    expect(claimed.find((d) => d.id === payment)?.route).toMatchObject({ endpointId: null, url: "http://p/", enabled: true, secretEnc: secret });
+    expect(claimed.every((d) => d.price === 7)).toBe(true);
   });
 
   test("recording settles a row only while it is pending: nothing is logged or billed twice", async () => {

@@ -9,6 +9,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { runCli, spawnServe, until, writeToml } from "./fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 let dir: string;
 let config: string;
@@ -16,6 +17,7 @@ let ctx: Context;
 let sink: WebhookSink;
 let serve: Subprocess | undefined;
 let accountId: string;
+let endpointId: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-delivery-cli-"));
@@ -38,7 +40,7 @@ beforeAll(async () => {
   const made = await createAccount(ctx, { name: "acme" });
   if (!made.ok) throw new Error(made.error);
   accountId = made.account.id;
-  await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+  endpointId = await setDefaultEndpoint(ctx.db, accountId, { url: sink.url, enabled: true });
 });
 afterAll(async () => {
   if (serve) {
@@ -111,7 +113,7 @@ describe("chainwatch webhook test / deliveries (docs/cli.md)", () => {
   });
 
   test("deliveries list pages with --cursor through every delivery --count counts, newest first, each once", async () => {
-    for (let i = 0; i < 3; i++) await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });
+    for (let i = 0; i < 3; i++) await enqueueDelivery(ctx.db, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });
     const counted = await runCli(["deliveries", "list", "--count", "--json", "--config", config]);
     expect(counted.code).toBe(0);
     const { count } = JSON.parse(counted.stdout);
@@ -148,7 +150,7 @@ describe("chainwatch webhook test / deliveries (docs/cli.md)", () => {
 
   test("deliveries retry re-queues a failed delivery, which the daemon then delivers", async () => {
     sink.respond(() => new Response("down", { status: 500 }));
-    const id = await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });
+    const id = await enqueueDelivery(ctx.db, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body: '{"type":"payment"}', nowMs: Date.now() });
     await until(() => row(id), (d) => d.status === "failed", 15_000);
     expect((await row(id)).attempts).toBe(2);
 

@@ -9,6 +9,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnServe, until, writeToml } from "./fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 const TOTAL = 1000;
 const CONCURRENCY = 16;
@@ -56,7 +57,7 @@ test(
     const made = await createAccount(ctx, { name: "crashy" });
     if (!made.ok) throw new Error(made.error);
     const accountId = made.account.id;
-    await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+    const endpointId = await setDefaultEndpoint(ctx.db, accountId, { url: sink.url, enabled: true });
 
     const held: (() => void)[] = [];
     sink.respond((_req, i) =>
@@ -67,7 +68,7 @@ test(
     const ids = await ctx.db.transaction().execute(async (trx) => {
       const out: string[] = [];
       for (let i = 0; i < TOTAL; i++)
-        out.push(await enqueueDelivery(trx, { accountId, kind: "event", eventType: "payment", network: "eth", body: `{"n":${i}}`, nowMs: Date.now() }));
+        out.push(await enqueueDelivery(trx, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body: `{"n":${i}}`, nowMs: Date.now() }));
       return out;
     });
 

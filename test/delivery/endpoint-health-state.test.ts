@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { loadConfig } from "../../src/config/load.ts";
 import { afterFailure } from "../../src/delivery/backoff.ts";
 import { WAITING_RECHECK_MS } from "../../src/delivery/claim.ts";
-import { readEndpointRow, recordEndpointAttempts, summarizeEndpointAttempts } from "../../src/delivery/endpoint-state.ts";
+import { readEndpointRow, recordEndpointAttempts, summarizeEndpointAttempts } from "../../src/webhooks/health-store.ts";
 import { NoticeList, WebhookHealth } from "../../src/http/openapi/schemas.ts";
 import type { Logger } from "../../src/lib/log.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
@@ -49,8 +49,12 @@ describe("the default retry schedule (docs/webhooks.md)", () => {
 });
 
 describe("a batch of attempts comes to one outcome per endpoint", () => {
-  const ok = (accountId: string, at: number) => ({ accountId, attempt: { url: "http://r/", startedAt: at, statusCode: 200, error: null } });
-  const bad = (accountId: string, at: number, code = 500) => ({ accountId, attempt: { url: "http://r/", startedAt: at, statusCode: code, error: `http ${code}` } });
+  const ok = (endpointId: string, at: number) => ({ endpointId, accountId: "acc_1", attempt: { url: "http://r/", startedAt: at, statusCode: 200, error: null } });
+  const bad = (endpointId: string, at: number, code = 500) => ({
+    endpointId,
+    accountId: "acc_1",
+    attempt: { url: "http://r/", startedAt: at, statusCode: code, error: `http ${code}` },
+  });
 
   test.each([
     ["successes only: the last success, no failure", [ok("a", 1), ok("a", 5)], { lastSuccessAt: 5, failingSince: null, lastStatusCode: null, lastError: null }],
@@ -58,26 +62,27 @@ describe("a batch of attempts comes to one outcome per endpoint", () => {
     ["a success ends the failures before it", [bad("a", 1), ok("a", 2)], { lastSuccessAt: 2, failingSince: null, lastStatusCode: null, lastError: null }],
     ["failures after the last success start a new run", [bad("a", 1), ok("a", 2), bad("a", 4, 503), bad("a", 3)], { lastSuccessAt: 2, failingSince: 3, lastStatusCode: 503, lastError: "http 503" }],
   ])("%s", (_name, attempts, expected) => {
-    expect(summarizeEndpointAttempts(attempts)).toEqual([{ accountId: "a", lastFailureUrl: expected.lastError === null ? null : "http://r/", ...expected }]);
+    expect(summarizeEndpointAttempts(attempts)).toEqual([{ endpointId: "a", accountId: "acc_1", lastFailureUrl: expected.lastError === null ? null : "http://r/", ...expected }]);
   });
 
-  test("one row per account, in account id order", () => {
-    expect(summarizeEndpointAttempts([bad("c", 1), ok("a", 1), bad("b", 1), ok("c", 2)]).map((s) => s.accountId)).toEqual(["a", "b", "c"]);
+  test("one row per endpoint, in endpoint id order", () => {
+    expect(summarizeEndpointAttempts([bad("c", 1), ok("a", 1), bad("b", 1), ok("c", 2)]).map((s) => s.endpointId)).toEqual(["a", "b", "c"]);
   });
 });
 
 describe("the stored run of failures, folded in batch by batch", () => {
-  const ok = (accountId: string, at: number) => ({ accountId, attempt: { url: "http://r/", startedAt: at, statusCode: 200, error: null } });
-  const bad = (accountId: string, at: number) => ({ accountId, attempt: { url: "http://r/", startedAt: at, statusCode: 500, error: "http 500" } });
+  type Of = { id: string; endpointId: string };
+  const ok = (a: Of, at: number) => ({ endpointId: a.endpointId, accountId: a.id, attempt: { url: "http://r/", startedAt: at, statusCode: 200, error: null } });
+  const bad = (a: Of, at: number) => ({ endpointId: a.endpointId, accountId: a.id, attempt: { url: "http://r/", startedAt: at, statusCode: 500, error: "http 500" } });
 
   test("failures extend the run, a success ends it, failures after it start another; due once it lasted long enough", async () => {
     const engine = await openEngine();
     try {
       const db = engine.ctx.db;
-      const a = (await engine.account({ url: "http://r/" })).id;
-      const b = (await engine.account({ url: "http://r/" })).id;
-      const row = async (id: string) => {
-        const r = await readEndpointRow(db, id);
+      const a = await engine.account({ url: "http://r/" });
+      const b = await engine.account({ url: "http://r/" });
+      const row = async (of: Of) => {
+        const r = await readEndpointRow(db, of.endpointId);
         return r && { failing_since: r.failing_since, last_success_at: r.last_success_at, last_status_code: r.last_status_code, last_error: r.last_error };
       };
       expect(await recordEndpointAttempts(db, [bad(a, 10)], 11, 100)).toEqual([]);
@@ -93,7 +98,7 @@ describe("the stored run of failures, folded in batch by batch", () => {
       // 149 - 50 < 100: not yet; 150 - 50: due, with what it needs to be switched off and told.
       expect(await recordEndpointAttempts(db, [bad(a, 149)], 149, 100)).toEqual([]);
       expect(await recordEndpointAttempts(db, [bad(a, 150), bad(b, 150)], 150, 100)).toEqual([
-        { accountId: a, url: "http://r/", failingSince: 50, lastStatusCode: 500, lastError: "http 500" },
+        { endpointId: a.endpointId, accountId: a.id, url: "http://r/", failingSince: 50, lastStatusCode: 500, lastError: "http 500" },
       ]);
       // 0 = never.
       expect(await recordEndpointAttempts(db, [bad(a, 500)], 500, 0)).toEqual([]);

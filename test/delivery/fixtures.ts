@@ -11,7 +11,9 @@ import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.t
 import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import type { CreditReservations } from "../../src/delivery/reservations.ts";
 import { VERSION } from "../../src/version.ts";
-import { disableWebhookAfterFailures } from "../../src/watch/webhook-settings.ts";
+import { queuePaymentWebhook } from "../../src/webhooks/fan-out.ts";
+import { createHealthWatch } from "../../src/webhooks/health-watch.ts";
+import { defaultEndpointId, setDefaultEndpoint } from "../support/endpoints.ts";
 import { createMetrics, type Metrics } from "../../src/lib/metrics.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import type { Logger } from "../../src/lib/log.ts";
@@ -32,9 +34,12 @@ export type Engine = {
   ctx: Context;
   loop: DeliveryLoop;
   metrics: Metrics;
-  /** Creates an account whose webhook points at `url`; returns its id and `whsec_` secret. */
-  account(opts: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number }): Promise<{ id: string; secret: string }>;
-  /** Queues one outbox row, due now. */
+  /** Creates an account whose webhook (its default endpoint) points at `url`; returns its id, `whsec_` secret and default endpoint's id. */
+  account(opts: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number }): Promise<{ id: string; secret: string; endpointId: string }>;
+  /**
+   * Queues one outbox row, due now: to the account's default endpoint, or for a payment-order
+   * webhook where the account's settings send it (webhooks/fan-out.ts; the first row's id).
+   */
   queue(accountId: string, opts?: Partial<{ kind: DeliveryKind; eventType: string; network: string; body: string; paymentId: string; sequence: number }>): Promise<string>;
   /** Wakes the loop and waits until the pass (and any pass it scheduled) is over. */
   run(): Promise<void>;
@@ -60,7 +65,7 @@ export async function openEngine(
     resolveHost: opts.resolveHost ?? (async () => ["127.0.0.1"]),
     userAgent: `chainwatch/${VERSION}`,
     reservations: opts.reservations,
-    disableWebhook: disableWebhookAfterFailures,
+    endpoints: createHealthWatch({ db: ctx.db, log: ctx.log, metrics, disableAfterHours: config.delivery.disable_after_hours }),
   });
   return {
     ctx,
@@ -69,24 +74,24 @@ export async function openEngine(
     async account(o) {
       const made = await createAccount(ctx, { name: `acct${++n}`, credits: o.credits ?? 0 });
       if (!made.ok) throw new Error(made.error);
-      await ctx.db
-        .updateTable("accounts")
-        .set({ webhook_url: o.url ?? null, webhook_enabled: o.enabled === false ? 0 : 1, payments_webhook_url: o.paymentsUrl ?? null })
-        .where("id", "=", made.account.id)
-        .execute();
-      return { id: made.account.id, secret: made.webhookSecret as string };
+      const endpointId = await setDefaultEndpoint(ctx.db, made.account.id, { url: o.url ?? null, enabled: o.enabled !== false });
+      await ctx.db.updateTable("accounts").set({ payments_webhook_url: o.paymentsUrl ?? null }).where("id", "=", made.account.id).execute();
+      return { id: made.account.id, secret: made.webhookSecret as string, endpointId };
     },
-    queue(accountId, q = {}) {
-      return enqueueDelivery(ctx.db, {
+    async queue(accountId, q = {}) {
+      const row = {
         accountId,
-        kind: q.kind ?? "event",
-        eventType: q.eventType ?? "payment",
         network: q.network ?? "eth",
         paymentId: q.paymentId ?? null,
         sequence: q.sequence ?? null,
         body: q.body ?? JSON.stringify({ id: `evt_${++n}`, type: q.eventType ?? "payment", network: q.network ?? "eth" }),
         nowMs: ctx.clock.now(),
-      });
+      };
+      if (q.kind === "payment") {
+        const account = await ctx.db.selectFrom("accounts").select("payments_webhook_url").where("id", "=", accountId).executeTakeFirstOrThrow();
+        return (await queuePaymentWebhook(ctx.db, row, account.payments_webhook_url !== null))[0];
+      }
+      return enqueueDelivery(ctx.db, { ...row, endpointId: await defaultEndpointId(ctx.db, accountId), kind: q.kind ?? "event", eventType: q.eventType ?? "payment" });
     },
     async run() {
       loop.wake();

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { WAITING_RECHECK_MS } from "../../src/delivery/claim.ts";
-import { updateWebhook } from "../../src/watch/update-webhook.ts";
+import { updateWebhook } from "../../src/webhooks/default-endpoint.ts";
 import { manualClock } from "../support/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, expectedXSignature, openEngine, verifyStandardWebhook } from "./fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 let sink: WebhookSink;
 let engine: Engine | undefined;
@@ -170,7 +171,7 @@ describe("the delivery loop against a real receiver (docs/webhooks.md)", () => {
     engine = await openEngine({ config: fast });
     const acct = await engine.account({ url: "http://127.0.0.1:1/old" });
     const id = await engine.queue(acct.id);
-    await engine.ctx.db.updateTable("accounts").set({ webhook_url: sink.url }).where("id", "=", acct.id).execute();
+    await setDefaultEndpoint(engine.ctx.db, acct.id, { url: sink.url });
     await engine.run();
     expect(sink.received.length).toBe(1);
     expect((await engine.attempts(id))[0].url).toBe(sink.url);

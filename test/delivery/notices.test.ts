@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { retryDelivery } from "../../src/delivery/admin.ts";
-import { addNotices, type NewNotice, openNotices } from "../../src/delivery/notices.ts";
+import { addNotices, type NewNotice, openNotices } from "../../src/notices/notices.ts";
 import { NoticeList } from "../../src/http/openapi/schemas.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { signIn } from "../cabinet/support.ts";

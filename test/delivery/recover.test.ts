@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { deliveryPrice } from "../../src/billing/pricing.ts";
 import { openContext, type Context } from "../../src/daemon.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.ts";
-import { MAX_RECOVERED_PER_CALL, recoverFailedDeliveries } from "../../src/delivery/recover.ts";
+import { MAX_RECOVERED_PER_CALL, recoverEndpoint } from "../../src/webhooks/recover.ts";
 import { Value } from "@sinclair/typebox/value";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { alertOf, noticeOf, signIn } from "../cabinet/support.ts";
@@ -15,6 +15,7 @@ import { startTestDaemon, type TestClient, type TestDaemon, testConfig } from ".
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { runCli, until, writeToml } from "./fixtures.ts";
 import { allSucceeded, block, deliveriesOf, exhaustAttempts, ingest, watchAndHook } from "./recovery-support.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // POST /v1/address-watch/webhook/recover and `chainwatch deliveries recover` (docs/webhooks.md).
 
@@ -177,8 +178,10 @@ describe("a recovery is bounded per call", () => {
     if (!made.ok) throw new Error(made.error);
     const accountId = made.account.id;
     const t0 = clock.now();
+    const endpointId = await defaultEndpointId(ctx.db, accountId);
     const row = (i: number, kind: "event" | "payment" | "test"): EnqueueInput => ({
       accountId,
+      endpointId: kind === "payment" ? null : endpointId,
       kind,
       eventType: kind === "payment" ? "payment_order" : "payment",
       network: "eth",
@@ -193,7 +196,7 @@ describe("a recovery is bounded per call", () => {
     clock.advance(3_600_000);
     const deps = { db: ctx.db, clock, wakeDelivery: () => {} };
 
-    const first = await recoverFailedDeliveries(deps, accountId, { since: t0 / 1000 });
+    const first = await recoverEndpoint(deps, accountId, "default", { since: t0 / 1000 });
     expect(first).toEqual({ ok: true, requeued: MAX_RECOVERED_PER_CALL, more: true });
     const pending = await ctx.db
       .selectFrom("deliveries")
@@ -211,9 +214,9 @@ describe("a recovery is bounded per call", () => {
     expect(pending[pending.length - 1].next_attempt_at).toBe(clock.now());
     expect(pending.every((d) => d.attempts === 0 && d.completed_at === null)).toBe(true);
 
-    const second = await recoverFailedDeliveries(deps, accountId, { since: t0 / 1000 });
+    const second = await recoverEndpoint(deps, accountId, "default", { since: t0 / 1000 });
     expect(second).toEqual({ ok: true, requeued: 5, more: false });
-    const third = await recoverFailedDeliveries(deps, accountId, { since: t0 / 1000 });
+    const third = await recoverEndpoint(deps, accountId, "default", { since: t0 / 1000 });
     expect(third).toEqual({ ok: true, requeued: 0, more: false });
     const left = await ctx.db.selectFrom("deliveries").select("kind").where("status", "=", "failed").execute();
     expect(left).toEqual([{ kind: "test" }, { kind: "test" }, { kind: "test" }]);

@@ -4,6 +4,7 @@ import { type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.
 import { manualClock } from "../support/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // docs/webhooks.md: replayed deliveries are claimed only in the room live ones leave, so one
 // account's replay backlog never holds up another account's live webhooks. Proved by order and
@@ -31,8 +32,10 @@ afterEach(async () => {
  */
 async function replayBacklog(accountId: string, count: number): Promise<void> {
   const nowMs = clock.now();
+  const endpointId = await defaultEndpointId(engine.ctx.db, accountId);
   const inputs: EnqueueInput[] = Array.from({ length: count }, (_, n) => ({
     accountId,
+    endpointId,
     kind: "event",
     eventType: "payment",
     network: "eth",

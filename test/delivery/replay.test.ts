@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { deliveryPrice } from "../../src/billing/pricing.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
-import { replayEvents } from "../../src/webhook-replay/replay-events.ts";
+import { networkTips } from "../../src/ingest/blocks.ts";
+import { replayEvents } from "../../src/webhooks/replay.ts";
 import { signIn } from "../cabinet/support.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
@@ -173,7 +174,7 @@ describe("replaying to a receiver that moved to a new URL", () => {
     const pages: unknown[] = [];
     let body: Record<string, unknown> = { since: sec(t0) };
     for (;;) {
-      const page = await replayEvents(deps, a.accountId, body);
+      const page = await replayEvents({ ...deps, chainTips: networkTips }, a.accountId, "default", body);
       pages.push(page);
       if (!page.ok || page.nextAfter === null) break;
       body = { after: page.nextAfter };

@@ -1,54 +1,50 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chooseTarget, waitsForWebhook } from "../../src/delivery/route.ts";
+import { chooseTarget, type EndpointRoute, waitsForEndpoint } from "../../src/delivery/route.ts";
 import { attemptDelivery, type SendDeps } from "../../src/delivery/send.ts";
 import { webhookKey } from "../../src/delivery/signer.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
-const route = (o: Partial<{ webhook_url: string | null; webhook_enabled: number; payments_webhook_url: string | null }>) => ({
-  webhook_url: null,
-  webhook_enabled: 0,
-  payments_webhook_url: null,
-  webhook_secret_enc: "",
+const route = (o: Partial<EndpointRoute>): EndpointRoute => ({
+  endpointId: "ep_1",
+  url: null,
+  enabled: false,
+  secretEnc: "sealed",
+  previousSecretEnc: null,
+  previousSecretExpiresAt: null,
   ...o,
 });
 
-describe("where a delivery goes, read from the account at send time", () => {
+describe("where a delivery goes, read from its endpoint at send time", () => {
   const W = "https://hooks.example.com/w";
   const P = "https://pay.example.com/p";
   test.each([
-    ["event", "payment", { webhook_url: W, webhook_enabled: 1 }, { ok: true, url: W }],
-    ["event", "block", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
-    ["event", "payout", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
-    ["event", "payment", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: W }],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: P }],
-    ["payment", "payment_order", { payments_webhook_url: P }, { ok: true, url: P }],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 1 }, { ok: true, url: W }],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
-    ["payment", "payment_order", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
-    ["test", "payment", { webhook_url: W, webhook_enabled: 0 }, { ok: true, url: W }],
-    ["test", "block", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: W }],
-    ["test", "other", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
-    ["test", "payment_order", { webhook_url: W, webhook_enabled: 1, payments_webhook_url: P }, { ok: true, url: P }],
-    ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, { ok: false, code: "WEBHOOK_DISABLED" }],
-  ] as const)("a %s delivery of %s with account %j goes to %j", (kind, event_type, account, expected) => {
-    expect(chooseTarget({ kind, event_type }, route(account))).toEqual(expected);
+    ["event", { url: W, enabled: true }, { ok: true, url: W }],
+    ["event", { url: W, enabled: false }, { ok: false, code: "WEBHOOK_DISABLED" }],
+    ["event", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
+    ["payment", { url: W, enabled: true }, { ok: true, url: W }],
+    ["payment", { url: W, enabled: false }, { ok: false, code: "WEBHOOK_DISABLED" }],
+    ["payment", { endpointId: null, url: P, enabled: true }, { ok: true, url: P }],
+    ["payment", { endpointId: null, url: null, enabled: true }, { ok: false, code: "NO_WEBHOOK_URL" }],
+    ["test", { url: W, enabled: false }, { ok: true, url: W }],
+    ["test", {}, { ok: false, code: "NO_WEBHOOK_URL" }],
+    ["test", { endpointId: null, url: P, enabled: true }, { ok: true, url: P }],
+    ["event", { url: W, enabled: true, secretEnc: null }, { ok: false, code: "NO_WEBHOOK_URL" }],
+  ] as const)("a %s delivery with route %j goes to %j", (kind, r, expected) => {
+    expect(chooseTarget({ kind }, route(r))).toEqual(expected);
   });
 });
 
-describe("a delivery whose webhook is disabled waits for it instead of being attempted", () => {
+describe("a delivery whose endpoint is disabled waits for it instead of being attempted", () => {
   const W = "https://hooks.example.com/w";
-  const P = "https://pay.example.com/p";
   test.each([
-    ["event", "payment", { webhook_url: W, webhook_enabled: 0 }, true],
-    ["event", "payment", { webhook_url: W, webhook_enabled: 1 }, false],
-    ["event", "payment", { webhook_enabled: 0 }, false],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0 }, true],
-    ["payment", "payment_order", { webhook_url: W, webhook_enabled: 0, payments_webhook_url: P }, false],
-    ["test", "block", { webhook_url: W, webhook_enabled: 0 }, false],
-    ["test", "payment_order", { webhook_url: W, webhook_enabled: 0 }, true],
-  ] as const)("a %s delivery of %s with account %j waits: %p", (kind, event_type, account, expected) => {
-    expect(waitsForWebhook({ kind, event_type }, route(account))).toBe(expected);
+    ["event", { url: W, enabled: false }, true],
+    ["event", { url: W, enabled: true }, false],
+    ["event", { enabled: false }, false],
+    ["payment", { url: W, enabled: false }, true],
+    ["test", { url: W, enabled: false }, false],
+  ] as const)("a %s delivery with route %j waits: %p", (kind, r, expected) => {
+    expect(waitsForEndpoint({ kind }, route(r))).toBe(expected);
   });
 });
 

@@ -10,6 +10,7 @@ import { enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { utcDay } from "../../src/lib/time.ts";
 import { testConfig } from "../support/harness.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // A settlement batch costs the same statements whether its deliveries belong to one account or to
 // many: one charge and one usage upsert for all of its accounts (on PostgreSQL each statement is a
@@ -53,7 +54,7 @@ async function settleBatch(accounts: number, perAccount: number, price: number) 
   }
   const queued: string[] = [];
   for (let k = 0; k < perAccount; k++)
-    for (const accountId of ids) queued.push(await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
+    for (const accountId of ids) queued.push(await enqueueDelivery(ctx.db, { accountId, endpointId: await defaultEndpointId(ctx.db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
   const rows = await ctx.db.selectFrom("deliveries").selectAll().where("id", "in", queued).execute();
   const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" };
   const items: Settlement[] = rows.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price } }));
@@ -103,7 +104,7 @@ it("a second batch for the same accounts adds to their usage rows of the day", a
   expect(balances.map((b) => Number(b.credits))).toEqual([995, 995]);
 
   // New deliveries of those accounts: their usage rows of today grow.
-  for (const accountId of first.ids) await enqueueDelivery(ctx.db, { accountId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs });
+  for (const accountId of first.ids) await enqueueDelivery(ctx.db, { accountId, endpointId: await defaultEndpointId(ctx.db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs });
   const pending = await ctx.db.selectFrom("deliveries").selectAll().where("account_id", "in", first.ids).where("status", "=", "pending").execute();
   expect(pending.length).toBe(2);
   const settled = await recordOutcomes(ctx.db, pending.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price: 5 } })), nowMs);

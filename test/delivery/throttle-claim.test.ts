@@ -3,6 +3,7 @@ import { claimDueDeliveries } from "../../src/delivery/claim.ts";
 import { createDeliveryThrottle, type DeliveryThrottle } from "../../src/delivery/throttle.ts";
 import { manualClock } from "../support/clock.ts";
 import { type Engine, openEngine } from "./fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 // The claim under a webhook's delivery rate limit (docs/webhooks.md), on a clock the test
 // moves: what goes now, what waits for which slot, and what a stall does to the schedule.
@@ -26,7 +27,7 @@ const claim = (limit = 64) => claimDueDeliveries(engine.ctx.db, { nowMs: clock.n
 /** A rate-limited account with `n` deliveries queued a millisecond apart, oldest first. */
 async function backlog(maxRps: number, n: number) {
   const acct = await engine.account({ url: "http://r/" });
-  await engine.ctx.db.updateTable("accounts").set({ webhook_max_rps: maxRps }).where("id", "=", acct.id).execute();
+  await setDefaultEndpoint(engine.ctx.db, acct.id, { maxRps });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     ids.push(await engine.queue(acct.id));

@@ -7,12 +7,13 @@ import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { createWakeBus } from "../../src/db/wake-bus.ts";
 import { enqueueDeliveries } from "../../src/delivery/outbox.ts";
-import { recoverFailedDeliveries } from "../../src/delivery/recover.ts";
+import { recoverFailedDeliveries } from "../../src/webhooks/recover.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnListening, writeToml } from "./fixtures.ts";
 import { failedBacklog, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 // docs/webhooks.md, docs/operations.md: a webhook's delivery rate limit holds across the daemons sharing
 // one PostgreSQL database. Two `serve` processes drain one recovered backlog limited to 20 a
@@ -41,15 +42,15 @@ describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, dra
     const made = await createAccount(ctx, { name: "limited", credits: 1_000_000_000 });
     if (!made.ok) throw new Error(made.error);
     const accountId = made.account.id;
-    await ctx.db.updateTable("accounts").set({ webhook_url: sink.url, webhook_enabled: 1, webhook_max_rps: RATE }).where("id", "=", accountId).execute();
+    const endpointId = await setDefaultEndpoint(ctx.db, accountId, { url: sink.url, enabled: true, maxRps: RATE });
     const queuedAt = Date.now() - 3_600_000;
-    await failedBacklog(ctx.db, accountId, BACKLOG, queuedAt);
+    await failedBacklog(ctx.db, accountId, BACKLOG, queuedAt, endpointId);
     for (let i = 0; i < 2; i++) daemons.push(await spawnListening(config));
     // Recovered once both daemons run, and both told at once (as a daemon that recovered would),
     // so they claim the backlog side by side and each places its share in the one schedule.
     const bus = createWakeBus({ db: ctx.db, url: loaded.config.database.url, log: ctx.log });
     const wakeDelivery = () => bus.notify("delivery");
-    const recovered = await recoverFailedDeliveries({ db: ctx.db, clock: ctx.clock, wakeDelivery }, accountId, { since: Math.floor(queuedAt / 1000) });
+    const recovered = await recoverFailedDeliveries({ db: ctx.db, clock: ctx.clock, wakeDelivery }, { accountId, endpoints: "all" }, { since: Math.floor(queuedAt / 1000) });
     expect(recovered).toEqual({ ok: true, requeued: BACKLOG, more: false });
     const [first] = await sink.waitFor(1);
     // From the second whole second on: the first one also sees the two daemons start up.
@@ -61,7 +62,7 @@ describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, dra
       await ctx.db.transaction().execute((trx) =>
         enqueueDeliveries(
           trx,
-          Array.from({ length: RATE }, () => ({ accountId, kind: "event" as const, eventType: "payment", network: "eth", body: JSON.stringify({ n: n++ }), nowMs: Date.now() })),
+          Array.from({ length: RATE }, () => ({ accountId, endpointId, kind: "event" as const, eventType: "payment", network: "eth", body: JSON.stringify({ n: n++ }), nowMs: Date.now() })),
         ),
       );
       wakeDelivery();

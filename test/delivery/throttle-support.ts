@@ -1,6 +1,7 @@
 import type { Db } from "../../src/db/database.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.ts";
 import type { Received } from "../support/webhook-sink.ts";
+import { defaultEndpointId } from "../support/endpoints.ts";
 
 // Shared by the delivery rate limit tests: a backlog of failed deliveries to recover, and the
 // receiver's view of how many arrived in each clock second.
@@ -9,9 +10,11 @@ import type { Received } from "../support/webhook-sink.ts";
  * Writes `count` address-watch deliveries of the account, queued at `createdAtMs` and failed (every
  * attempt used up), bodies `{"n": i}` in queue order: what a recovery puts back, oldest first.
  */
-export async function failedBacklog(db: Db, accountId: string, count: number, createdAtMs: number): Promise<string[]> {
+export async function failedBacklog(db: Db, accountId: string, count: number, createdAtMs: number, endpointId?: string): Promise<string[]> {
+  const to = endpointId ?? (await defaultEndpointId(db, accountId));
   const inputs: EnqueueInput[] = Array.from({ length: count }, (_, n) => ({
     accountId,
+    endpointId: to,
     kind: "event",
     eventType: "payment",
     network: "eth",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { expectedXSignature, until, verifyStandardWebhook } from "./fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 let td: TestDaemon;
 let sink: WebhookSink;
@@ -33,11 +34,8 @@ afterAll(async () => {
 async function clientWithWebhook(o: { url?: string | null; enabled?: boolean; paymentsUrl?: string | null; credits?: number; on?: TestDaemon } = {}) {
   const on = o.on ?? td;
   const c = await on.client({ credits: o.credits ?? 1000 });
-  await on.ctx.db
-    .updateTable("accounts")
-    .set({ webhook_url: o.url === undefined ? sink.url : o.url, webhook_enabled: o.enabled === false ? 0 : 1, payments_webhook_url: o.paymentsUrl ?? null })
-    .where("id", "=", c.accountId)
-    .execute();
+  await setDefaultEndpoint(on.ctx.db, c.accountId, { url: o.url === undefined ? sink.url : o.url, enabled: o.enabled !== false });
+  await on.ctx.db.updateTable("accounts").set({ payments_webhook_url: o.paymentsUrl ?? null }).where("id", "=", c.accountId).execute();
   return c;
 }
 

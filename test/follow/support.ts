@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { CLI, cleanEnv } from "../delivery/fixtures.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 /** A `chainwatch serve` subprocess whose JSON log lines are kept for assertions. */
 export type ServeProcess = { proc: Subprocess<"ignore", "pipe", "pipe">; url: string; lines: Record<string, unknown>[] };
@@ -61,7 +62,7 @@ export async function openWithWatcher(configPath: string, opts: { name: string; 
   const made = await createAccount(ctx, { name: opts.name, plan: "p" });
   if (!made.ok) throw new Error(made.error);
   const accountId = made.account.id;
-  if (opts.webhookUrl) await ctx.db.updateTable("accounts").set({ webhook_url: opts.webhookUrl, webhook_enabled: 1 }).where("id", "=", accountId).execute();
+  if (opts.webhookUrl) await setDefaultEndpoint(ctx.db, accountId, { url: opts.webhookUrl, enabled: true });
   const watched = await addWatch(ctx.db, { accountId, network: "anv", address: opts.address.toLowerCase(), now: Date.now() });
   if (!watched.ok) throw new Error("watch refused");
   return { ctx, accountId };

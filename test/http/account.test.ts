@@ -3,6 +3,7 @@ import { addCredits } from "../../src/accounts/accounts.ts";
 import { recordUsage } from "../../src/billing/usage.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 // 2026-11-21 23:59:59.999 UTC: the last instant of a day, so "today" is easy to get wrong.
 const NOW = Date.UTC(2026, 10, 21, 23, 59, 59, 999);
@@ -240,11 +241,7 @@ describe("GET /v1/address-watch/account", () => {
 
   test("reflects a configured webhook", async () => {
     const c = await td.client({ slots: 1 });
-    await td.ctx.db
-      .updateTable("accounts")
-      .set({ webhook_url: "https://hooks.example.com/cw", webhook_enabled: 1 })
-      .where("id", "=", c.accountId)
-      .execute();
+    await setDefaultEndpoint(td.ctx.db, c.accountId, { url: "https://hooks.example.com/cw", enabled: true });
     expect((await get(c, "/v1/address-watch/account")).body.webhook).toEqual({ url: "https://hooks.example.com/cw", enabled: true });
   });
 });

@@ -6,12 +6,14 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
 import { addWatch } from "../../src/watch/watches.ts";
 import { type Context, openContext, type RunningDaemon, startDaemon } from "../../src/daemon.ts";
-import { queueTestDelivery } from "../../src/webhook-test/queue-test.ts";
+import { testPayments } from "../../src/payments/sample-order.ts";
+import { queueTest } from "../../src/webhooks/test-endpoint.ts";
 import { manualClock } from "../support/clock.ts";
 import { jsonLogger, type LogLevel } from "../../src/lib/log.ts";
 import { INGEST_TOKEN, testConfig } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { until } from "../support/poll.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 // What `serve` logs at each `[log] level`: a real daemon on an ephemeral port, its JSON lines captured.
 type Line = Record<string, unknown> & { level: string; msg: string };
@@ -120,10 +122,9 @@ describe("serve's log", () => {
     const acct = await createAccount(ctx, { name: "acme" });
     if (!acct.ok) throw new Error(acct.error);
     const url = `${sink.url}?token=kept-out-of-logs`;
-    await ctx.db.updateTable("accounts").set({ webhook_url: url, webhook_enabled: 1 }).where("id", "=", acct.account.id).execute();
-    const account = { ...acct.account, webhook_url: url, webhook_enabled: 1 };
+    await setDefaultEndpoint(ctx.db, acct.account.id, { url, enabled: true });
     for (let i = 0; i < 5; i++) {
-      const queued = await queueTestDelivery({ db: ctx.db, config: ctx.config, nowMs: clock.now() }, account, { event: "payment", network: "eth" });
+      const queued = await queueTest({ ...ctx, payments: testPayments, wakeDelivery: () => {} }, acct.account.id, "default", { event: "payment", network: "eth" });
       expect(queued.ok).toBe(true);
     }
     daemon.deps.wakeDelivery();

@@ -48,6 +48,9 @@ describe("every error code has one status and one default message", () => {
     ["WALLET_EXHAUSTED", 409, "Payment wallet has handed out every index it can derive; put a new key."],
     ["NO_WEBHOOK_URL", 400, "No webhook URL configured."],
     ["WEBHOOK_DISABLED", 400, "Webhook is disabled and no payments webhook_url is set."],
+    ["ENDPOINT_NOT_FOUND", 404, "Endpoint not found."],
+    ["ENDPOINT_LIMIT", 403, "Endpoint limit reached."],
+    ["LAST_ENDPOINT", 409, "An account keeps at least one webhook endpoint; disable it instead."],
     ["DELIVERY_SUCCEEDED", 400, "Delivery already succeeded."],
     ["DELIVERY_HELD", 400, "Delivery is held until its block has the account's min_confirmations."],
     ["REPLAY_BACKLOG_FULL", 429, "Replay backlog full; wait for it to drain."],
@@ -74,7 +77,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(53);
+    expect(Object.keys(FAILURES).length).toBe(56);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

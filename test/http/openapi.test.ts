@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { TEST_EVENTS } from "../../src/webhook-test/sample-payloads.ts";
+import { TEST_EVENTS } from "../../src/webhooks/samples.ts";
 import { createServer } from "../../src/server.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { openapiDocumentation } from "../../src/http/openapi/document.ts";

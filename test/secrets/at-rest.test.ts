@@ -40,7 +40,7 @@ function rawRows() {
   try {
     return {
       key: db.query("SELECT * FROM api_keys WHERE api_key = ?").get(apiKey) as Record<string, unknown>,
-      account: db.query("SELECT * FROM accounts WHERE id = ?").get(accountId) as Record<string, unknown>,
+      account: db.query("SELECT * FROM webhook_endpoints WHERE account_id = ?").get(accountId) as Record<string, unknown>,
     };
   } finally {
     db.close();
@@ -55,11 +55,11 @@ describe("secrets at rest", () => {
     expect(String(key.secret_enc)).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
   });
 
-  test("the accounts table does not contain the webhook secret", () => {
+  test("the webhook endpoints table does not contain the webhook secret", () => {
     const { account } = rawRows();
     expect(JSON.stringify(account)).not.toContain(webhookSecret.slice("whsec_".length));
     expect(JSON.stringify(account)).not.toContain("whsec_");
-    expect(String(account.webhook_secret_enc)).toMatch(/^v1\./);
+    expect(String(account.secret_enc)).toMatch(/^v1\./);
   });
 
   test("the database files hold neither secret anywhere", () => {
@@ -82,14 +82,14 @@ describe("secrets at rest", () => {
     const { key, account } = rawRows();
     const box = createSecretBox(Uint8Array.from(Buffer.from(readFileSync(join(dir, "master.key"), "utf8").trim(), "hex")));
     expect(box.open(String(key.secret_enc))).toBe(apiSecret);
-    expect(box.open(String(account.webhook_secret_enc))).toBe(webhookSecret);
+    expect(box.open(String(account.secret_enc))).toBe(webhookSecret);
   });
 
   test("a wrong master key cannot open them", () => {
     const { key, account } = rawRows();
     const wrong = createSecretBox(new Uint8Array(32).fill(7));
     expect(() => wrong.open(String(key.secret_enc))).toThrow();
-    expect(() => wrong.open(String(account.webhook_secret_enc))).toThrow();
+    expect(() => wrong.open(String(account.secret_enc))).toThrow();
   });
 
   test("start-up with another master key stops with the reason instead of serving 500s", async () => {
@@ -106,8 +106,8 @@ describe("secrets at rest", () => {
     const ctx = await openContext(cfg.config, { env: {} });
     try {
       // The context it returns holds the same key: it opens what the first start sealed.
-      const row = await ctx.db.selectFrom("accounts").select("webhook_secret_enc").executeTakeFirstOrThrow();
-      expect(ctx.box.open(row.webhook_secret_enc)).toBe(webhookSecret);
+      const row = await ctx.db.selectFrom("webhook_endpoints").select("secret_enc").executeTakeFirstOrThrow();
+      expect(ctx.box.open(row.secret_enc)).toBe(webhookSecret);
     } finally {
       await ctx.db.destroy();
     }

@@ -17,6 +17,7 @@ import { refreshGauges } from "../../src/upkeep/gauges.ts";
 import { runRetention } from "../../src/upkeep/retention.ts";
 import { manualClock } from "../support/clock.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { pruneNotices } from "../../src/notices/retention.ts";
 
 const DAY = 86_400_000;
 
@@ -30,6 +31,7 @@ describe("retention: every table that grows has a bound", () => {
   const deliveryRow = (id: string, row: Partial<Omit<Delivery, "replay">>): Omit<Delivery, "replay"> => ({
     id,
     account_id: accountId,
+    endpoint_id: null,
     kind: "event",
     event_type: "payment",
     network: "eth",
@@ -88,12 +90,14 @@ describe("retention: every table that grows has a bound", () => {
       ])
       .execute();
 
-    expect(await pruneDeliveries(ctx.db, clock.now(), 30)).toEqual({ deliveries: 2, attempts: 2, notices: 1 });
+    expect(await pruneDeliveries(ctx.db, clock.now(), 30)).toEqual({ deliveries: 2, attempts: 2 });
+    expect(await pruneNotices(ctx.db, clock.now(), 30)).toBe(1);
     expect(await ids("deliveries")).toEqual(["dlv_c_succeeded_recent", "dlv_d_pending_old", "dlv_e_held_old", "dlv_f_paused_old", "dlv_g_payment_old"]);
     const attempts = await ctx.db.selectFrom("delivery_attempts").select("delivery_id").orderBy("delivery_id").execute();
     expect(attempts.map((a) => a.delivery_id)).toEqual(["dlv_c_succeeded_recent", "dlv_d_pending_old"]);
     expect((await ctx.db.selectFrom("notices").select("id").execute()).map((n) => n.id)).toEqual(["ntc_new"]);
-    expect(await pruneDeliveries(ctx.db, clock.now(), 30)).toEqual({ deliveries: 0, attempts: 0, notices: 0 });
+    expect(await pruneDeliveries(ctx.db, clock.now(), 30)).toEqual({ deliveries: 0, attempts: 0 });
+    expect(await pruneNotices(ctx.db, clock.now(), 30)).toBe(0);
   });
 
   it("deletes more than one chunk of deliveries in one run", async () => {

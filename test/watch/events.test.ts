@@ -13,6 +13,7 @@ import { countEvents } from "../../src/watch/events.ts";
 import { pruneEvents } from "../../src/watch/retention.ts";
 import { startTestDaemon, testConfig, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { blocksOfFeed } from "../support/feed-block.ts";
+import { setDefaultEndpoint } from "../support/endpoints.ts";
 
 const W = "0x1111111111111111111111111111111111111111";
 const V = "0x5555555555555555555555555555555555555555";
@@ -196,7 +197,7 @@ describe("pruneEvents", () => {
     if (!created.ok) throw new Error(created.error);
     accountId = created.account.id;
     await addWatch(ctx.db, { accountId, network: "eth", address: W, now: clock.now() });
-    await ctx.db.updateTable("accounts").set({ webhook_url: "http://127.0.0.1:9/hook", webhook_enabled: 1 }).execute();
+    await setDefaultEndpoint(ctx.db, accountId, { url: "http://127.0.0.1:9/hook", enabled: true });
     ingest = createIngestPipeline(ctx);
   });
   afterAll(async () => {

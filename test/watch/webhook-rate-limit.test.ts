@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { DEFAULT_FILTERS } from "../../src/watch/filters.ts";
+import { DEFAULT_FILTERS } from "../../src/webhooks/filters.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 // docs/api.md, docs/webhooks.md: the webhook's delivery rate limit through GET and PUT

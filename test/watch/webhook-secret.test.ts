@@ -88,6 +88,15 @@ function signatures(r: Received, oldSecret: string, newSecret: string) {
   };
 }
 
+/** The account's webhook secrets as stored (its default endpoint's row), sealed. */
+const storedSecrets = (accountId: string) =>
+  td.ctx.db
+    .selectFrom("webhook_endpoints")
+    .select(["secret_enc as webhook_secret_enc", "previous_secret_enc as webhook_previous_secret_enc", "previous_secret_expires_at"])
+    .where("account_id", "=", accountId)
+    .orderBy("id")
+    .executeTakeFirstOrThrow();
+
 describe("POST /v1/address-watch/webhook/secret/rotate", () => {
   test("answers the new secret once and when the previous one stops signing, in the documented shape", async () => {
     const c = await td.client();
@@ -100,7 +109,7 @@ describe("POST /v1/address-watch/webhook/secret/rotate", () => {
     expect(res.body.previous_expires_at).toBe(rfc3339(now + 3_600_000));
     expect([...Value.Errors(RotatedWebhookSecret, res.body)]).toEqual([]);
     // Sealed at rest, both of them: the row holds neither secret in the clear.
-    const row = await td.ctx.db.selectFrom("accounts").selectAll().where("id", "=", c.accountId).executeTakeFirstOrThrow();
+    const row = await storedSecrets(c.accountId);
     expect(td.ctx.box.open(row.webhook_secret_enc)).toBe(res.body.webhook_secret as string);
     expect(td.ctx.box.open(row.webhook_previous_secret_enc as string)).toBe(c.webhookSecret);
     expect(JSON.stringify(row)).not.toContain(c.webhookSecret.slice(6));
@@ -123,10 +132,10 @@ describe("POST /v1/address-watch/webhook/secret/rotate", () => {
     [[], "body must be an object"],
   ])("refuses %j with 400 naming the field, and keeps the secret", async (body, error) => {
     const c = await td.client();
-    const before = await td.ctx.db.selectFrom("accounts").select("webhook_secret_enc").where("id", "=", c.accountId).executeTakeFirstOrThrow();
+    const before = await storedSecrets(c.accountId);
     const res = await rotate(c, body);
     expect(res).toEqual({ status: 400, body: { error } });
-    const after = await td.ctx.db.selectFrom("accounts").select("webhook_secret_enc").where("id", "=", c.accountId).executeTakeFirstOrThrow();
+    const after = await storedSecrets(c.accountId);
     expect(after).toEqual(before);
   });
 

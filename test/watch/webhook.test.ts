@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createApp } from "../../src/http/app.ts";
 import type { AppDeps } from "../../src/http/deps.ts";
 import type { Resolver } from "../../src/net/target-guard.ts";
-import { DEFAULT_FILTERS } from "../../src/watch/filters.ts";
+import { DEFAULT_FILTERS } from "../../src/webhooks/filters.ts";
 import { signedHeaders, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 
 const PATH = "/v1/address-watch/webhook";

@@ -1,4 +1,4 @@
-import { deliveryDetail } from "../../delivery/delivery-detail.ts";
+import { deliveryDetail } from "../../webhooks/delivery-detail.ts";
 import type { Failure } from "../../lib/error-codes.ts";
 import { html } from "../../lib/html.ts";
 import { VERSION } from "../../version.ts";

@@ -1,7 +1,7 @@
 import { usageSeries } from "../../billing/usage.ts";
 import { usageChart } from "../chart.ts";
-import { openNotices } from "../../delivery/notices.ts";
-import { heldForCredits } from "../../delivery/webhook-health.ts";
+import { openNotices } from "../../notices/notices.ts";
+import { heldForCredits } from "../../delivery/endpoint-deliveries.ts";
 import { creditsHeldBanner } from "./credits-held.ts";
 import { html } from "../../lib/html.ts";
 import { cabinetPage, type PageContext, when } from "../view.ts";

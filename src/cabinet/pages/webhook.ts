@@ -1,8 +1,10 @@
 import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
-import { TEST_EVENTS } from "../../webhook-test/sample-payloads.ts";
-import { readWebhookHealth, type WebhookHealth } from "../../delivery/webhook-health.ts";
-import { readWebhook } from "../../watch/update-webhook.ts";
-import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, previousSecretExpiry } from "../../watch/webhook-secret.ts";
+import { readWebhook } from "../../webhooks/default-endpoint.ts";
+import { type EndpointHealth, readEndpointHealth } from "../../webhooks/endpoint-health.ts";
+import { DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS, previousSecretExpiry } from "../../webhooks/endpoint-secret.ts";
+import { accountEndpoints, type Endpoint } from "../../webhooks/endpoints.ts";
+import type { EventFilters } from "../../webhooks/filters.ts";
+import { TEST_EVENTS } from "../../webhooks/samples.ts";
 import { type Html, html, raw } from "../../lib/html.ts";
 import { rfc3339 } from "../../lib/time.ts";
 import { csrfField } from "../layout.ts";
@@ -48,7 +50,12 @@ const GRACE_CHOICES = [
   [String(MAX_GRACE_SECONDS), "7 days"],
 ] as const;
 
-/** The POST /v1/address-watch/webhook/secret/rotate body a submitted Rotate form stands for. */
+/** The test body a submitted Test form stands for (event × network). */
+export function testBodyFromForm(form: URLSearchParams): { event: string; network: string } {
+  return { event: form.get("event") ?? "", network: form.get("network") ?? "" };
+}
+
+/** The rotation body a submitted Rotate form stands for. */
 export function rotateBodyFromForm(form: URLSearchParams): Record<string, unknown> {
   const grace = form.get("grace_seconds");
   return grace === null || grace.trim() === "" ? {} : { grace_seconds: wholeNumber(grace) };
@@ -60,14 +67,15 @@ export const REVEAL_UNCONFIRMED = "confirm must be ticked to show the secret";
 /** Whether a posted Reveal form carries its confirmation. */
 export const revealConfirmed = (form: URLSearchParams) => form.get("confirm") === "yes";
 
-/** A secret a form post produced, shown on the page this once: a new one after Rotate, or the current one after Reveal. */
-export type ShownSecret = { secret: string; rotated: boolean };
+/** A secret a form post produced, shown on the page this once: a new one after Rotate (of the default endpoint, or of `endpointId`), or the current one after Reveal. */
+export type ShownSecret = { secret: string; rotated: boolean; endpointId?: string };
 
 /** The secret a Rotate or Reveal post produced, at the top of the page it renders; never on a GET. */
 function shownSecretBox(ctx: PageContext): Html | "" {
   const shown = ctx.flash.extra as ShownSecret | undefined;
   if (!shown) return "";
-  return html`<section class="card" aria-labelledby="shown-secret-h"><h2 id="shown-secret-h">${shown.rotated ? "New webhook secret" : "Webhook secret"}</h2>
+  const title = shown.endpointId ? `New secret of ${shown.endpointId}` : shown.rotated ? "New webhook secret" : "Webhook secret";
+  return html`<section class="card" aria-labelledby="shown-secret-h"><h2 id="shown-secret-h">${title}</h2>
 <p><strong>${shown.rotated ? "Copy it now: it is not shown again." : "Keep it private: anyone holding it can forge webhooks."}</strong></p>
 <div class="secret"><code id="webhook-secret">${shown.secret}</code><button type="button" data-copy="webhook-secret">Copy secret</button></div></section>`;
 }
@@ -93,7 +101,7 @@ function secretSection(ctx: PageContext, previousExpiresAt: number | null): Html
  * The endpoint's trouble, above the settings: failing since when, or switched off after a run of
  * failures, with the last error. Nothing while it is healthy or switched off by the account holder.
  */
-export function healthBanner(h: WebhookHealth): Html | "" {
+export function healthBanner(h: EndpointHealth): Html | "" {
   const { view } = h;
   const since = view.failing_since === null ? null : rfc3339(view.failing_since * 1000);
   const error = view.last_error === null ? "" : html` Last error: <code>${view.last_error.error}</code>.`;
@@ -104,12 +112,76 @@ export function healthBanner(h: WebhookHealth): Html | "" {
   return "";
 }
 
-/** The address-watch webhook: URL, enabled, filters, the Test button, the signing secret and egress IPs. */
+/** What an endpoint's filters let through, in words: the kinds on (with their networks), confirmations, payment orders. */
+function filtersInWords(f: EventFilters): string {
+  const kinds = KINDS.filter(([kind]) => f[kind]).map(([kind]) => {
+    const nets = f[`${kind}_networks`];
+    return nets.length === 0 ? kind : `${kind} (${nets.join(", ")})`;
+  });
+  const parts = [kinds.length === 0 ? "no address-watch events" : kinds.join(", ")];
+  if (f.min_confirmations > 0) parts.push(`after ${f.min_confirmations} confirmations`);
+  parts.push(f.payment_order ? "payment orders" : "no payment orders");
+  return parts.join("; ");
+}
+
+const STATE_WORDS: Record<EndpointHealth["view"]["state"], string> = {
+  healthy: "Healthy",
+  held: "Held: credits cannot pay",
+  failing: "Failing",
+  disabled: "Disabled",
+};
+
+/**
+ * One endpoint in the list: its settings, its health, and its own Test and Rotate forms (the rules of
+ * POST /v1/webhooks/endpoints/{id}/test and …/secret/rotate). Ids on the page carry the endpoint's id.
+ */
+function endpointItem(ctx: PageContext, e: Endpoint, health: EndpointHealth, isDefault: boolean): Html {
+  const { viewer } = ctx;
+  const nets = networkSlugs(ctx.deps);
+  const id = e.id;
+  const { view } = health;
+  const since = view.failing_since === null ? null : rfc3339(view.failing_since * 1000);
+  const trouble =
+    view.state === "failing" || view.state === "disabled"
+      ? html`${since === null ? "" : html` since ${when(since)}`}${view.last_error === null ? "" : html`; last error <code>${view.last_error.error}</code>`}`
+      : "";
+  return html`<li class="card" id="endpoint-${id}">
+<h3 id="endpoint-${id}-h"><code>${id}</code>${isDefault ? html` <span class="muted">(default: the settings above)</span>` : ""}</h3>
+${e.description === null ? "" : html`<p>${e.description}</p>`}
+<dl class="stats">
+<div><dt>URL</dt><dd>${e.url === null ? html`<span class="muted">none</span>` : html`<code>${e.url}</code>`}</dd></div>
+<div><dt>Enabled</dt><dd>${e.enabled ? "yes" : "no"}</dd></div>
+<div><dt>Sends</dt><dd>${filtersInWords(e.events)}</dd></div>
+<div><dt>Most a second</dt><dd>${String(e.maxRps ?? ctx.deps.config.delivery.max_rps)}</dd></div>
+<div><dt>Health</dt><dd class="endpoint-state" data-state="${view.state}">${STATE_WORDS[view.state]}${trouble}; ${String(view.pending)} waiting, ${String(view.failed)} failed</dd></div>
+</dl>
+<form method="post" action="/cabinet/webhook/endpoints/${id}/test" data-inline>${csrfField(viewer)}
+<label for="endpoint-${id}-event">Test event</label><select id="endpoint-${id}-event" name="event">${options(TEST_EVENTS, "payment")}</select>
+<label for="endpoint-${id}-network">Network</label><select id="endpoint-${id}-network" name="network">${options(nets, nets[0])}</select>
+<button type="submit">Test</button><output aria-live="polite"></output></form>
+<form method="post" action="/cabinet/webhook/endpoints/${id}/secret/rotate" data-confirm="Make a new secret for ${id}? Its receiver must switch to it before the grace period ends.">${csrfField(viewer)}
+<label for="endpoint-${id}-grace">Old secret keeps signing for</label><select id="endpoint-${id}-grace" name="grace_seconds">${options(GRACE_CHOICES, String(DEFAULT_GRACE_SECONDS))}</select>
+<button type="submit">Rotate secret</button></form>
+</li>`;
+}
+
+/** Every endpoint of the account, oldest (the default) first, each with its settings, health, Test and Rotate. */
+async function endpointsSection(ctx: PageContext): Promise<Html> {
+  const endpoints = await accountEndpoints(ctx.deps.db, ctx.viewer.accountId);
+  const items: Html[] = [];
+  for (const [i, e] of endpoints.entries()) items.push(endpointItem(ctx, e, await readEndpointHealth(ctx.deps.db, e), i === 0));
+  return html`<section aria-labelledby="endpoints-h"><h2 id="endpoints-h">Endpoints</h2>
+<p class="muted">Each endpoint gets its own copy of every webhook its filters take, signed with its own secret, retried and rate-limited on its own. Add, change or remove endpoints with the API (<code>/v1/webhooks/endpoints</code>) or <code>chainwatch webhook endpoints</code>.</p>
+<ul id="endpoints" class="endpoints">${items}</ul></section>`;
+}
+
+/** The address-watch webhook (the default endpoint): URL, enabled, filters, the Test button, the signing secret, egress IPs, and every endpoint. */
 export async function webhookPage(ctx: PageContext): Promise<Response> {
   const { deps, viewer, flash } = ctx;
   const current = await readWebhook(deps, viewer.accountId);
-  const health = await readWebhookHealth(deps, viewer.accountId);
-  const previousExpiresAt = await previousSecretExpiry(deps, viewer.accountId);
+  const [main] = await accountEndpoints(deps.db, viewer.accountId);
+  const health = await readEndpointHealth(deps.db, main);
+  const previousExpiresAt = await previousSecretExpiry(deps, main.id);
   const balance = health.view.held_no_credits === 0 ? 0 : Number((await deps.snapshots.get(viewer.accountId)).credits);
   // A refused form shows what was typed, not what is stored.
   const shown = flash.form && flash.form.has("url") ? { ...current, ...webhookBodyFromForm(flash.form) } : current;
@@ -146,6 +218,7 @@ ${kinds}${minConf}${maxRps}
 <label for="test-network">Network</label><select id="test-network" name="network">${options(nets, testForm?.get("network") ?? nets[0])}</select>
 <button type="submit">Test</button><output id="test-result" aria-live="polite"></output></form></section>
 ${secretSection(ctx, previousExpiresAt)}
+${await endpointsSection(ctx)}
 <section aria-labelledby="egress-h"><h2 id="egress-h">Egress IPs</h2>
 ${current.egress_ips.length === 0 ? html`<p>Not published by this operator.</p>` : html`<p>Webhooks come from: ${current.egress_ips.map((ip, i) => html`${i ? ", " : ""}<code>${ip}</code>`)}</p>`}
 </section>`,

@@ -6,7 +6,7 @@ const header = (name: string, description: string, required = true) => ({ name, 
 const WEBHOOK_HEADERS = [
   header("X-Webhook-Id", "The delivery id (dlv_…), the same on every retry: deduplicate on it"),
   header("X-Timestamp", "Unix seconds when this attempt was signed"),
-  header("X-Signature", "Lower-case hex HMAC-SHA256 over `<X-Timestamp>.<raw body>`, keyed with the account's whsec_ secret (base64-decoded after the prefix); after a rotation, always the new secret"),
+  header("X-Signature", "Lower-case hex HMAC-SHA256 over `<X-Timestamp>.<raw body>`, keyed with the endpoint's whsec_ secret (base64-decoded after the prefix); after a rotation, always the new secret"),
   header("webhook-id", "Standard Webhooks: the delivery id"),
   header("webhook-timestamp", "Standard Webhooks: Unix seconds"),
   header(
@@ -14,7 +14,7 @@ const WEBHOOK_HEADERS = [
     "Standard Webhooks: `v1,<base64 HMAC-SHA256 over <id>.<timestamp>.<body>>`; during a rotation's grace period two, space-separated: `v1,<by the previous secret> v1,<by the new one>`",
   ),
   header("X-Webhook-Test", "`true` on test deliveries, which are never billed", false),
-  header("X-Webhook-Replay", "`true` on deliveries of an events replay (POST /v1/address-watch/events/replay): a stored event sent again under a new delivery id", false),
+  header("X-Webhook-Replay", "`true` on deliveries of an events replay (POST /v1/address-watch/events/replay, POST /v1/webhooks/endpoints/{endpoint_id}/replay): a stored event sent again under a new delivery id", false),
 ];
 
 const RECEIVED = {
@@ -51,7 +51,8 @@ export function openapiDocumentation(version: string, config: { cabinet: { publi
     },
     tags: [
       { name: "account", description: "Plan, credits and usage" },
-      { name: "address-watch", description: "Watched addresses, their events and the webhook" },
+      { name: "address-watch", description: "Watched addresses, their events and the webhook (the account's default endpoint)" },
+      { name: "webhooks", description: "The account's webhook endpoints, each with its own URL, filters, rate, secret and health" },
       { name: "payments", description: "Payment orders and their webhooks" },
       { name: "checkout", description: "The payers' public checkout pages, by the token in an order's checkout_url; no authentication" },
       { name: "ingest", description: "The indexer feed" },
@@ -71,12 +72,12 @@ export function openapiDocumentation(version: string, config: { cabinet: { publi
     webhooks: {
       "address-watch-event": webhook(
         "Wallet activity or a new block on a watched network",
-        "Sent to the address-watch webhook URL when enabled and the event passes the account's filters. The same body is an item of GET /v1/address-watch/events.",
+        "Sent to every enabled webhook endpoint whose filters take the event, as a delivery of its own signed with that endpoint's secret. The same body is an item of GET /v1/address-watch/events.",
         { oneOf: [{ $ref: "#/components/schemas/WalletEvent" }, { $ref: "#/components/schemas/BlockEvent" }] },
       ),
       "payment-order": webhook(
         "A payment order entered a new state",
-        "Sent to payments.webhook_url, else to the address-watch webhook URL when enabled; filters do not apply. The webhooks of one order arrive one at a time, in lifecycle order. A payment to a wallet's address after its order ended is announced as a late_payment.",
+        "Sent to payments.webhook_url (signed with the default endpoint's secret), else to every enabled webhook endpoint with payment_order on; the address-watch filters do not apply. The webhooks of one order arrive at each endpoint one at a time, in lifecycle order. A payment to a wallet's address after its order ended is announced as a late_payment.",
         { oneOf: [{ $ref: "#/components/schemas/PaymentOrderWebhook" }, { $ref: "#/components/schemas/LatePaymentWebhook" }] },
       ),
     },

@@ -64,6 +64,16 @@ const webhookSettings = {
   delivery: { max_rps: 0 },
 };
 
+const endpoint = {
+  endpoint_id: "ep_0642e0c7a1b2c3d4e5f60718",
+  url: "https://orders.shop.example/hooks",
+  enabled: true,
+  description: "Order service",
+  events: { ...FILTERS, payment: false, payout: false, block: false, payment_order: true },
+  delivery: { max_rps: 10 },
+  created_at: AT,
+};
+
 /** The example of each named schema that a request body or a success response refers to. */
 export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   Health: { ok: true },
@@ -100,6 +110,17 @@ export const EXAMPLES: Partial<Record<SchemaName, unknown>> = {
   WebhookTest: { event: "payment", network: "eth" },
   RotateWebhookSecret: { grace_seconds: 86_400 },
   RotatedWebhookSecret: { webhook_secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", previous_expires_at: "2026-11-22T19:08:00.000+00:00" },
+  Endpoint: endpoint,
+  EndpointCreate: { url: "https://orders.shop.example/hooks", description: "Order service", events: { payment: false, payout: false, block: false, payment_order: true } },
+  EndpointCreated: { ...endpoint, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+  EndpointPatch: { enabled: false, events: { min_confirmations: 6 } },
+  EndpointList: { endpoints: [endpoint] },
+  EndpointDeleted: { endpoint_id: endpoint.endpoint_id, deleted: true },
+  RotatedEndpointSecret: {
+    endpoint_id: endpoint.endpoint_id,
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    previous_expires_at: "2026-11-22T19:08:00.000+00:00",
+  },
   TestQueued: { queued: true, delivery_id: "dlv_01jd3k8b6g0000000000000001" },
   RecoverRequest: { since: 1_763_700_000, until: 1_763_750_000 },
   RecoverResult: { requeued: 42, more: false },

@@ -1,7 +1,7 @@
 import { type TSchema, Type as T } from "@sinclair/typebox";
-import { WebhookTestSchema } from "../../webhook-test/queue-test.ts";
-import { RecoverSchema } from "../../delivery/recover.ts";
-import { ReplaySchema } from "../../webhook-replay/replay-events.ts";
+import { WebhookTestSchema } from "../../webhooks/test-endpoint.ts";
+import { RecoverSchema } from "../../webhooks/recover.ts";
+import { ReplaySchema } from "../../webhooks/replay.ts";
 import { BatchSchema } from "../../ingest/batch-schema.ts";
 import { CreateOrderBody } from "../../payments/create-order.ts";
 import { PAYMENT_STATUSES } from "../../payments/orders.ts";
@@ -9,8 +9,8 @@ import { PaymentSettingsSchema } from "../../payments/settings.ts";
 import { PutWalletBody } from "../../payments/wallets/put-wallet.ts";
 import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
 import { AddWatchSchema } from "../../watch/watch-address.ts";
-import { WebhookUpdateSchema } from "../../watch/webhook-settings.ts";
-import { RotateSecretSchema } from "../../watch/webhook-secret.ts";
+import { EndpointCreateSchema, EndpointPatchSchema, MAX_DESCRIPTION_LENGTH, WebhookUpdateSchema } from "../../webhooks/settings.ts";
+import { RotateSecretSchema } from "../../webhooks/endpoint-secret.ts";
 import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
 
 // Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
@@ -97,6 +97,47 @@ export const WebhookSettings = T.Object({
       maximum: MAX_DELIVERY_RPS,
       description: "Most deliveries a second to the webhook (the account's own limit, else the operator's default); 0: no limit",
     }),
+  }),
+});
+
+const deliveryRate = (what: string) =>
+  T.Object({
+    max_rps: T.Integer({
+      minimum: 0,
+      maximum: MAX_DELIVERY_RPS,
+      description: `Most deliveries a second to ${what} (its own limit, else the operator's default); 0: no limit`,
+    }),
+  });
+
+export const EndpointFilters = T.Object({
+  ...EventFilters.properties,
+  payment_order: T.Boolean({ description: "Takes payment-order webhooks while the account has no payments webhook_url" }),
+});
+
+export const Endpoint = T.Object({
+  endpoint_id: T.String({ pattern: "^ep_" }),
+  url: Nullable(T.String()),
+  enabled: T.Boolean(),
+  description: Nullable(T.String({ maxLength: MAX_DESCRIPTION_LENGTH })),
+  events: EndpointFilters,
+  delivery: deliveryRate("the endpoint"),
+  created_at: Rfc3339,
+});
+
+export const EndpointCreated = T.Object({
+  ...Endpoint.properties,
+  secret: T.String({ pattern: "^whsec_", description: "The endpoint's signing secret: in this answer (and a rotation's) only" }),
+});
+
+export const EndpointList = T.Object({ endpoints: T.Array(Endpoint, { description: "Oldest first: the first is the default endpoint, the one the /v1/address-watch/webhook routes act on" }) });
+export const EndpointDeleted = T.Object({ endpoint_id: T.String({ pattern: "^ep_" }), deleted: T.Literal(true) });
+
+export const RotatedEndpointSecret = T.Object({
+  endpoint_id: T.String({ pattern: "^ep_" }),
+  secret: T.String({ pattern: "^whsec_", description: "The new secret: shown in this answer only" }),
+  previous_expires_at: T.String({
+    format: "date-time",
+    description: "When the previous secret stops signing (RFC 3339); the time of the rotation itself with grace_seconds 0",
   }),
 });
 
@@ -267,13 +308,13 @@ export const IngestResult = T.Object({
 export const WebhookHealth = T.Object({
   state: T.Union([T.Literal("healthy"), T.Literal("held"), T.Literal("failing"), T.Literal("disabled")], {
     description:
-      "disabled while the webhook is off (switched off after delivery.disable_after_hours of failures, or by the account); failing while the last attempt failed; held while deliveries wait because the credits cannot pay (held_no_credits > 0)",
+      "disabled while the endpoint is off (switched off after delivery.disable_after_hours of failures, or by the account); failing while the last attempt failed; held while deliveries wait because the credits cannot pay (held_no_credits > 0)",
   }),
   failing_since: Nullable(T.Integer(), { description: "Unix seconds of the first failed attempt of the current run of failures; null when not failing" }),
   last_success_at: Nullable(T.Integer(), { description: "Unix seconds of the last successful attempt; null if none" }),
   last_error: Nullable(T.Object({ status_code: Nullable(T.Integer()), error: T.String() }), { description: "The last failed attempt of the current run; null when not failing" }),
-  pending: T.Integer({ minimum: 0, description: "Address-watch deliveries waiting to be sent (a retry, or the webhook to be enabled)" }),
-  failed: T.Integer({ minimum: 0, description: "Address-watch deliveries that used up their attempts" }),
+  pending: T.Integer({ minimum: 0, description: "The endpoint's address-watch deliveries waiting to be sent (a retry, or the endpoint to be enabled)" }),
+  failed: T.Integer({ minimum: 0, description: "The endpoint's address-watch deliveries that used up their attempts" }),
   held_no_credits: T.Integer({
     minimum: 0,
     description: "Deliveries of the account waiting (paused) because its credits cannot pay for them; they go out once credits are added",
@@ -316,6 +357,14 @@ export const SCHEMAS = {
   WebhookTest: WebhookTestSchema,
   RotateWebhookSecret: RotateSecretSchema,
   RotatedWebhookSecret,
+  EndpointFilters,
+  Endpoint,
+  EndpointCreate: EndpointCreateSchema,
+  EndpointCreated,
+  EndpointPatch: EndpointPatchSchema,
+  EndpointList,
+  EndpointDeleted,
+  RotatedEndpointSecret,
   TestQueued,
   RecoverRequest: RecoverSchema,
   RecoverResult,

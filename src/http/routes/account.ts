@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { accountOverview } from "../../accounts/account-view.ts";
 import { usageReport } from "../../billing/usage-report.ts";
-import { listNotices } from "../../delivery/notices.ts";
+import { listNotices } from "../../notices/notices.ts";
 import { networkService } from "../../follow/network-service.ts";
 import { rawQuery } from "../../net/request-target.ts";
 import { watchSummary } from "../../accounts/watch-summary.ts";

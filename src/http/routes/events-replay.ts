@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
-import { replayEvents } from "../../webhook-replay/replay-events.ts";
+import { networkTips } from "../../ingest/blocks.ts";
+import { replayEvents } from "../../webhooks/replay.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
@@ -10,7 +11,7 @@ export function eventReplayRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/events/replay",
     async ({ auth, body, set }) => {
-      const replayed = await replayEvents(deps, auth.accountId, body);
+      const replayed = await replayEvents({ ...deps, chainTips: networkTips }, auth.accountId, "default", body);
       if (!replayed.ok) throw fromFailure(replayed);
       set.status = 202;
       return { queued: replayed.queued, next_after: replayed.nextAfter };

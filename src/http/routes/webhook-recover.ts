@@ -1,16 +1,16 @@
 import { Elysia } from "elysia";
-import { recoverFailedDeliveries } from "../../delivery/recover.ts";
+import { recoverEndpoint } from "../../webhooks/recover.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
 
-/** POST /v1/address-watch/webhook/recover: re-queues the account's failed deliveries of a time range. */
+/** POST /v1/address-watch/webhook/recover: re-queues the failed deliveries of a time range to the default endpoint and the payments URL. */
 export function webhookRecoverRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/webhook/recover",
     async ({ auth, body }) => {
-      const recovered = await recoverFailedDeliveries(deps, auth.accountId, body);
+      const recovered = await recoverEndpoint(deps, auth.accountId, "default", body);
       if (!recovered.ok) throw fromFailure(recovered);
       return { requeued: recovered.requeued, more: recovered.more };
     },

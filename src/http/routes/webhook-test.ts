@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
-import { queueTest } from "../../webhook-test/queue-test.ts";
+import { testPayments } from "../../payments/sample-order.ts";
+import { queueTest } from "../../webhooks/test-endpoint.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
@@ -10,7 +11,7 @@ export function webhookTestRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/webhook/test",
     async ({ auth, body, set }) => {
-      const queued = await queueTest(deps, auth.accountId, body);
+      const queued = await queueTest({ ...deps, payments: testPayments }, auth.accountId, "default", body);
       if (!queued.ok) throw fromFailure(queued);
       set.status = 202;
       return { queued: true, delivery_id: queued.deliveryId };

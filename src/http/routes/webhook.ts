@@ -1,18 +1,28 @@
 import { Elysia } from "elysia";
-import { readWebhookHealth } from "../../delivery/webhook-health.ts";
-import { readWebhook, updateWebhook } from "../../watch/update-webhook.ts";
-import { rotatedView, rotateWebhookSecret } from "../../watch/webhook-secret.ts";
+import { readWebhook, updateWebhook } from "../../webhooks/default-endpoint.ts";
+import { readEndpointHealth } from "../../webhooks/endpoint-health.ts";
+import { rotatedView } from "../../webhooks/endpoint-secret.ts";
+import { defaultEndpoint } from "../../webhooks/endpoints.ts";
+import { rotateSecret } from "../../webhooks/rotate-secret.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses } from "../openapi/responses.ts";
 
-/** GET and PUT /v1/address-watch/webhook, GET …/webhook/health and POST …/webhook/secret/rotate (the test trigger lives with delivery). */
+/**
+ * GET and PUT /v1/address-watch/webhook, GET …/webhook/health and POST …/webhook/secret/rotate:
+ * the account's default webhook endpoint in the address-watch webhook's shapes (the test trigger, the recovery and
+ * the endpoints API have their own modules).
+ */
 export function webhookRoutes(deps: AppDeps) {
   return new Elysia()
     .use(signature(signatureDeps(deps)))
     .get("/v1/address-watch/webhook", async ({ auth }) => readWebhook(deps, auth.accountId), {
-      detail: { summary: "The address-watch webhook: url, enabled, event filters and egress IPs", tags: ["address-watch"], responses: responses({ 200: ["WebhookSettings", "The webhook"] }) },
+      detail: {
+        summary: "The address-watch webhook (the account's default endpoint): url, enabled, event filters and egress IPs",
+        tags: ["address-watch"],
+        responses: responses({ 200: ["WebhookSettings", "The webhook"] }),
+      },
     })
     .put(
       "/v1/address-watch/webhook",
@@ -23,14 +33,14 @@ export function webhookRoutes(deps: AppDeps) {
       },
       {
         detail: {
-          summary: "Set the webhook; `events` keys given replace, keys left out keep their value",
+          summary: "Set the webhook (the account's default endpoint); `events` keys given replace, keys left out keep their value",
           tags: ["address-watch"],
           requestBody: jsonRequest("WebhookUpdate"),
           responses: responses({ 200: ["WebhookSettings", "The webhook as stored"] }, [[400, "A field error, a refused URL (private target, not http(s)), or url required when enabled"], 413, 415]),
         },
       },
     )
-    .get("/v1/address-watch/webhook/health", async ({ auth }) => (await readWebhookHealth(deps, auth.accountId)).view, {
+    .get("/v1/address-watch/webhook/health", async ({ auth }) => (await readEndpointHealth(deps.db, await defaultEndpoint(deps.db, auth.accountId))).view, {
       detail: {
         summary: "The webhook endpoint's health: its current run of failures, last success and error, deliveries pending and failed",
         description:
@@ -42,7 +52,7 @@ export function webhookRoutes(deps: AppDeps) {
     .post(
       "/v1/address-watch/webhook/secret/rotate",
       async ({ auth, body }) => {
-        const rotated = await rotateWebhookSecret(deps, auth.accountId, body);
+        const rotated = await rotateSecret(deps, auth.accountId, "default", body);
         if (!rotated.ok) throw fromFailure(rotated);
         return rotatedView(rotated);
       },

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/database.ts";
 import type { PaymentWallet } from "../../db/schema.ts";
-import { addNotices, type NewNotice } from "../../delivery/notices.ts";
+import { addNotices, type NewNotice } from "../../notices/notices.ts";
 
 // The gap limit (docs/payments.md): a wallet restored from its seed phrase looks for payments
 // address by address and stops after `gap limit` unused ones in a row (20 in most wallets). Orders

@@ -32,13 +32,17 @@ const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_lease
 
 // The due rows stay locked until the claim commits their lease; rows another daemon is claiming
 // are passed over instead of claimed twice or waited on.
-const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc,
-  a.webhook_previous_secret_enc, a.webhook_previous_secret_expires_at
-from deliveries as d inner join accounts as a on a.id = d.account_id`;
+// A row without endpoint (a payment-order webhook to the payments URL) is signed with the
+// account's default endpoint's secret: its endpoint with the smallest id, one seek on
+// webhook_endpoints_account, made only for such rows.
+const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased, a.payments_webhook_url,
+  e.url as endpoint_url, e.enabled as endpoint_enabled, e.max_rps as endpoint_max_rps, e.secret_enc as endpoint_secret_enc,
+  e.previous_secret_enc as endpoint_previous_secret_enc, e.previous_secret_expires_at as endpoint_previous_secret_expires_at
+from deliveries as d inner join accounts as a on a.id = d.account_id
+left join webhook_endpoints as e on e.id = coalesce(d.endpoint_id, (select min(x.id) from webhook_endpoints as x where x.account_id = d.account_id))`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
-    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
+    where p.payment_id = d.payment_id and p.endpoint_id is not distinct from d.endpoint_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
 const SELECT_DUE = `${DUE_COLUMNS}
 where d.status = 'pending' and d.replay = $3 and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until < $1)
   and ${PAYMENT_IN_TURN}
@@ -103,12 +107,12 @@ const DROP_ALL_LEASES = "delete from credit_leases";
 // A success in the batch ends the stored run of failures (the batch's failures after it start the
 // next one); a batch of failures only extends the stored run. The last error is the batch's.
 const ENDPOINT_OUTCOMES = textPerCount(
-  (n) => `insert into endpoint_health (account_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
-on conflict (account_id) do update set
+  (n) => `insert into endpoint_health (endpoint_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
+on conflict (endpoint_id) do update set
   failing_since = case when excluded.last_success_at is null then coalesce(endpoint_health.failing_since, excluded.failing_since) else excluded.failing_since end,
   last_success_at = greatest(endpoint_health.last_success_at, excluded.last_success_at),
   last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = excluded.updated_at
-returning account_id, failing_since, disabled_at`,
+returning endpoint_id, failing_since, disabled_at`,
 );
 
 // slots_used counts the same rows as accounts' slotsUsed.
@@ -138,7 +142,7 @@ function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
 
 function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknown[] {
   const params: unknown[] = [];
-  for (const r of rows) params.push(r.accountId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
+  for (const r of rows) params.push(r.endpointId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
   return params;
 }
 

@@ -15,13 +15,17 @@ const rowsOf = (rows: number, width: number) => `(${marks(width)}),`.repeat(rows
 const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
 
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
-const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased,
-  a.webhook_url, a.webhook_enabled, a.webhook_max_rps, a.payments_webhook_url, a.webhook_secret_enc,
-  a.webhook_previous_secret_enc, a.webhook_previous_secret_expires_at
-from deliveries as d inner join accounts as a on a.id = d.account_id`;
+// A row without endpoint (a payment-order webhook to the payments URL) is signed with the
+// account's default endpoint's secret: its endpoint with the smallest id, one seek on
+// webhook_endpoints_account, made only for such rows.
+const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased, a.payments_webhook_url,
+  e.url as endpoint_url, e.enabled as endpoint_enabled, e.max_rps as endpoint_max_rps, e.secret_enc as endpoint_secret_enc,
+  e.previous_secret_enc as endpoint_previous_secret_enc, e.previous_secret_expires_at as endpoint_previous_secret_expires_at
+from deliveries as d inner join accounts as a on a.id = d.account_id
+left join webhook_endpoints as e on e.id = coalesce(d.endpoint_id, (select min(x.id) from webhook_endpoints as x where x.account_id = d.account_id))`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
-    where p.payment_id = d.payment_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
+    where p.payment_id = d.payment_id and p.endpoint_id is d.endpoint_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
 const SELECT_DUE = `${DUE_COLUMNS}
 where d.status = 'pending' and d.replay = ? and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until < ?)
   and ${PAYMENT_IN_TURN}
@@ -79,12 +83,12 @@ const DROP_ALL_LEASES = "delete from credit_leases";
 // next one); a batch of failures only extends the stored run. The last error is the batch's.
 // SQLite's two-argument max() is null when either is: each side falls back to the other.
 const ENDPOINT_OUTCOMES = textPerCount(
-  (n) => `insert into endpoint_health (account_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
-on conflict (account_id) do update set
+  (n) => `insert into endpoint_health (endpoint_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
+on conflict (endpoint_id) do update set
   failing_since = case when excluded.last_success_at is null then coalesce(endpoint_health.failing_since, excluded.failing_since) else excluded.failing_since end,
   last_success_at = max(coalesce(endpoint_health.last_success_at, excluded.last_success_at), coalesce(excluded.last_success_at, endpoint_health.last_success_at)),
   last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = excluded.updated_at
-returning account_id, failing_since, disabled_at`,
+returning endpoint_id, failing_since, disabled_at`,
 );
 
 // slots_used counts the same rows as accounts' slotsUsed.
@@ -120,7 +124,7 @@ function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
 
 function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknown[] {
   const params: unknown[] = [];
-  for (const r of rows) params.push(r.accountId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
+  for (const r of rows) params.push(r.endpointId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
   return params;
 }
 

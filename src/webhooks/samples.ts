@@ -1,16 +1,16 @@
 import type { IngestedBlock } from "../chain/block.ts";
 import type { Family } from "../config/schema.ts";
-import type { Payment } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { paymentWebhookBody } from "../payments/webhook-body.ts";
 import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
 import { newEventId } from "../watch/events.ts";
 import { hitsOf, type WatchRef } from "../watch/matcher.ts";
 
 // The bodies of test webhooks, no I/O: each kind is built by the builder of the real thing (watch's
 // event bodies, payments' order body) from sample data, so a test shows a receiver exactly what
-// the real webhook will look like. Queued by queue-test.ts.
+// the real webhook will look like. Queued by test-endpoint.ts. Payments stand above this folder
+// (they queue their webhooks through fan-out.ts), so their sample comes in as a function, handed
+// down by the edge that queues the test (payments/sample-order.ts).
 
 /** The subscriptions a test can imitate (docs/cli.md, docs/api.md). */
 export const TEST_EVENTS = ["payment", "payout", "other", "block", "payment_order"] as const;
@@ -86,12 +86,15 @@ function sampleBlock(network: string, family: Family, decimals: number): Ingeste
   };
 }
 
+/** A sample payment-order body: the `paid` body of an order of `amountRaw` at `address`, paid by `txHash`. */
+export type PaymentOrderSample = (input: { network: string; address: string; txHash: string; decimals: number; amountRaw: string; nowMs: number }) => string;
+
 /**
  * A realistic body of one kind on one network, built by the same builders as the real thing from
  * a sample block (sampleBlock) and a sample watch: the flat address-watch event of docs/chains.md, or a
- * `paid` payment-order body with a sample AML object (docs/payments.md).
+ * `paid` payment-order body with a sample AML object (docs/payments.md, `paymentOrder`).
  */
-export function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number): string {
+export function testPayload(event: TestEvent, network: string, family: Family, decimals: number, nowMs: number, paymentOrder: PaymentOrderSample): string {
   const createdAt = rfc3339(nowMs);
   const block = sampleBlock(network, family, decimals);
   if (event === "block") {
@@ -99,7 +102,8 @@ export function testPayload(event: TestEvent, network: string, family: Family, d
     return blockEventBody({ id: newEventId(nowMs), network, height: block.height, hash: block.hash, transactions, createdAt });
   }
   const s = SAMPLES[family];
-  if (event === "payment_order") return JSON.stringify(samplePaidOrder(network, s, decimals, createdAt, nowMs));
+  if (event === "payment_order")
+    return paymentOrder({ network, address: s.address, txHash: s.txHash(4), decimals, amountRaw: sampleValue(decimals).toString(), nowMs });
   const watch: WatchRef = { id: newId("aw"), accountId: "sample", address: s.address };
   for (const tx of block.transactions) {
     const hit = hitsOf(tx, (address) => (address === watch.address ? [watch] : undefined)).find((h) => h.type === event);
@@ -116,44 +120,4 @@ export function testPayload(event: TestEvent, network: string, family: Family, d
     });
   }
   throw new Error(`the sample block has no ${event} hit`);
-}
-
-/** The `paid` body of a sample order paid in full by one transfer, screened clean. */
-function samplePaidOrder(network: string, s: Sample, decimals: number, createdAt: string, nowMs: number) {
-  const amount = sampleValue(decimals).toString();
-  const order: Payment = {
-    id: newId("pay"),
-    account_id: "sample",
-    order_id: "test-order-1",
-    network,
-    address: s.address,
-    asset: null,
-    decimals,
-    amount_raw: amount,
-    received_raw: amount,
-    confirmed_raw: amount,
-    status: "paid",
-    tx_hash: s.txHash(4),
-    expires_at: nowMs,
-    aml: null,
-    created_at: nowMs,
-    updated_at: nowMs,
-    wallet_id: null,
-    derivation_index: null,
-    // Not part of a webhook body: a sample order has no checkout page.
-    checkout_token: "",
-    checkout_key: "",
-    description: null,
-    redirect_url: null,
-  };
-  const aml = {
-    score: 12,
-    risk_level: "low" as const,
-    hacking_event: "",
-    detail_list: ["Exchange"],
-    risk_detail: [],
-    address_label: "Sample exchange wallet",
-    checked_at: createdAt,
-  };
-  return paymentWebhookBody(order, "paid", aml);
 }

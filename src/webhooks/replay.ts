@@ -6,7 +6,6 @@ import type { Db, Executor } from "../db/database.ts";
 import { lockAccount } from "../db/primitives.ts";
 import { type EnqueueInput, enqueueDeliveries } from "../delivery/outbox.ts";
 import { eventsWaitingInReplay, waitingReplays } from "../delivery/replay-backlog.ts";
-import { networkTips } from "../ingest/blocks.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Failure, fail, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";
 import { unixSecondsSchema } from "../lib/time.ts";
@@ -14,13 +13,14 @@ import { yieldToEventLoop } from "../lib/yield.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { holdUntilHeight } from "../watch/confirmations.ts";
 import { type ListedEvent, listEventRows, receivedSeq } from "../watch/events.ts";
-import { passesFilters } from "../watch/filters.ts";
 import { EVENT_TYPES } from "../watch/list-events.ts";
-import { readWebhookSettings, type WebhookSettings } from "../watch/webhook-settings.ts";
+import { type Endpoint, type EndpointRef, endpointOf } from "./endpoints.ts";
+import { passesFilters } from "./filters.ts";
 
-// The events replay (docs/webhooks.md): stored events sent again as new deliveries, for a
-// receiver that lost data or moved to a new URL. Its own folder, like the Test button's: it reads
-// watch/'s events and filters and ingest/'s chain tips, and queues through delivery/outbox.ts.
+// The events replay (docs/webhooks.md): stored events sent again as new deliveries to one
+// endpoint, for a receiver that lost data or moved to a new URL. It reads watch/'s events and
+// queues through delivery/outbox.ts; the chain tips (ingest/'s, which stands above this folder)
+// come in as a function, for the min_confirmations hold.
 
 /** The most events one replay call looks at; `next_after` continues from there. */
 export const MAX_REPLAYED_PER_CALL = 10_000;
@@ -42,11 +42,18 @@ export type ReplayBody = Static<typeof ReplaySchema>;
 /** How many deliveries were queued, and the cursor to pass as `after` for the rest (null: done). */
 export type Replayed = { queued: number; nextAfter: string | null };
 
-export type ReplayResult = Result<Replayed, InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED" | "REPLAY_BACKLOG_FULL" | "INSUFFICIENT_CREDITS">>;
+export type ReplayResult = Result<
+  Replayed,
+  InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED" | "REPLAY_BACKLOG_FULL" | "INSUFFICIENT_CREDITS" | "ENDPOINT_NOT_FOUND">
+>;
+
+/** The canonical tip of each of these networks (ingest/blocks.ts, networkTips). */
+export type ChainTips = (db: Executor, networks: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 
 export type ReplayDeps = {
   db: Db;
   clock: Clock;
+  chainTips: ChainTips;
   /** Networks (and their block prices), billing, and `delivery.max_replay_pending`. */
   config: Pick<Config, "networks" | "billing" | "environment" | "delivery">;
   /** Called when something was queued, so the delivery loop sends it at once. */
@@ -56,31 +63,33 @@ export type ReplayDeps = {
 };
 
 /**
- * Queues a NEW delivery (new id, the stored body byte for byte, marked replay) of each stored event
- * of the account in the asked stretch, oldest first, that the webhook's current filters pass and
- * the request's `types` and `networks` keep. At most MAX_REPLAYED_PER_CALL events are looked at a
+ * Queues a NEW delivery (new id, the stored body byte for byte, marked replay) to one endpoint (the
+ * default one for POST /v1/address-watch/events/replay) of each stored event of the account in the asked stretch,
+ * oldest first, that the endpoint's current filters pass and the request's `types` and `networks`
+ * keep. The endpoint must be enabled. At most MAX_REPLAYED_PER_CALL events are looked at a
  * call; `nextAfter` is the last of them when more follow. An event a reorg removed goes as it is
  * listed (`"removed": true`). A wallet or block event whose block has fewer confirmations than the
- * webhook's min_confirmations waits `held`, like its first delivery. The deliveries go to the
- * address-watch webhook as it is when they are sent, and are billed like any other.
+ * endpoint's min_confirmations waits `held`, like its first delivery. The deliveries go to the
+ * endpoint as it is when they are sent, and are billed like any other.
  *
- * Bounded per account (docs/webhooks.md): an event already waiting in a replay is passed over;
+ * Bounded per account (docs/webhooks.md): an event already waiting in a replay to the endpoint is passed over;
  * queuing stops where the account's waiting replayed deliveries would pass
  * `delivery.max_replay_pending`, or where the balance, less what the waiting ones will cost, could
  * not pay for the next one; `nextAfter` then continues from that event. A call that could queue
  * nothing for either reason is refused whole (REPLAY_BACKLOG_FULL, INSUFFICIENT_CREDITS), a full
  * backlog before any event is read.
  */
-export async function replayEvents(deps: ReplayDeps, accountId: string, body: unknown): Promise<ReplayResult> {
+export async function replayEvents(deps: ReplayDeps, accountId: string, ref: EndpointRef, body: unknown): Promise<ReplayResult> {
+  const endpoint = await endpointOf(deps.db, accountId, ref);
+  if (!endpoint) return fail("ENDPOINT_NOT_FOUND");
   const checked = checkBody(ReplaySchema, body);
   if (!checked.ok) return checked;
   const request = checked.body;
   const nowMs = deps.clock.now();
   const refused = checkStretch(request, nowMs) ?? checkNetworks(request.networks, deps.config.networks);
   if (refused) return refused;
-  const webhook = await readWebhookSettings(deps.db, accountId);
-  if (webhook.url === null) return fail("NO_WEBHOOK_URL");
-  if (!webhook.enabled) return fail("WEBHOOK_DISABLED", "Webhook is disabled.");
+  if (endpoint.url === null) return fail("NO_WEBHOOK_URL");
+  if (!endpoint.enabled) return fail("WEBHOOK_DISABLED", "Webhook is disabled.");
 
   let afterSeq = 0;
   if (request.after !== undefined) {
@@ -117,18 +126,18 @@ export async function replayEvents(deps: ReplayDeps, accountId: string, body: un
       createdFrom: request.since === undefined ? undefined : request.since * 1000,
       createdBefore: request.until === undefined ? undefined : request.until * 1000,
     });
-    const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(webhook.events, e.type, e.direction, e.network));
-    const tips = await networkTips(deps.db, wanted.map((e) => e.network));
+    const wanted = rows.map(withBodyFacts).filter((e) => passesFilters(endpoint.events, e.type, e.direction, e.network));
+    const tips = await deps.chainTips(deps.db, wanted.map((e) => e.network));
     const at = looked;
     const taken = await deps.db.transaction().execute(async (trx) => {
       // The account locked, and its backlog counted afresh for every chunk: two replays at once
       // cannot both count the same room in the backlog or the same credits.
       await lockAccount(trx, accountId);
       const room = await replayRoom(trx, deps.config, accountId, priceOf);
-      const already = await eventsWaitingInReplay(trx, accountId, wanted.map((e) => e.id));
+      const already = await eventsWaitingInReplay(trx, { accountId, endpointId: endpoint.id }, wanted.map((e) => e.id));
       const fit = takeWithinRoom(wanted.filter((e) => !already.has(e.id)), room, priceOf);
       const position = new Map(rows.map((r, i) => [r.id, at + i]));
-      const deliveries = fit.events.map((e): EnqueueInput => ({ ...replayDelivery(accountId, e, webhook, tips, nowMs), dueAt: firstDue + (position.get(e.id) ?? 0) }));
+      const deliveries = fit.events.map((e): EnqueueInput => ({ ...replayDelivery(endpoint, e, tips, nowMs), dueAt: firstDue + (position.get(e.id) ?? 0) }));
       if (deliveries.length > 0) await enqueueDeliveries(trx, deliveries);
       return fit;
     });
@@ -215,14 +224,15 @@ function withBodyFacts(e: ListedEvent): ReplayedEvent {
   return { ...e, direction, removed: parsed.removed === true };
 }
 
-function replayDelivery(accountId: string, e: ReplayedEvent, webhook: WebhookSettings, tips: ReadonlyMap<string, number>, nowMs: number): EnqueueInput {
+function replayDelivery(endpoint: Endpoint, e: ReplayedEvent, tips: ReadonlyMap<string, number>, nowMs: number): EnqueueInput {
   // A removal goes out at once, as the reorg's own removal delivery does (delivery/outbox.ts).
   const hold =
     e.removed || e.block_height === null
       ? null
-      : holdUntilHeight(webhook.events.min_confirmations, Number(e.block_height), tips.get(e.network) ?? Number(e.block_height) - 1);
+      : holdUntilHeight(endpoint.events.min_confirmations, Number(e.block_height), tips.get(e.network) ?? Number(e.block_height) - 1);
   return {
-    accountId,
+    accountId: endpoint.accountId,
+    endpointId: endpoint.id,
     kind: "event",
     eventType: e.type,
     network: e.network,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "bun:test";
-import { DEFAULT_FILTERS, type EventFilters, type FilterPatch, mergeFilters } from "../../src/watch/filters.ts";
-import { parseStoredFilters, parseWebhookUpdate, validateFilterPatch } from "../../src/watch/webhook-settings.ts";
+import { DEFAULT_ENDPOINT_FILTERS, DEFAULT_FILTERS, type FilterPatch, mergeFilters, parseStoredFilters, type WatchFilters } from "../../src/webhooks/filters.ts";
+import { EndpointFilterPatchSchema, FilterPatchSchema, parseWebhookUpdate, validateFilterPatch } from "../../src/webhooks/settings.ts";
 
 const NETWORKS = new Set(["eth", "bsc", "btc", "tron", "sol", "polygon"]);
 const isNetwork = (slug: string) => NETWORKS.has(slug);
 
-const CUSTOM: EventFilters = {
+const CUSTOM: WatchFilters = {
   payment: false,
   payment_networks: ["eth"],
   payout: true,
@@ -16,7 +16,7 @@ const CUSTOM: EventFilters = {
 };
 
 describe("mergeFilters", () => {
-  it.each<[string, EventFilters, FilterPatch | undefined, EventFilters]>([
+  it.each<[string, WatchFilters, Partial<WatchFilters> | undefined, WatchFilters]>([
     ["keeps everything when events is left out", CUSTOM, undefined, CUSTOM],
     ["keeps everything for an empty patch", CUSTOM, {}, CUSTOM],
     ["replaces only a boolean key given", CUSTOM, { payment: true }, { ...CUSTOM, payment: true }],
@@ -47,7 +47,7 @@ describe("validateFilterPatch", () => {
     ["accepts known networks", { block_networks: ["eth", "sol"] }, { block_networks: ["eth", "sol"] }],
     ["drops duplicate networks, keeping the order given", { payment_networks: ["bsc", "eth", "bsc"] }, { payment_networks: ["bsc", "eth"] }],
   ])("%s", (_case, patch, expected) => {
-    expect(validateFilterPatch(patch, isNetwork)).toEqual({ ok: true, value: expected });
+    expect(validateFilterPatch(FilterPatchSchema, patch, isNetwork)).toEqual({ ok: true, value: expected });
   });
 
   it.each<[string, unknown, string]>([
@@ -65,7 +65,16 @@ describe("validateFilterPatch", () => {
     ["an array instead of an object", [], "events must be an object"],
     ["null instead of an object", null, "events must be an object"],
   ])("refuses %s", (_case, patch, error) => {
-    expect(validateFilterPatch(patch, isNetwork)).toEqual({ ok: false, code: "INVALID_INPUT", error });
+    expect(validateFilterPatch(FilterPatchSchema, patch, isNetwork)).toEqual({ ok: false, code: "INVALID_INPUT", error });
+  });
+
+  it("takes payment_order in an endpoint's filters, not in the seed webhook's", () => {
+    expect(validateFilterPatch(EndpointFilterPatchSchema, { payment_order: false }, isNetwork)).toEqual({ ok: true, value: { payment_order: false } });
+    expect(validateFilterPatch(FilterPatchSchema, { payment_order: false }, isNetwork)).toEqual({
+      ok: false,
+      code: "INVALID_INPUT",
+      error: "events.payment_order is not a known field",
+    });
   });
 });
 
@@ -103,10 +112,11 @@ describe("parseWebhookUpdate", () => {
 
 describe("parseStoredFilters", () => {
   it("fills keys missing from an older stored row with their defaults", () => {
-    expect(parseStoredFilters('{"payment":false}')).toEqual({ ...DEFAULT_FILTERS, payment: false });
+    expect(parseStoredFilters('{"payment":false}')).toEqual({ ...DEFAULT_ENDPOINT_FILTERS, payment: false });
+    expect(DEFAULT_ENDPOINT_FILTERS).toEqual({ ...DEFAULT_FILTERS, payment_order: true });
   });
 
   it("ignores stored keys that are no longer filters", () => {
-    expect(parseStoredFilters('{"block":false,"legacy":1}')).toEqual({ ...DEFAULT_FILTERS, block: false });
+    expect(parseStoredFilters('{"block":false,"legacy":1}')).toEqual({ ...DEFAULT_ENDPOINT_FILTERS, block: false });
   });
 });
