@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { recordUsage } from "../../src/billing/usage.ts";
+import { verifyWebhook } from "../../src/client/webhooks.ts";
 import { runCli, until } from "../delivery/fixtures.ts";
 import { blockMaker, createOrder, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
@@ -225,6 +226,51 @@ describe("the cabinet in a browser", () => {
     expect(got?.headers["x-webhook-test"]).toBe("true");
     await checkPage(a);
     await screenshot(a, "webhook");
+  }, SLOW);
+
+  test("the webhook page lists every endpoint with its settings and health; each one's Test and Rotate work on it alone", async () => {
+    const made = await shop.request("POST", "/v1/webhooks/endpoints", { url: `${sink.url}/orders`, description: "Order service", events: { block: false } });
+    expect(made.status).toBe(201);
+    const endpoint = ((await made.json()) as { endpoint_id: string }).endpoint_id;
+    await a.goto(`${td.url}/cabinet/webhook`);
+    const items = a.locator("#endpoints > li");
+    expect(await items.count()).toBe(2);
+    const item = a.locator(`#endpoint-${endpoint}`);
+    const text = (await item.textContent()) as string;
+    expect(text).toContain("Order service");
+    expect(text).toContain(`${sink.url}/orders`);
+    expect(text).toContain("payment, payout; payment orders");
+    expect(await item.locator(".endpoint-state").getAttribute("data-state")).toBe("healthy");
+    // The default endpoint's entry says it is the one the settings above set.
+    expect(await items.first().textContent()).toContain("default");
+
+    await item.locator("select[name=event]").selectOption("payment_order");
+    await item.locator("button:text-is('Test')").click();
+    await item.locator("output", { hasText: /^queued dlv_/ }).waitFor();
+    const id = ((await item.locator("output").textContent()) as string).slice("queued ".length);
+    expect(a.url()).toBe(`${td.url}/cabinet/webhook`);
+    const got = await until(
+      async () => sink.received.find((r) => r.headers["x-webhook-id"] === id),
+      (r) => r !== undefined,
+    );
+    expect(got?.path).toBe("/hook/orders");
+    expect(got?.headers["x-webhook-test"]).toBe("true");
+
+    await item.locator("select[name=grace_seconds]").selectOption("0");
+    await item.locator("button:text-is('Rotate secret')").click();
+    expect(await a.textContent("#shown-secret-h")).toBe(`New secret of ${endpoint}`);
+    const secret = (await a.textContent("#webhook-secret")) as string;
+    expect(secret).toMatch(/^whsec_/);
+    // The new secret signs that endpoint's next webhook; the default endpoint's is untouched.
+    const again = await shop.request("POST", `/v1/webhooks/endpoints/${endpoint}/test`, { event: "payment", network: "eth" });
+    const next = ((await again.json()) as { delivery_id: string }).delivery_id;
+    const signed = await until(
+      async () => sink.received.find((r) => r.headers["x-webhook-id"] === next),
+      (r) => r !== undefined,
+    );
+    expect(await verifyWebhook(signed!.headers, signed!.body, secret)).toMatchObject({ type: "payment" });
+    await expect(verifyWebhook(signed!.headers, signed!.body, shop.webhookSecret)).rejects.toThrow();
+    await checkPage(a);
   }, SLOW);
 
   test("the deliveries log lists a failing delivery; its page shows every attempt at 360 px, and Resend from the keyboard adds one", async () => {

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Migrator } from "kysely";
+import { Webhook } from "standardwebhooks";
 import { openContext, startDaemon } from "../../src/daemon.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { migrations } from "../../src/db/migrations/index.ts";
+import { createSecretBox } from "../../src/secrets/secret-box.ts";
 import { pgDumpCommand } from "../../src/ops/backup.ts";
 import { type Credentials, onPostgres, signedHeaders, startTestDaemon, type TestClient, type TestDaemon, testConfig } from "../support/harness.ts";
 import { startWebhookSink } from "../support/webhook-sink.ts";
@@ -66,6 +71,8 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
     await failing.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
+
+  const sourceDir = () => source.dir;
 
   function freshDir(): string {
     const d = mkdtempSync(join(tmpdir(), "chainwatch-restore-"));
@@ -160,6 +167,74 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
       await sink.stop();
       await daemon.stop();
     }
+  });
+
+  test("a backup holds every webhook endpoint, secrets sealed; restored, each signs with its own", async () => {
+    const c = clients[0];
+    const added = await body(c.request("POST", "/v1/webhooks/endpoints", { url: failing.url, description: "audit" }));
+    const endpointsOf = (db: Database) => db.query("SELECT * FROM webhook_endpoints ORDER BY id").all();
+    const source = new Database(join(sourceDir(), "chainwatch.db"), { readonly: true });
+    const rows = endpointsOf(source);
+    source.close();
+    expect(rows.length).toBe(clients.length + 1);
+    const backupFile = join(freshDir(), "endpoints.db");
+    expect((await runCli(["backup", backupFile, "--config", tomlFor(sourceDir())])).code).toBe(0);
+    const target = freshDir();
+    copyFileSync(join(sourceDir(), "master.key"), join(target, "master.key"));
+    expect((await runCli(["restore", backupFile, "--config", tomlFor(target)])).code).toBe(0);
+    const restored = new Database(join(target, "chainwatch.db"), { readonly: true });
+    expect(endpointsOf(restored)).toEqual(rows);
+    restored.close();
+    // The restored daemon signs the added endpoint's test with the secret its creation answered.
+    const ctx = await openContext(testConfig(target), { env: {} });
+    const daemon = await startDaemon(ctx);
+    const sink = startWebhookSink();
+    try {
+      const path = `/v1/webhooks/endpoints/${added.endpoint_id}`;
+      const call = (method: string, p: string, b?: unknown) => {
+        const text = b === undefined ? "" : JSON.stringify(b);
+        return fetch(`${daemon.url}${p}`, { method, body: b === undefined ? undefined : text, headers: { "Content-Type": "application/json", ...signedHeaders(c, method, p, text) } });
+      };
+      expect((await call("PATCH", path, { url: sink.url })).status).toBe(200);
+      expect((await call("POST", `${path}/test`, { event: "payment", network: "eth" })).status).toBe(202);
+      const [got] = await sink.waitFor(1);
+      expect(new Webhook(added.secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({ type: "payment" });
+    } finally {
+      await sink.stop();
+      await daemon.stop();
+    }
+  });
+
+  test("a backup made before webhook endpoints existed restores, its key checked on the account's secret, and migrates", async () => {
+    const old = join(freshDir(), "before-endpoints.db");
+    const db = openDatabase(`sqlite://${old}`);
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    expect((await migrator.migrateTo("0029_notice_resolution")).error).toBeUndefined();
+    const box = createSecretBox(Uint8Array.from(Buffer.from(readFileSync(join(sourceDir(), "master.key"), "utf8").trim(), "hex")));
+    await db
+      .insertInto("accounts" as never)
+      .values({
+        id: "acc_old",
+        name: "old",
+        plan: "free",
+        credits: 0,
+        webhook_secret_enc: box.seal("whsec_b2xkLWFjY291bnQ="),
+        webhook_url: "https://old.example/hook",
+        webhook_enabled: 1,
+        webhook_filters: "{}",
+        created_at: 1,
+        updated_at: 1,
+      } as never)
+      .execute();
+    await db.destroy();
+    const target = freshDir();
+    writeFileSync(join(target, "master.key"), `${"cd".repeat(32)}\n`, { mode: 0o600 });
+    const refused = await runCli(["restore", old, "--config", tomlFor(target)]);
+    expect(refused.stderr).toBe(`chainwatch: the master key cannot decrypt the secrets in ${old}: put the master key of the backed-up installation in place first\n`);
+    copyFileSync(join(sourceDir(), "master.key"), join(target, "master.key"));
+    expect((await runCli(["restore", old, "--config", tomlFor(target)])).code).toBe(0);
+    const shown = await runCli(["accounts", "show", "old", "--json", "--config", tomlFor(target)]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ account_id: "acc_old", webhook_secret: "whsec_b2xkLWFjY291bnQ=" });
   });
 
   test("backup never overwrites a file", async () => {

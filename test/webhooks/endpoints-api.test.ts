@@ -13,6 +13,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 
 type Json = Record<string, any>;
 const BASE = "/v1/webhooks/endpoints";
+const X = "0x4444444444444444444444444444444444444444";
 let td: TestDaemon;
 let sink: WebhookSink;
 let doc: Json;
@@ -223,5 +224,45 @@ describe("removing an endpoint", () => {
       body: { error: "An account keeps at least one webhook endpoint; disable it instead." },
     });
     expect(((await call(c, "GET", BASE)).body.endpoints as Json[]).map((e) => e.endpoint_id)).toEqual([second.endpoint_id]);
+  });
+});
+
+describe("replay and recovery, per endpoint", () => {
+  test("a replay to one endpoint queues its own deliveries; an event waiting in it does not stop a replay to another endpoint", async () => {
+    const c = await td.client({ name: "replayer" });
+    const W = "0x3333333333333333333333333333333333333333";
+    expect((await c.request("POST", "/v1/address-watch/addresses", { network_slug: "eth", address: W })).status).toBe(201);
+    const ingested = await td.ingest({ network: "eth", height: 7, hash: "0xr7", parent_hash: "0xr6", transactions: [{ hash: "0xrt7", from: W, to: X, value: "5" }] });
+    expect(ingested.status).toBe(202);
+    // Two endpoints pointed at a port nothing listens on: a replayed row fails its attempt and
+    // waits out a retry, so it is still waiting in the replay when the next call comes.
+    const a = created((await call(c, "POST", BASE, { url: "http://127.0.0.1:9/a", events: { block: false } })).body).endpoint_id;
+    const b = created((await call(c, "POST", BASE, { url: "http://127.0.0.1:9/b", events: { block: false } })).body).endpoint_id;
+    const since = Math.floor(td.ctx.clock.now() / 1000) - 60;
+    expect(await call(c, "POST", `${BASE}/${a}/replay`, { since })).toEqual({ status: 202, body: { queued: 1, next_after: null } });
+    expect(await call(c, "POST", `${BASE}/${a}/replay`, { since })).toEqual({ status: 202, body: { queued: 0, next_after: null } });
+    expect(await call(c, "POST", `${BASE}/${b}/replay`, { since })).toEqual({ status: 202, body: { queued: 1, next_after: null } });
+    const replayed = await td.ctx.db.selectFrom("deliveries").select(["endpoint_id", "replay", "body"]).where("account_id", "=", c.accountId).where("replay", "=", 1).execute();
+    expect(replayed.map((r) => r.endpoint_id).sort()).toEqual([a, b].sort());
+    expect(new Set(replayed.map((r) => r.body)).size).toBe(1);
+    // A disabled endpoint takes no replay, as the address-watch webhook's does not.
+    await call(c, "PATCH", `${BASE}/${b}`, { enabled: false });
+    expect(await call(c, "POST", `${BASE}/${b}/replay`, { since })).toEqual({ status: 400, body: { error: "Webhook is disabled." } });
+  });
+
+  test("a recovery of one endpoint re-queues its failed deliveries only", async () => {
+    const c = await td.client({ name: "recoverer" });
+    const a = created((await call(c, "POST", BASE, { url: "http://127.0.0.1:9/a", enabled: false })).body).endpoint_id;
+    const b = created((await call(c, "POST", BASE, { url: "http://127.0.0.1:9/b", enabled: false })).body).endpoint_id;
+    const ids: Record<string, string> = {};
+    for (const id of [a, b]) ids[id] = (await call(c, "POST", `${BASE}/${id}/test`, { event: "payment", network: "eth" })).body.delivery_id;
+    // Tests are never recovered: make them what a recovery takes, failed address-watch deliveries.
+    await td.ctx.db.updateTable("deliveries").set({ kind: "event", status: "failed", completed_at: td.ctx.clock.now() }).where("id", "in", Object.values(ids)).execute();
+    const since = Math.floor(td.ctx.clock.now() / 1000) - 60;
+    expect(await call(c, "POST", `${BASE}/${a}/recover`, { since })).toEqual({ status: 200, body: { requeued: 1, more: false } });
+    const rows = await td.ctx.db.selectFrom("deliveries").select(["id", "status"]).where("id", "in", Object.values(ids)).execute();
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [ids[a]]: "pending", [ids[b]]: "failed" });
+    expect((await call(c, "GET", `${BASE}/${a}/health`)).body).toMatchObject({ state: "disabled", pending: 1, failed: 0 });
+    expect((await call(c, "GET", `${BASE}/${b}/health`)).body).toMatchObject({ state: "disabled", pending: 0, failed: 1 });
   });
 });
