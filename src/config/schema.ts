@@ -254,7 +254,7 @@ export const ConfigSchema = T.Object(
           minimum: 0,
           maximum: 87_600,
           default: 120,
-          description: "Hours of nothing but failed attempts after which an account's webhook is switched off; 0: never",
+          description: "Hours of nothing but failed attempts after which a webhook endpoint is switched off; 0: never",
         }),
         lease_seconds: PositiveInt(60, 3600, "How long a claimed delivery is its daemon's; must be longer than `timeout_ms`"),
         shutdown_grace_ms: PositiveInt(10_000, 600_000, "On SIGTERM, how long in-flight webhook POSTs may take to finish"),
@@ -275,7 +275,7 @@ export const ConfigSchema = T.Object(
           minimum: 0,
           maximum: MAX_DELIVERY_RPS,
           default: 0,
-          description: "Most deliveries a second to the webhook of an account that set no limit of its own; 0: no limit",
+          description: "Most deliveries a second to a webhook endpoint that set no limit of its own; 0: no limit",
         }),
         max_replay_pending: PositiveInt(
           10_000,
