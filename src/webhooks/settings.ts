@@ -115,7 +115,12 @@ export function parseSettingsChange(
   schema: TSchema,
   body: unknown,
   isNetwork: (slug: string) => boolean,
-  opts: { urlField?: string; beforeEvents?: (change: SettingsChange) => InvalidInput | null } = {},
+  opts: {
+    urlField?: string;
+    /** The `events` keys the body may hold: an endpoint's (the default) or the address-watch webhook's. */
+    filters?: typeof FilterPatchSchema | typeof EndpointFilterPatchSchema;
+    beforeEvents?: (change: SettingsChange) => InvalidInput | null;
+  } = {},
 ): ParseOutcome<SettingsChange> {
   const first = Value.Errors(schema, body).First();
   if (first) return invalidInput(describeValueError(first));
@@ -129,7 +134,7 @@ export function parseSettingsChange(
   const refused = opts.beforeEvents?.(value);
   if (refused) return refused;
   if (input.events === undefined) return { ok: true, value };
-  const events = validateFilterPatch(schema === WebhookUpdateSchema ? FilterPatchSchema : EndpointFilterPatchSchema, input.events, isNetwork);
+  const events = validateFilterPatch(opts.filters ?? EndpointFilterPatchSchema, input.events, isNetwork);
   if (!events.ok) return events;
   return { ok: true, value: { ...value, events: events.value } };
 }
@@ -144,6 +149,7 @@ export type WebhookUpdate = SettingsChange & { url: string | null; enabled: bool
 export function parseWebhookUpdate(body: unknown, isNetwork: (slug: string) => boolean, urlField = "url"): ParseOutcome<WebhookUpdate> {
   const parsed = parseSettingsChange(WebhookUpdateSchema, body, isNetwork, {
     urlField,
+    filters: FilterPatchSchema,
     beforeEvents: (change) => (change.enabled && change.url === null ? URL_REQUIRED : null),
   });
   if (!parsed.ok) return parsed;
