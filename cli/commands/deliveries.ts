@@ -115,6 +115,7 @@ export function deliveriesCommand(g: Globals) {
               args.endpoint === undefined
                 ? await recoverFailedDeliveries(deps, { accountId: account.id, endpoints: "all" }, body)
                 : await recoverEndpoint(deps, account.id, { endpointId: String(args.endpoint) }, body);
+            if (!result.ok && result.code === "ENDPOINT_NOT_FOUND") throw new CommandError(`--endpoint: no such endpoint of account ${account.name}: ${String(args.endpoint)}`);
             if (!result.ok) throw new CommandError(failureMessage(result));
             const range = `queued since ${rfc3339(since * 1000)}${until === undefined ? "" : ` until ${rfc3339(until * 1000)}`}`;
             emit(g, { requeued: result.requeued, more: result.more }, () =>

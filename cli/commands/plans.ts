@@ -28,12 +28,14 @@ export function plansCommand(g: Globals) {
         run: ({ args }) => {
           const slots = intFlag(args.slots, "slots");
           if (slots === undefined) throw new UsageError("--slots is required");
+          const maxEndpoints = intFlag(args["max-endpoints"], "max-endpoints");
+          if (maxEndpoints === 0) throw new UsageError("--max-endpoints must be at least 1: every account has its default webhook endpoint");
           const input = {
             name: String(args.name),
             slots,
             rpcRps: intFlag(args["rpc-rps"], "rpc-rps"),
             monthlyCredits: intFlag(args["monthly-credits"], "monthly-credits"),
-            maxEndpoints: intFlag(args["max-endpoints"], "max-endpoints"),
+            maxEndpoints,
           };
           return withContext(g, async (ctx) => {
             const result = await setPlan(ctx.db, ctx.clock, input);

@@ -54,6 +54,7 @@ export function runTest(g: Globals, args: { account?: unknown; event?: unknown; 
     const account = await requireAccount(ctx.db, String(args.account));
     const deps = { ...ctx, payments: testPayments, wakeDelivery: () => {} };
     const queued = await queueTest(deps, account.id, ref, { event, network });
+    if (!queued.ok && queued.code === "ENDPOINT_NOT_FOUND" && ref !== "default") throw new CommandError(`no such endpoint of this account: ${ref.endpointId}`);
     if (!queued.ok) throw new CommandError(`${failureMessage(queued)}${ref === "default" ? webhookHint(queued.code, account.name) : ""}`);
     const doc = { queued: true, delivery_id: queued.deliveryId };
     emit(g, doc, () => fields(Object.entries(doc)));

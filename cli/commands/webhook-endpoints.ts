@@ -1,9 +1,11 @@
 import { defineCommand } from "citty";
 import { MAX_DELIVERY_RPS } from "../../src/config/schema.ts";
 import type { Context } from "../../src/context.ts";
+import type { Failure } from "../../src/lib/error-codes.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { systemResolver } from "../../src/net/target-guard.ts";
 import { TEST_EVENTS } from "../../src/webhooks/samples.ts";
+import { MAX_DESCRIPTION_LENGTH } from "../../src/webhooks/settings.ts";
 import { createEndpoint, listEndpoints, patchEndpoint, removeEndpoint } from "../../src/webhooks/manage-endpoints.ts";
 import { rfc3339 } from "../../src/lib/time.ts";
 import { rotateSecret } from "../../src/webhooks/rotate-secret.ts";
@@ -33,14 +35,23 @@ function parseEvents(raw: unknown): Record<string, unknown> | undefined {
   return parsed as Record<string, unknown>;
 }
 
+/** `--description D`: at most MAX_DESCRIPTION_LENGTH characters, or a usage error; undefined when left out. */
+function parseDescription(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw);
+  if (text.length > MAX_DESCRIPTION_LENGTH) throw new UsageError(`--description must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  return text;
+}
+
 /** The API body the settings flags stand for: only the flags given. */
 function settingsBody(args: Record<string, unknown>): Record<string, unknown> {
   const maxRps = parseMaxRps(args["max-rps"]);
   const events = parseEvents(args.events);
+  const description = parseDescription(args.description);
   return {
     ...(args.url === undefined ? {} : { url: String(args.url) }),
     ...(typeof args.enabled === "boolean" ? { enabled: args.enabled } : {}),
-    ...(args.description === undefined ? {} : { description: String(args.description) }),
+    ...(description === undefined ? {} : { description }),
     ...(events === undefined ? {} : { events }),
     ...(maxRps === undefined ? {} : { delivery: { max_rps: maxRps } }),
   };
@@ -59,10 +70,14 @@ function forAccount(g: Globals, name: unknown, fn: (ctx: Context, accountId: str
   return withContext(g, async (ctx) => fn(ctx, (await requireAccount(ctx.db, String(name))).id));
 }
 
-/** A use case's failure, for the command line: the URL is the --url flag there, and a private target needs the config. */
-function refused(f: { code: string; error?: string }): CommandError {
+/**
+ * A use case's failure, for the command line: an unknown endpoint named with the id given, a
+ * private target with the config key that allows it (the URL is the --url flag there).
+ */
+function refused(f: Failure, endpointId?: string): CommandError {
+  if (f.code === "ENDPOINT_NOT_FOUND" && endpointId !== undefined) return new CommandError(`no such endpoint of this account: ${endpointId}`);
   const hint = f.code === "PRIVATE_ADDRESS" ? " (a receiver on this machine needs delivery.allow_private_targets = true in the config)" : "";
-  return new CommandError(`${failureMessage(f as Parameters<typeof failureMessage>[0])}${hint}`);
+  return new CommandError(`${failureMessage(f)}${hint}`);
 }
 
 export function endpointsCommand(g: Globals) {
@@ -102,7 +117,7 @@ export function endpointsCommand(g: Globals) {
           const body = settingsBody(args);
           return forAccount(g, args.account, async (ctx, accountId) => {
             const patched = await patchEndpoint({ ...ctx, resolveHost: systemResolver }, accountId, String(args.endpoint), body, { urlField: "--url" });
-            if (!patched.ok) throw refused(patched);
+            if (!patched.ok) throw refused(patched, String(args.endpoint));
             emit(g, patched.endpoint, () => fields(Object.entries(patched.endpoint)));
           });
         },
@@ -113,7 +128,7 @@ export function endpointsCommand(g: Globals) {
         run: ({ args }) =>
           forAccount(g, args.account, async (ctx, accountId) => {
             const removed = await removeEndpoint(ctx, accountId, String(args.endpoint));
-            if (!removed.ok) throw refused(removed);
+            if (!removed.ok) throw refused(removed, String(args.endpoint));
             const doc = { endpoint_id: removed.endpoint_id, deleted: removed.deleted };
             emit(g, doc, () => fields(Object.entries(doc)));
           }),
@@ -130,7 +145,7 @@ export function endpointsCommand(g: Globals) {
           const graceSeconds = parseGrace(args.grace);
           return forAccount(g, args.account, async (ctx, accountId) => {
             const rotated = await rotateSecret(ctx, accountId, { endpointId: String(args.endpoint) }, { grace_seconds: graceSeconds });
-            if (!rotated.ok) throw refused(rotated);
+            if (!rotated.ok) throw refused(rotated, String(args.endpoint));
             const doc = { endpoint_id: rotated.endpointId, secret: rotated.secret, previous_expires_at: rfc3339(rotated.previousExpiresAt) };
             emit(g, doc, () => fields(Object.entries(doc)));
           });

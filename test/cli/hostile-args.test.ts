@@ -85,6 +85,12 @@ const VALID: Record<string, string[]> = {
   "webhook set": ["--account", "shop", "--url", "http://127.0.0.1:9/hook"],
   "webhook rotate-secret": ["--account", "shop"],
   "webhook test": ["--account", "shop", "--event", "block", "--network", "eth"],
+  "webhook endpoints list": ["--account", "shop"],
+  "webhook endpoints add": ["--account", "shop", "--url", "http://127.0.0.1:9/other"],
+  "webhook endpoints set": ["{endpoint_id}", "--account", "shop", "--description", "audit"],
+  "webhook endpoints remove": ["{endpoint_id}", "--account", "shop"],
+  "webhook endpoints rotate": ["{endpoint_id}", "--account", "shop"],
+  "webhook endpoints test": ["{endpoint_id}", "--account", "shop", "--event", "block", "--network", "eth"],
   "payments wallet set": ["--account", "shop", "--network", "tron", "--key", "{xpub}"],
   "payments wallet list": ["--account", "shop"],
   "payments wallet remove": ["--account", "shop", "--network", "eth"],
@@ -117,6 +123,13 @@ const ACCEPTED: Record<string, string[]> = {
   "accounts credit --add": ["a number"],
   "keys create --label": ["-1", "0", "1.5", "1e999", "NaN", "unicode", "../../etc/passwd", "a word", "a number", "unknown account id", "random UUID"],
   "webhook set --max-rps": ["0", "a number"],
+  "plans set --max-endpoints": ["a number"],
+  "webhook endpoints add --max-rps": ["0", "a number"],
+  "webhook endpoints set --max-rps": ["0", "a number"],
+  // A description is free text (up to 200 characters).
+  "webhook endpoints add --description": ["-1", "0", "1.5", "1e999", "NaN", "unicode", "../../etc/passwd", "a word", "a number", "unknown account id", "random UUID"],
+  "webhook endpoints set --description": ["-1", "0", "1.5", "1e999", "NaN", "unicode", "../../etc/passwd", "a word", "a number", "unknown account id", "random UUID"],
+  "webhook endpoints rotate --grace": ["0"],
   "payments wallet set --gap-limit": ["a number"],
   // 0 ends the old secret at once; a bare number of seconds is a duration too.
   "webhook rotate-secret --grace": ["0"],
@@ -298,6 +311,7 @@ beforeAll(async () => {
   seeded.xpub = "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt";
   await seed(["payments", "wallet", "set", "--account", "shop", "--network", "eth", "--key", seeded.xpub]);
   seeded.delivery_id = String((await seed(["webhook", "test", "--account", "shop", "--event", "block", "--network", "eth"])).delivery_id);
+  seeded.endpoint_id = String((await seed(["webhook", "endpoints", "add", "--account", "shop", "--url", "http://127.0.0.1:9/second"])).endpoint_id);
   seeded.block_file = join(dir, "block.json");
   writeFileSync(seeded.block_file, JSON.stringify({ network: "eth", height: 1, hash: "0xb1", transactions: [] }));
   seeded.backup_file = join(dir, "good-backup.db");

@@ -41,7 +41,7 @@ describe("plans set --max-endpoints", () => {
     // Left out, it keeps what the plan has.
     expect((await json(["plans", "set", "two", "--slots", "2"])).max_endpoints).toBe(2);
     const r = await cli(["plans", "set", "two", "--slots", "1", "--max-endpoints", "0"]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: "chainwatch: max_endpoints must be at least 1: every account has its default webhook endpoint\n" });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: "chainwatch: --max-endpoints must be at least 1: every account has its default webhook endpoint (see --help)\n" });
   });
 });
 
@@ -88,7 +88,7 @@ describe("chainwatch webhook endpoints", () => {
     expect(rotated.secret).not.toBe(added.secret);
   });
 
-  test("an id the account does not have: Endpoint not found.", async () => {
+  test("an id the account does not have is named in the refusal", async () => {
     for (const args of [
       ["set", "ep_nope", "--account", "shop", "--enabled"],
       ["remove", "ep_nope", "--account", "shop"],
@@ -96,7 +96,7 @@ describe("chainwatch webhook endpoints", () => {
       ["test", "ep_nope", "--account", "shop", "--event", "payment", "--network", "eth"],
     ]) {
       const r = await cli(["webhook", "endpoints", ...args]);
-      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: "chainwatch: Endpoint not found.\n" });
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: "chainwatch: no such endpoint of this account: ep_nope\n" });
     }
   });
 
