@@ -225,6 +225,20 @@ function publicUrlProblem(url: string): string | null {
   return null;
 }
 
+/**
+ * What is wrong with a network's `quorum`, or null: N upstreams must be able to agree, so the
+ * network needs N distinct `rpc_urls` (the same URL twice is one node asked twice) and a follower,
+ * which is what asks them (docs/chains.md, upstream quorum).
+ */
+function quorumProblem(n: NetworkConfig): string | null {
+  if (n.quorum === 1) return null;
+  const distinct = new Set(n.rpc_urls.map((u) => (URL.canParse(u) ? new URL(u).href : u))).size;
+  if (n.rpc_urls.length < n.quorum) return `${n.quorum} needs at least ${n.quorum} rpc_urls; the network has ${n.rpc_urls.length}`;
+  if (distinct < n.quorum) return `${n.quorum} needs ${n.quorum} distinct rpc_urls; the network has ${distinct} (the same URL twice is one node)`;
+  if (!n.follow) return "more than 1 needs follow = true: the network's follower asks the upstreams";
+  return null;
+}
+
 function checkSemantics(c: Config): string | null {
   if (!/^(sqlite|postgres|postgresql):\/\//.test(c.database.url) && c.database.url !== ":memory:")
     return "config key `database.url`: must be a sqlite://, postgres:// or postgresql:// URL";
@@ -250,6 +264,8 @@ function checkSemantics(c: Config): string | null {
     if (bad >= 0) return `config key \`networks.${slug}.rpc_urls[${bad}]\`: must be an http(s) URL`;
     if (n.follow && n.rpc_urls.length === 0) return `config key \`networks.${slug}.follow\`: needs rpc_urls`;
     if (n.follow && !FOLLOWED_FAMILIES.has(n.family)) return `config key \`networks.${slug}.follow\`: only evm, tron and btc networks can be followed by this build`;
+    const quorum = quorumProblem(n);
+    if (quorum) return `config key \`networks.${slug}.quorum\`: ${quorum}`;
     if (n.chain_id !== undefined && !CHAIN_ID_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
     if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
     for (const [key, why] of Object.entries(BTC_ONLY_KEYS))

@@ -64,6 +64,12 @@ export const NetworkSchema = T.Object(
       T.String({ minLength: 1, maxLength: 256, description: "tron: sent as `TRON-PRO-API-KEY` (TronGrid); `$CHAINWATCH_<SLUG>_API_KEY` wins when set" }),
     ),
     rpc_timeout_ms: PositiveInt(10_000, 120_000, "How long one request to a node may take"),
+    quorum: PositiveInt(
+      1,
+      16,
+      "Upstreams (`rpc_urls`), the reading one included, that must return the same block hash at a height before its block's events count as confirmed (payment orders, `min_confirmations` holds, late payments); 1: the reading node's word; more needs `follow = true` and as many distinct `rpc_urls`",
+    ),
+    quorum_timeout_seconds: PositiveInt(600, 604_800, "How long confirmations may wait for a `quorum` before a notice and a log line name the upstreams that disagree"),
     // The follower's read-ahead holds about this much at most.
     max_response_bytes: PositiveInt(DEFAULT_MAX_RESPONSE_BYTES, 2 ** 31, "Most bytes one answer of a node may have, for the follower and for /rpc"),
     // Keys are contract addresses: evm ones lower-cased by loadConfig, tron ones checked as base58 T… addresses.

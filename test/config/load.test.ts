@@ -56,7 +56,7 @@ describe("config defaults", () => {
     expect(c.events.retention_days).toBe(30);
     expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
     expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
-    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("an empty file gives the same defaults", () => {
@@ -78,7 +78,13 @@ describe("config defaults", () => {
     const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
     if (!result.ok) throw new Error(result.error);
     expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
-    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, max_response_bytes: 33_554_432, tokens: {} });
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
+  });
+
+  test("a quorum of 2 over two distinct rpc_urls of a followed network loads, its timeout 600 s unless given", () => {
+    const { result } = load('[networks.x]\nfamily = "evm"\nrpc_urls = ["http://127.0.0.1:1", "http://127.0.0.1:2"]\nfollow = true\nquorum = 2\n');
+    if (!result.ok) throw new Error(result.error);
+    expect(result.config.networks.x).toMatchObject({ quorum: 2, quorum_timeout_seconds: 600 });
   });
 
   test("the config.example.toml of the repository, when present, loads", () => {
@@ -249,6 +255,23 @@ describe("a bad config names the key and the reason", () => {
       'config key `rpc.extra_methods[1]`: "eth call" is not a JSON-RPC method name (1-128 of letters, digits, _ and ., starting with a letter)',
     ],
     ["an extra /rpc method given as a string", '[rpc]\nextra_methods = "trace_block"\n', "config key `rpc.extra_methods`: expected array"],
+    [
+      "a quorum above the number of rpc_urls",
+      '[networks.x]\nfamily = "evm"\nrpc_urls = ["http://127.0.0.1:1", "http://127.0.0.1:2"]\nfollow = true\nquorum = 3\n',
+      "config key `networks.x.quorum`: 3 needs at least 3 rpc_urls; the network has 2",
+    ],
+    [
+      "a quorum counting one URL twice",
+      '[networks.x]\nfamily = "btc"\nrpc_urls = ["http://u:p@127.0.0.1:1/", "http://u:p@127.0.0.1:1"]\nfollow = true\nquorum = 2\n',
+      "config key `networks.x.quorum`: 2 needs 2 distinct rpc_urls; the network has 1 (the same URL twice is one node)",
+    ],
+    [
+      "a quorum on a network nobody follows",
+      '[networks.x]\nfamily = "tron"\nrpc_urls = ["http://127.0.0.1:1", "http://127.0.0.1:2"]\nquorum = 2\n',
+      "config key `networks.x.quorum`: more than 1 needs follow = true: the network's follower asks the upstreams",
+    ],
+    ["a zero quorum", '[networks.x]\nfamily = "evm"\nquorum = 0\n', "config key `networks.x.quorum`: expected integer to be greater or equal to 1"],
+    ["a zero quorum timeout", '[networks.x]\nfamily = "evm"\nquorum_timeout_seconds = 0\n', "config key `networks.x.quorum_timeout_seconds`: expected integer to be greater or equal to 1"],
     ["a zero max_response_bytes", '[networks.x]\nfamily = "evm"\nmax_response_bytes = 0\n', "config key `networks.x.max_response_bytes`: expected integer to be greater or equal to 1"],
     [
       "a lease no longer than a send",
