@@ -27,8 +27,19 @@ export function followCommand(g: Globals) {
             emit(g, { followers, networks }, () =>
               [
                 table(
-                  ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "LAST_ERROR"],
-                  followers.map((f) => [f.network, f.upstream, f.node_height, f.stored_tip, f.lag, f.state, f.blocks_per_second, f.leader, f.last_error]),
+                  ["NETWORK", "UPSTREAM", "NODE_HEIGHT", "STORED_TIP", "LAG", "STATE", "BLOCKS/S", "LEADER", "QUORUM", "LAST_ERROR"],
+                  followers.map((f) => [
+                    f.network,
+                    f.upstream,
+                    f.node_height,
+                    f.stored_tip,
+                    f.lag,
+                    f.state,
+                    f.blocks_per_second,
+                    f.leader,
+                    f.quorum ? `waiting since ${f.quorum.waiting_since} (block ${f.quorum.height})` : null,
+                    f.last_error,
+                  ]),
                 ),
                 "",
                 table(

@@ -306,6 +306,17 @@ export interface FollowerStateTable {
   updated_at: number;
   /** The daemon leading the follower (`host:port pid N`), as it wrote the row; null before migration 0014. */
   leader: string | null;
+  /** Since when confirmations wait for the upstream quorum (ms); null while none waits. */
+  quorum_waiting_since: number | null;
+  /** The height the waiting quorum is asked about; null while none waits. */
+  quorum_height: number | null;
+}
+
+/** Per network with an upstream quorum: the highest height whose stored hash the quorum returned (written by ingest/). */
+export interface QuorumHeightsTable {
+  network: string;
+  height: number;
+  updated_at: number;
 }
 
 /** A lead's fencing epoch (db/leadership.ts): one up on every take-over; the leader's writes check it. */
@@ -392,6 +403,7 @@ export interface DB {
   cabinet_sessions: CabinetSessionsTable;
   token_decimals: TokenDecimalsTable;
   follower_state: FollowerStateTable;
+  quorum_heights: QuorumHeightsTable;
   meta: MetaTable;
   lead_epochs: LeadEpochsTable;
   watched_outputs: WatchedOutputsTable;

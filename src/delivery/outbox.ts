@@ -118,6 +118,22 @@ export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<stri
   return released;
 }
 
+/**
+ * The highest release height at or below `tip` of the deliveries held on `network`, or null: what
+ * the upstream quorum must vouch for before they go out (ingest/quorum-heights.ts).
+ */
+export async function highestHeldRelease(db: Executor, network: string, tip: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("deliveries")
+    .select((eb) => eb.fn.max("hold_until_height").as("h"))
+    .where("network", "=", network)
+    // Spelt as a literal so SQLite uses the partial index deliveries_held.
+    .where(sql<boolean>`status = 'held'`)
+    .where("hold_until_height", "<=", tip)
+    .executeTakeFirst();
+  return row?.h === null || row?.h === undefined ? null : Number(row.h);
+}
+
 /** An event whose block was orphaned, with the body that says so (`"removed": true`). */
 export type RetractedEvent = { id: string; type: string; network: string; body: string };
 

@@ -1,18 +1,19 @@
 import type { Config, NetworkConfig } from "../config/schema.ts";
 import { btcMoneyLimit } from "../config/networks.ts";
 import type { Db } from "../db/database.ts";
-import type { Leadership } from "../db/leadership.ts";
+import type { Lead, Leadership } from "../db/leadership.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { IngestService } from "../ingest/ingest-service.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import type { UpstreamPool } from "../upstream/pool.ts";
+import type { UpstreamChoice, UpstreamPool } from "../upstream/pool.ts";
 import type { Worker } from "../lib/worker.ts";
 import { createBtcClient } from "./btc/client.ts";
 import { createMempoolWatch, type MempoolOrders } from "./btc/mempool.ts";
 import { btcReaderFor } from "./btc/reader.ts";
 import { createChainFollower } from "./core/chain-follower.ts";
 import type { ChainReader } from "./core/chain-reader.ts";
+import { createQuorum, type Quorum } from "./core/quorum.ts";
 import { readerRedactingErrors } from "./core/redacted-errors.ts";
 import { evmReaderFor } from "./evm/reader.ts";
 import { tronReaderFor } from "./tron/reader.ts";
@@ -24,7 +25,7 @@ export type FollowersDeps = {
   log: Logger;
   metrics: Metrics;
   ingest: IngestService;
-  pools: Map<string, UpstreamPool>;
+  pools: Map<string, UpstreamPool & UpstreamChoice>;
   /** Which daemon follows each network when several share one database. */
   leadership: Leadership;
   /** This daemon's name in `follow status` (`host:port pid N`). */
@@ -44,6 +45,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
   for (const [network, n] of Object.entries(deps.config.networks)) {
     const pool = deps.pools.get(network);
     if (!n.follow || !pool) continue;
+    const lead = deps.leadership.lead(network);
     out.push(
       createChainFollower({
         network,
@@ -56,12 +58,45 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         metrics: deps.metrics,
         upstream: () => pool.current(),
         readAheadBytes: n.max_response_bytes,
-        lead: deps.leadership.lead(network),
+        lead,
         daemonName: deps.daemonName,
+        quorum: n.quorum > 1 ? quorumFor(network, n, pool, lead, deps) : undefined,
       }),
     );
   }
   return out;
+}
+
+/**
+ * The upstream quorum of a network with `quorum` > 1: each upstream asked on its own through its
+ * family's reader (on the expected chain, its errors redacted), and the pool told to read from an
+ * agreeing one when the quorum outvotes the reading one.
+ */
+function quorumFor(network: string, n: NetworkConfig, pool: UpstreamPool & UpstreamChoice, lead: Lead, deps: FollowersDeps): Quorum {
+  return createQuorum({
+    network,
+    size: n.quorum,
+    timeoutMs: n.quorum_timeout_seconds * 1000,
+    confirmations: n.confirmations,
+    upstreams: n.rpc_urls.map((_, i) => {
+      const one = pool.only(i);
+      const reader = readerRedactingErrors(familyReader(network, n, one, deps), pool.redact);
+      return { label: one.current(), hashAt: (height: number) => reader.hashAt(height) };
+    }),
+    readingIndex: () => pool.currentIndex(),
+    readFrom: (index) => pool.prefer(index),
+    confirm: (height, hash) => deps.ingest.confirmQuorum(network, height, hash, { fence: lead.fence }),
+    db: deps.db,
+    clock: deps.clock,
+    log: deps.log,
+  });
+}
+
+/** A family's reader over `pool`, without the btc mempool look (readerFor adds it). */
+function familyReader(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
+  if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
+  if (n.family === "btc") return btcReaderFor(network, n, pool, deps);
+  return evmReaderFor(network, n, pool, deps);
 }
 
 /** How a network's family is read; loadConfig has refused `follow` without `rpc_urls` or on a family with no reader. */

@@ -21,4 +21,12 @@ export type IngestResult = { ok: true; blocks: number; events: number; reorgs: R
 export type IngestOptions = { fence?: (trx: Transaction<DB>) => Promise<void>; fieldOf?: (index: number) => string };
 
 /** Feeds a batch of blocks, in order, into blocks, events, webhooks and payment orders. */
-export type IngestService = { ingestBlocks(blocks: readonly IngestedBlock[], opts?: IngestOptions): Promise<IngestResult> };
+export type IngestService = {
+  ingestBlocks(blocks: readonly IngestedBlock[], opts?: IngestOptions): Promise<IngestResult>;
+  /**
+   * An upstream quorum returned `hash` at `height` (follow/core/quorum.ts): when that is still the
+   * stored block there, the network's quorum height rises to it and what it confirms moves (held
+   * deliveries, payment orders, late payments), in one transaction. False when the block was replaced meanwhile.
+   */
+  confirmQuorum(network: string, height: number, hash: string, opts?: Pick<IngestOptions, "fence">): Promise<boolean>;
+};

@@ -8,9 +8,12 @@ import type { Clock } from "../lib/clock.ts";
 import { invalidInput } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
 import { createPaymentObserver, type PaymentObserver } from "../payments/payment-observer.ts";
+import { releaseHeldDeliveries } from "../delivery/outbox.ts";
 import { networkTips } from "./blocks.ts";
+import { canonicalHashAt } from "./canonical-chain.ts";
 import { heightJumpError } from "./height-jump.ts";
 import type { IngestResult, IngestService } from "./ingest-service.ts";
+import { confirmationTips, lowerForReorgs, raiseQuorumHeight } from "./quorum-heights.ts";
 import { queueEventWebhooks } from "./queue-webhooks.ts";
 import { applyChain, type ChainRefusal, ChainRefused, type Reorg } from "./reorg.ts";
 import { retractOrphaned } from "./retraction.ts";
@@ -33,7 +36,9 @@ import { uniqueBlocks } from "./unique-blocks.ts";
 //                       min_confirmations; held ones the new tips reached released  queue-webhooks.ts
 //   5. payment orders   transfers to order addresses recorded (those of orphaned
 //                       blocks forgotten) and confirmed; orders move, with webhooks payments/payment-observer.ts
-// After the commit, `onCommitted` wakes the delivery loop and the AML screening.
+// On a network with an upstream quorum, stages 4 and 5 count confirmations against the tip capped
+// at the height the quorum agreed on (quorum-heights.ts); `confirmQuorum` raises it and confirms
+// what that lets through. After the commit, `onCommitted` wakes the delivery loop and the AML screening.
 
 export type IngestDeps = {
   db: Db;
@@ -92,6 +97,23 @@ export function createIngestPipeline(deps: IngestDeps): IngestService {
       }
       return { ok: true, blocks: result.blocks, events: result.events, reorgs: result.reorgs };
     },
+
+    async confirmQuorum(network, height, hash, opts = {}) {
+      const confirmed = await deps.db.transaction().execute(async (trx) => {
+        await serialize(trx, "ingest");
+        await opts.fence?.(trx);
+        // The block the upstreams agreed on may have been replaced since they were asked.
+        if ((await canonicalHashAt(trx, network, height))?.toLowerCase() !== hash.toLowerCase()) return false;
+        const nowMs = deps.clock.now();
+        await raiseQuorumHeight(trx, network, height, nowMs);
+        const tips = await confirmationTips(trx, deps.config, await networkTips(trx, [network]));
+        await releaseHeldDeliveries(trx, tips, nowMs);
+        await write.observePayments(trx, { blocks: [], orphaned: [], tips }, nowMs);
+        return true;
+      });
+      if (confirmed) deps.onCommitted?.();
+      return confirmed;
+    },
   };
 }
 
@@ -114,7 +136,10 @@ async function writeBatch(trx: Transaction<DB>, deps: WriteDeps, blocks: Ingeste
   // UTXO chains: the outputs paid to watched addresses, and the payouts of the inputs spending them.
   await undoOrphanedOutputs(trx, orphaned);
   await applyOutputs(trx, fresh, views);
-  const tips = await networkTips(trx, blocks.map((b) => b.network));
+  // Where the upstream quorum vouched for blocks a reorg replaced, it vouches no more.
+  await lowerForReorgs(trx, reorgs, nowMs);
+  // Confirmations count against the tips, capped where an upstream quorum has not agreed yet.
+  const tips = await confirmationTips(trx, deps.config, await networkTips(trx, blocks.map((b) => b.network)));
   const stored = await storeEvents(trx, fresh, views, nowMs);
   // 4. The outbox: their webhooks, and the held ones the new tips release.
   await queueEventWebhooks(trx, stored.events, tips, nowMs);

@@ -14,7 +14,7 @@ import { rfc3339 } from "../lib/time.ts";
 // (the endpoint switched on again, the delivery re-queued, credits added) is resolved: it stays
 // listed with `resolved_at`, and leaves the cabinet's overview.
 
-export const NOTICE_TYPES = ["endpoint_disabled", "delivery_failed", "credits_exhausted", "wallet_gap"] as const;
+export const NOTICE_TYPES = ["endpoint_disabled", "delivery_failed", "credits_exhausted", "wallet_gap", "quorum_waiting"] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 /** A notice to write; `endpointId` names the endpoint an `endpoint_disabled` notice is about (kept, not listed). */

@@ -59,6 +59,23 @@ export type UpstreamPool = {
   redact(text: string): string;
 };
 
+/**
+ * What the follower's upstream quorum (follow/core/quorum.ts) needs of a network's pool beyond
+ * sending: each upstream on its own, and a say in which one is tried first.
+ */
+export type UpstreamChoice = {
+  /**
+   * A pool of the one upstream at `index` (configured order): no failover, and an upstream backing
+   * off answers UPSTREAM_UNAVAILABLE at once without a request. Its health is the pool's, but its
+   * answers do not change `current()`: asking another node does not make it the one read from.
+   */
+  only(index: number): UpstreamPool;
+  /** Tries the upstream at `index` first from now on (for the follower and /rpc alike), the others after it in configured order. */
+  prefer(index: number): void;
+  /** The index of the upstream `current()` names. */
+  currentIndex(): number;
+};
+
 export type UpstreamPoolDeps = {
   network: string;
   urls: string[];
@@ -104,7 +121,7 @@ class TooDeep extends Error {
  * asking for a huge `eth_getLogs` range could take the nodes away from every other client and
  * from the follower.
  */
-export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
+export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool & UpstreamChoice {
   const cap = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const nodes = deps.urls.map((url) => ({
     url,
@@ -114,7 +131,9 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     paths: new Map<string, string>(),
     state: { label: upstreamLabel(url), healthy: true, failures: 0, errors: 0, downUntilMs: 0, lastError: null } as UpstreamState,
   }));
-  let last = nodes[0]?.state.label ?? "";
+  let last = 0;
+  /** The order `send` tries upstreams in: configured, or the preferred one first (prefer()). */
+  let order = nodes;
   const deadline = sharedDeadlines(deps.timeoutMs);
   const redact = redactorOf([...deps.urls.flatMap(urlSecrets), deps.apiKey ?? ""]);
 
@@ -139,53 +158,90 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool {
     s.healthy = true;
     s.failures = 0;
     s.downUntilMs = 0;
-    last = s.label;
   };
 
-  /** Usable upstreams in configured order; when every one is backing off, only the one whose backoff ends first. */
+  /** Usable upstreams in `order`; when every one is backing off, only the one whose backoff ends first. */
   const candidates = () => {
     const now = deps.clock.monotonic();
-    const usable = nodes.filter((n) => n.state.downUntilMs <= now);
+    const usable = order.filter((n) => n.state.downUntilMs <= now);
     if (usable.length > 0 || nodes.length === 0) return usable;
     return [nodes.reduce((a, b) => (b.state.downUntilMs < a.state.downUntilMs ? b : a))];
   };
 
-  return {
+  /**
+   * One request to one upstream: its reply, or the failure it came to; `failed` when the upstream
+   * failed (it is put into backoff), so the caller may ask the next one.
+   */
+  const attempt = async (node: (typeof nodes)[number], body: string, options: SendOptions): Promise<UpstreamReply & { failed?: true }> => {
+    const expectsAnswer = options.expectsAnswer ?? true;
+    const started = performance.now();
+    try {
+      const res = await deps.fetch(options.path ? urlWithPath(node, options.path) : node.url, {
+        method: "POST",
+        headers: options.headers ? { ...JSON_HEADERS, ...options.headers } : JSON_HEADERS,
+        body,
+        signal: deadline(),
+        ...(options.headers || node.credentialed ? { redirect: "manual" as const } : {}),
+      });
+      if (res.status < 200 || res.status > 299) {
+        await res.body?.cancel().catch(() => {});
+        throw new Error(`HTTP ${res.status}`);
+      }
+      const { text, bytes } = await readCapped(res, cap);
+      if (expectsAnswer && jsonNestsDeeperThan(text)) throw new TooDeep();
+      const json: unknown = expectsAnswer ? (options.parse ?? JSON.parse)(text) : null;
+      succeed(node);
+      return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };
+    } catch (e) {
+      if (e instanceof AnswerTooLarge) {
+        return { ok: false, code: "UPSTREAM_ANSWER_TOO_LARGE", error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
+      }
+      const err = e as Error;
+      const error = fail(node, err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message);
+      return { ok: false, code: "UPSTREAM_UNAVAILABLE", error, failed: true };
+    }
+  };
+
+  const pool: UpstreamPool = {
     async send(body, options = {}) {
-      const expectsAnswer = options.expectsAnswer ?? true;
       let error = "no rpc_urls configured";
       for (const node of candidates()) {
-        const started = performance.now();
-        try {
-          const res = await deps.fetch(options.path ? urlWithPath(node, options.path) : node.url, {
-            method: "POST",
-            headers: options.headers ? { ...JSON_HEADERS, ...options.headers } : JSON_HEADERS,
-            body,
-            signal: deadline(),
-            ...(options.headers || node.credentialed ? { redirect: "manual" as const } : {}),
-          });
-          if (res.status < 200 || res.status > 299) {
-            await res.body?.cancel().catch(() => {});
-            throw new Error(`HTTP ${res.status}`);
-          }
-          const { text, bytes } = await readCapped(res, cap);
-          if (expectsAnswer && jsonNestsDeeperThan(text)) throw new TooDeep();
-          const json: unknown = expectsAnswer ? (options.parse ?? JSON.parse)(text) : null;
-          succeed(node);
-          return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };
-        } catch (e) {
-          if (e instanceof AnswerTooLarge) {
-            return { ok: false, code: "UPSTREAM_ANSWER_TOO_LARGE", error: `${node.state.label} answered with more than ${cap} bytes (networks.${deps.network}.max_response_bytes)` };
-          }
-          const err = e as Error;
-          error = fail(node, err.name === "TimeoutError" ? `timed out after ${deps.timeoutMs} ms` : err instanceof SyntaxError ? "answered with a body that is not JSON" : err.message);
+        const reply = await attempt(node, body, options);
+        if (reply.ok) last = nodes.indexOf(node);
+        if (!reply.ok && reply.failed) {
+          error = reply.error;
+          continue;
         }
+        return reply.ok ? reply : { ok: false, code: reply.code, error: reply.error };
       }
       return { ok: false, code: "UPSTREAM_UNAVAILABLE", error };
     },
-    current: () => last,
+    current: () => nodes[last]?.state.label ?? "",
     states: () => nodes.map((n) => ({ ...n.state })),
     redact,
+  };
+
+  return {
+    ...pool,
+    only(index) {
+      const node = nodes[index];
+      return {
+        ...pool,
+        async send(body, options = {}) {
+          if (node.state.downUntilMs > deps.clock.monotonic()) {
+            return { ok: false, code: "UPSTREAM_UNAVAILABLE", error: `${node.state.label} is backing off after failing: ${node.state.lastError ?? "an error"}` };
+          }
+          const reply = await attempt(node, body, options);
+          return reply.ok ? reply : { ok: false, code: reply.code, error: reply.error };
+        },
+        current: () => node.state.label,
+      };
+    },
+    prefer(index) {
+      const first = nodes[index];
+      if (first) order = [first, ...nodes.filter((n) => n !== first)];
+    },
+    currentIndex: () => last,
   };
 }
 
@@ -274,8 +330,8 @@ function sharedDeadlines(timeoutMs: number): () => AbortSignal {
 export function upstreamPools(
   networks: Record<string, { rpc_urls: string[]; rpc_timeout_ms: number; max_response_bytes?: number; api_key?: string }>,
   deps: Omit<UpstreamPoolDeps, "network" | "urls" | "timeoutMs" | "maxResponseBytes" | "apiKey">,
-): Map<string, UpstreamPool> {
-  const pools = new Map<string, UpstreamPool>();
+): Map<string, UpstreamPool & UpstreamChoice> {
+  const pools = new Map<string, UpstreamPool & UpstreamChoice>();
   for (const [network, n] of Object.entries(networks)) {
     if (n.rpc_urls.length > 0) {
       pools.set(network, createUpstreamPool({ ...deps, network, urls: n.rpc_urls, timeoutMs: n.rpc_timeout_ms, maxResponseBytes: n.max_response_bytes, apiKey: n.api_key }));

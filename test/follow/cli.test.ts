@@ -43,7 +43,7 @@ test("follow status lists each followed network (never run: stopped, upstream wi
   const out = await runCli(["follow", "status", "--json", "--config", config]);
   expect(out.code).toBe(0);
   expect(JSON.parse(out.stdout)).toEqual({
-    followers: [{ network: "anv", upstream: "http://127.0.0.1:1", node_height: null, stored_tip: 7, lag: null, state: "stopped", last_error: null, blocks_per_second: 0, leader: null }],
+    followers: [{ network: "anv", upstream: "http://127.0.0.1:1", node_height: null, stored_tip: 7, lag: null, state: "stopped", last_error: null, blocks_per_second: 0, leader: null, quorum: null }],
     networks: [
       ingestOnly("eth", "evm"),
       ingestOnly("bsc", "evm"),
@@ -59,8 +59,8 @@ test("follow status lists each followed network (never run: stopped, upstream wi
   expect(human.code).toBe(0);
   expect(human.stdout).toBe(
     [
-      "NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  LAST_ERROR",
-      "anv      http://127.0.0.1:1  -            7           -    stopped  0         -       -",
+      "NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  QUORUM  LAST_ERROR",
+      "anv      http://127.0.0.1:1  -            7           -    stopped  0         -       -       -",
       "",
       "NETWORK  FAMILY  BLOCKS_FROM  RPC",
       "eth      evm     ingest       no",
@@ -76,11 +76,19 @@ test("follow status lists each followed network (never run: stopped, upstream wi
   );
 });
 
+test("follow status shows confirmations waiting for the upstream quorum: since when, and the height asked about", async () => {
+  const report = { network: "anv", upstream: "http://127.0.0.1:1", nodeHeight: 9, state: "following" as const, lastError: null, blocksPerSecond: 0, quorumWait: { since: Date.parse("2026-01-02T03:04:05Z"), height: 7 } };
+  await saveFollowerState(ctx.db, report, Date.now());
+  const json = JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
+  expect(json.quorum).toEqual({ waiting_since: "2026-01-02T03:04:05.000+00:00", height: 7 });
+  expect((await runCli(["follow", "status", "--config", config])).stdout).toContain("waiting since 2026-01-02T03:04:05.000+00:00 (block 7)");
+});
+
 test("follow status shows a daemon's report while it is fresh, and stopped once it is stale", async () => {
   const report = { network: "anv", upstream: "http://127.0.0.1:1", nodeHeight: 9, state: "catching_up" as const, lastError: null, blocksPerSecond: 12.5, leader: "web-1:8080 pid 42" };
   await saveFollowerState(ctx.db, report, Date.now());
   const fresh = JSON.parse((await runCli(["follow", "status", "--json", "--config", config])).stdout).followers[0];
-  expect(fresh).toEqual({ network: "anv", upstream: "http://127.0.0.1:1", node_height: 9, stored_tip: 7, lag: 2, state: "catching_up", last_error: null, blocks_per_second: 12.5, leader: "web-1:8080 pid 42" });
+  expect(fresh).toEqual({ network: "anv", upstream: "http://127.0.0.1:1", node_height: 9, stored_tip: 7, lag: 2, state: "catching_up", last_error: null, blocks_per_second: 12.5, leader: "web-1:8080 pid 42", quorum: null });
 
   const longAgo = Date.UTC(2026, 0, 1);
   await saveFollowerState(ctx.db, report, longAgo);
@@ -88,7 +96,7 @@ test("follow status shows a daemon's report while it is fresh, and stopped once 
   expect(stale).toMatchObject({ state: "stopped", blocks_per_second: 0, leader: null, last_error: "no report from a running daemon since 2026-01-01T00:00:00.000+00:00" });
 
   const human = await runCli(["follow", "status", "--config", config]);
-  expect(human.stdout.split("\n")[0]).toBe("NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  LAST_ERROR");
+  expect(human.stdout.split("\n")[0]).toBe("NETWORK  UPSTREAM            NODE_HEIGHT  STORED_TIP  LAG  STATE    BLOCKS/S  LEADER  QUORUM  LAST_ERROR");
 });
 
 test("follow rewind forgets the blocks above --to and asks a stopped follower to resume", async () => {

@@ -29,6 +29,7 @@ import * as m0027 from "./0027_checkout.ts";
 import * as m0028 from "./0028_replay_bounds.ts";
 import * as m0029 from "./0029_notice_resolution.ts";
 import * as m0030 from "./0030_webhook_endpoints.ts";
+import * as m0031 from "./0031_upstream_quorum.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   "0028_replay_bounds": m0028,
   "0029_notice_resolution": m0029,
   "0030_webhook_endpoints": m0030,
+  "0031_upstream_quorum": m0031,
 };

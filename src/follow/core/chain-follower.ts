@@ -15,6 +15,7 @@ import { followerGauges, newFollowerRecord, saveDue, snapshotOf } from "./follow
 import { saveFollowerState, takeResumeRequest } from "./follower-state.ts";
 import { createLeadTaker, fencedWrite } from "./leading.ts";
 import { createProgress } from "./progress.ts";
+import type { Quorum } from "./quorum.ts";
 import { createReorgBrake } from "./reorg-brake.ts";
 import { findCommonAncestor, unlinkedChain } from "./walk-back.ts";
 
@@ -40,6 +41,8 @@ export type ChainFollowerDeps<B extends ReadBlock> = {
   lead?: Lead;
   /** How this daemon names itself in `follow status` while it leads. */
   daemonName?: () => string;
+  /** The upstream quorum of a network with `quorum` > 1 (quorum.ts), asked after each poll. */
+  quorum?: Quorum;
 };
 
 /** One poll's outcome: `again` when it stored blocks and the next poll should not wait. */
@@ -95,7 +98,13 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     lastSaveMs = now;
     // A daemon that lost the lead leaves the row to the one that took it.
     if (!lead.held()) return;
-    const snapshot = snapshotOf(record, { network, upstream: deps.upstream(), blocksPerSecond: progress.blocksPerSecond(clock.now()), leader: deps.daemonName?.() ?? null });
+    const snapshot = snapshotOf(record, {
+      network,
+      upstream: deps.upstream(),
+      blocksPerSecond: progress.blocksPerSecond(clock.now()),
+      leader: deps.daemonName?.() ?? null,
+      quorumWait: deps.quorum?.waiting() ?? null,
+    });
     await fencedWrite(db, lead, (trx) => saveFollowerState(trx, snapshot, now));
   };
 
@@ -223,6 +232,21 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
     return WAIT;
   };
 
+  /**
+   * Asks the upstream quorum, when the network has one, about what waits to confirm below the
+   * stored tip; true when it moved the follower to another upstream, whose chain the next poll reads.
+   */
+  const askQuorum = async (): Promise<boolean> => {
+    const quorum = deps.quorum;
+    if (!quorum || record.tipHeight === null || record.halted) return false;
+    const outcome = await quorum.check(record.tipHeight);
+    const wait = quorum.waiting();
+    metrics.setGauge("chainwatch_quorum_waiting_seconds", wait ? Math.max(0, (clock.now() - wait.since) / 1000) : 0, labels);
+    if (outcome !== "switched") return false;
+    reader.recheckChain?.();
+    return true;
+  };
+
   /** Waits `ms`, or less when stop() wakes it. */
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -264,6 +288,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
         if (!polled.ok) failed(polled.error, polled.code === "FOLLOWER_PAUSED");
         else {
           again = polled.again;
+          if (await askQuorum()) again = true;
           if (!again && record.state === "following" && !record.halted) await reader.atHead?.(lead.fence);
           if (!record.halted) {
             if (logged !== null) log.info("follower recovered", { network });

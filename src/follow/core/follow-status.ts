@@ -17,6 +17,8 @@ export type FollowStatus = {
   blocks_per_second: number;
   /** The daemon following the network now (`host:port pid N`); null when none is. */
   leader: string | null;
+  /** Confirmations waiting for the upstream quorum (docs/chains.md): since when, for which height; null while none waits. */
+  quorum: { waiting_since: string; height: number } | null;
 };
 
 // A running daemon writes each follower's row at least once per poll (and each second while
@@ -53,6 +55,10 @@ export async function followStatus(db: Db, config: Config, nowMs: number): Promi
       last_error: lastError,
       blocks_per_second: state === "stopped" ? 0 : (row?.blocks_per_second ?? 0),
       leader: state === "stopped" ? null : (row?.leader ?? null),
+      quorum:
+        row?.quorum_waiting_since === null || row?.quorum_waiting_since === undefined
+          ? null
+          : { waiting_since: rfc3339(Number(row.quorum_waiting_since)), height: Number(row.quorum_height) },
     });
   }
   return out;

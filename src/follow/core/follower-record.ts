@@ -37,6 +37,15 @@ export function saveDue(lastSaveMs: number, nowMs: number, force: boolean): bool
 }
 
 /** The row `follow status` reads of a record. */
-export function snapshotOf(r: FollowerRecord, about: Pick<FollowerSnapshot, "network" | "upstream" | "blocksPerSecond" | "leader">): FollowerSnapshot {
-  return { network: about.network, upstream: about.upstream, nodeHeight: r.nodeHeight, state: r.state, lastError: r.lastError, blocksPerSecond: about.blocksPerSecond, leader: about.leader };
+export function snapshotOf(r: FollowerRecord, about: Pick<FollowerSnapshot, "network" | "upstream" | "blocksPerSecond" | "leader" | "quorumWait">): FollowerSnapshot {
+  return {
+    network: about.network,
+    upstream: about.upstream,
+    nodeHeight: r.nodeHeight,
+    state: r.state,
+    lastError: r.lastError,
+    blocksPerSecond: about.blocksPerSecond,
+    leader: about.leader,
+    quorumWait: about.quorumWait,
+  };
 }

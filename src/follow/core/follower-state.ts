@@ -13,6 +13,8 @@ export type FollowerSnapshot = {
   blocksPerSecond: number;
   /** The daemon that leads the follower and writes this row (several daemons on one database). */
   leader?: string | null;
+  /** What waits for the upstream quorum (quorum.ts): since when, at which height; null while nothing does. */
+  quorumWait?: { since: number; height: number } | null;
 };
 
 /**
@@ -28,6 +30,8 @@ export async function saveFollowerState(db: Executor, s: FollowerSnapshot, nowMs
     blocks_per_second: s.blocksPerSecond,
     updated_at: nowMs,
     leader: s.leader ?? null,
+    quorum_waiting_since: s.quorumWait?.since ?? null,
+    quorum_height: s.quorumWait?.height ?? null,
   };
   await db
     .insertInto("follower_state")

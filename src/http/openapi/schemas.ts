@@ -323,7 +323,7 @@ export const WebhookHealth = T.Object({
 
 export const Notice = T.Object({
   id: T.String({ pattern: "^ntc_" }),
-  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed"), T.Literal("credits_exhausted"), T.Literal("wallet_gap")]),
+  type: T.Union([T.Literal("endpoint_disabled"), T.Literal("delivery_failed"), T.Literal("credits_exhausted"), T.Literal("wallet_gap"), T.Literal("quorum_waiting")]),
   created_at: Rfc3339,
   message: T.String(),
   delivery_id: T.Optional(T.String({ pattern: "^dlv_", description: "The delivery a delivery_failed notice is about" })),
