@@ -26,7 +26,10 @@ export function startUpstreamProxy(target: string, rewrite?: (answer: string, re
       if (proxy.down) return new Response("down", { status: 503 });
       const request = await req.text();
       proxy.forwarded += 1;
-      const res = await fetch(target, { method: "POST", headers: { "Content-Type": "application/json" }, body: mapRequest ? mapRequest(request) : request });
+      // The node's credentials are the client's: a proxy URL with user:pass@ passes them on.
+      const auth = req.headers.get("authorization");
+      const headers: Record<string, string> = { "Content-Type": "application/json", ...(auth ? { Authorization: auth } : {}) };
+      const res = await fetch(target, { method: "POST", headers, body: mapRequest ? mapRequest(request) : request });
       const answer = await res.text();
       return new Response(rewrite ? await rewrite(answer, request) : answer, { status: res.status, headers: { "Content-Type": "application/json" } });
     },
