@@ -7,7 +7,10 @@
 // (poll_interval_ms = 250). CPU µs per block from /proc: the daemon's (and PostgreSQL's), the bare
 // loop's, and anvil's for each.
 // Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_LAG_SAMPLES; BENCH_DATABASE=postgres runs
-// the daemon on a throwaway PostgreSQL cluster instead of SQLite.
+// the daemon on a throwaway PostgreSQL cluster instead of SQLite; BENCH_QUORUM=2 runs the daemon
+// twice over the same chain, with quorum = 1 and with quorum = 2 (the node under a second URL),
+// the account's webhook held for min_confirmations = 1 in both, so every block with a payment
+// waits for the quorum, and prints the two side by side.
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +41,7 @@ const SENDERS = 10;
 const CLI = join(import.meta.dir, "../cli/index.ts");
 const children: Subprocess[] = [];
 const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
+const QUORUM = num("BENCH_QUORUM", 1);
 /** CPU ms this process has used so far (the bare loop runs in it). */
 const ownCpuMs = () => {
   const u = process.cpuUsage();
@@ -150,9 +154,12 @@ async function main() {
     }
     const bare = bareRuns.sort((a, b) => a.seconds - b.seconds)[0];
 
-    cluster = ON_POSTGRES ? await startCluster() : null;
-    const dbUrl = cluster ? await cluster.createDatabase("follow") : `sqlite://${join(dir, "cw.db")}`;
-    const configPath = join(dir, "cw.toml");
+    /** One daemon following the pre-filled chain from 0, then the steady-state lag. */
+    const runDaemon = async (quorum: number) => {
+    cluster ??= ON_POSTGRES ? await startCluster() : null;
+    const dbUrl = cluster ? await cluster.createDatabase(`follow${quorum}`) : `sqlite://${join(dir, `cw${quorum}.db`)}`;
+    const configPath = join(dir, `cw${quorum}.toml`);
+    payments.clear();
     writeFileSync(
       configPath,
       [
@@ -161,7 +168,7 @@ async function main() {
         `[secrets]\nmaster_key_file = "${dir}/master.key"`,
         `[delivery]\nallow_private_targets = true`,
         `[billing]\nenabled = false`,
-        `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ["${anvil.url}"]\nfollow = true\nstart_height = 0\npoll_interval_ms = 250`,
+        `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [anvil.url, `http://localhost:${anvil.port}`] : [anvil.url])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}`,
         "",
       ].join("\n"),
     );
@@ -171,7 +178,7 @@ async function main() {
     await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
     const account = await createAccount(ctx, { name: "bench", plan: "bench" });
     if (!account.ok) throw new Error(account.error);
-    await pointWebhook(ctx.db, account.account.id, `http://127.0.0.1:${sink.port}/hook`);
+    await pointWebhook(ctx.db, account.account.id, `http://127.0.0.1:${sink.port}/hook`, QUORUM > 1 ? { events: { min_confirmations: 1 } } : {});
     for (let i = 0; i < WATCHED; i++) await addWatch(ctx.db, { accountId: account.account.id, network: "anv", address: watched(i), now: Date.now() });
     await ctx.db.destroy();
 
@@ -199,8 +206,15 @@ async function main() {
       lags.push((payments.get(hash) as number) - started);
     }
     await db.destroy();
+    serve.kill("SIGTERM");
+    await serve.exited;
     lags.sort((a, b) => a - b);
+    return { seconds, cpu, lags };
+  };
 
+    const runs = [];
+    for (const quorum of QUORUM > 1 ? [1, QUORUM] : [1]) runs.push({ quorum, ...(await runDaemon(quorum)) });
+    const { seconds, cpu, lags } = runs[0];
     // Both read heights 1..head (chainwatch also reads the genesis block).
     const bps = head / seconds;
     const txs = bare.txs;
@@ -216,12 +230,22 @@ async function main() {
         `anvil ${cpu.anvil} for chainwatch, ${bare.cpu.anvil} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}`,
     );
     console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (transaction sent with automine → payment webhook received; poll_interval_ms = 250)`);
+    if (runs.length > 1) {
+      console.log("");
+      console.log("quorum       catch-up ratio   CPU µs/block   lag p50   (webhooks held for min_confirmations = 1)");
+      for (const r of runs) {
+        const daemonCpu = r.cpu.daemon + (r.cpu.postgres ?? 0);
+        console.log(`${String(r.quorum).padEnd(12)} ${(head / r.seconds / bareBps).toFixed(2).padStart(14)}   ${String(daemonCpu).padStart(12)}   ${percentile(r.lags, 50).toFixed(0).padStart(5)} ms`);
+      }
+      const [one, two] = runs.map((r) => r.cpu.daemon + (r.cpu.postgres ?? 0));
+      console.log(`quorum ${QUORUM} costs ${(((two - one) / Math.max(1, one)) * 100).toFixed(1)} % more CPU per block than quorum 1 (target < 10 %)`);
+    }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     await Promise.all(children.map((c) => c.exited));
     sink.stop(true);
     await anvil.stop();
-    cluster?.stop();
+    (cluster as BenchCluster | null)?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
