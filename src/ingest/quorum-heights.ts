@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Config } from "../config/schema.ts";
 import type { Executor } from "../db/database.ts";
-import { addNotices, resolveNotices } from "../delivery/notices.ts";
+import { addNotices, resolveNotices } from "../notices/notices.ts";
 import { highestHeldRelease } from "../delivery/outbox.ts";
 import { highestDueTransfer } from "../payments/due-transfers.ts";
 import type { Reorg } from "./reorg.ts";
