@@ -100,6 +100,8 @@ const EVERY_KEY: [string, string[], string, unknown, ConfigEnv?][] = [
   ["networks.*.uri_scheme", ["networks", "ltc", "uri_scheme"], "litecoin", "litecoin", LTC],
   ["networks.*.symbol", ["networks", "dev", "symbol"], "DEV", "DEV", DEV],
   ["networks.*.chain", ["networks", "ltc", "chain"], "regtest", "regtest", LTC],
+  ["networks.*.quorum", ["networks", "dev", "quorum"], "2", 2, { ...DEV, CHAINWATCH_NETWORKS__DEV__FOLLOW: "true", CHAINWATCH_NETWORKS__DEV__RPC_URLS: '["http://127.0.0.1:8545", "http://127.0.0.1:8546"]' }],
+  ["networks.*.quorum_timeout_seconds", ["networks", "dev", "quorum_timeout_seconds"], "60", 60, DEV],
 ];
 
 type Schema = TSchema & Record<string, any>;
