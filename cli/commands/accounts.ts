@@ -6,9 +6,12 @@ import {
   listAccounts,
   setAccountPlan,
 } from "../../src/accounts/accounts.ts";
+import { disableAccount, enableAccount } from "../../src/accounts/account-state.ts";
 import { getPlan } from "../../src/accounts/plans.ts";
 import type { Context } from "../../src/context.ts";
 import type { Account } from "../../src/db/schema.ts";
+import { failureMessage } from "../../src/lib/failures.ts";
+import { purgeAccount } from "../../src/ops/purge-account.ts";
 import { slotsUsed } from "../../src/watch/watches.ts";
 import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
 import { defaultEndpoint } from "../../src/webhooks/endpoints.ts";
@@ -100,8 +103,8 @@ export function accountsCommand(g: Globals) {
             const accounts = await Promise.all((await listAccounts(ctx.db)).map((a) => view(ctx, a)));
             emit(g, { accounts }, () =>
               table(
-                ["ACCOUNT_ID", "NAME", "PLAN", "CREDITS", "SLOTS"],
-                accounts.map((a) => [a.account_id, a.name, a.plan, a.credits, `${a.address_slots.used}/${a.address_slots.limit}`]),
+                ["ACCOUNT_ID", "NAME", "STATUS", "PLAN", "CREDITS", "SLOTS"],
+                accounts.map((a) => [a.account_id, a.name, a.status, a.plan, a.credits, `${a.address_slots.used}/${a.address_slots.limit}`]),
               ),
             );
           }),
@@ -131,6 +134,63 @@ export function accountsCommand(g: Globals) {
             if (!result.ok) throw new CommandError(result.error);
             const v = await view(ctx, result.account);
             emit(g, v, () => human(v));
+          });
+        },
+      }),
+      disable: defineCommand({
+        meta: {
+          name: "disable",
+          description: "Disable an account: its API keys, /rpc and cabinet are refused and its deliveries wait (paused); watches and events go on",
+        },
+        args: { ...globalArgs, account: { type: "positional", description: "Account name or id", required: true } },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const a = await requireAccount(ctx.db, String(args.account));
+            const result = await disableAccount(ctx.db, ctx.clock, a.id);
+            if (!result.ok) throw new CommandError(failureMessage(result));
+            const v = await view(ctx, result.account);
+            emit(g, v, () => human(v));
+            if (!result.changed) g.io.stderr.write(`chainwatch: account ${a.name} was disabled already\n`);
+          }),
+      }),
+      enable: defineCommand({
+        meta: { name: "enable", description: "Enable a disabled account; the deliveries that waited go out" },
+        args: { ...globalArgs, account: { type: "positional", description: "Account name or id", required: true } },
+        run: ({ args }) =>
+          withContext(g, async (ctx) => {
+            const a = await requireAccount(ctx.db, String(args.account));
+            const result = await enableAccount(ctx.db, ctx.clock, a.id);
+            if (!result.ok) throw new CommandError(failureMessage(result));
+            const v = await view(ctx, result.account);
+            emit(g, v, () => human(v));
+            if (!result.changed) g.io.stderr.write(`chainwatch: account ${a.name} was enabled already\n`);
+          }),
+      }),
+      delete: defineCommand({
+        meta: { name: "delete", description: "Delete an account with every row it has in every table (--purge); prints what was removed per table" },
+        args: {
+          ...globalArgs,
+          account: { type: "positional", description: "Account name or id", required: true },
+          purge: { type: "boolean", description: "Required: remove the account and all of its rows (keys, watches, events, deliveries, orders, wallets, endpoints, usage, notices, cabinet sessions) in one transaction" },
+          force: { type: "boolean", description: "Purge even while the account has open payment orders (pending, seen, underpaid, aml_check)" },
+        },
+        run: ({ args }) => {
+          if (!args.purge) {
+            throw new UsageError(
+              "accounts delete needs --purge: it removes the account and every row it has in every table (keys, watches, events, deliveries, orders, wallets, endpoints, usage, notices, cabinet sessions), and cannot be undone; to only stop it, use accounts disable",
+            );
+          }
+          return withContext(g, async (ctx) => {
+            const a = await requireAccount(ctx.db, String(args.account));
+            const result = await purgeAccount(ctx.db, a, { force: Boolean(args.force) });
+            if (!result.ok) throw new CommandError(`${failureMessage(result)}; pass --force to purge it with them, or wait until they are paid, failed or expired`);
+            const doc = { account_id: a.id, name: a.name, purged: true, removed: result.removed };
+            emit(g, doc, () =>
+              [
+                `purged account ${a.name} (${a.id}), ${Object.values(result.removed).reduce((s, n) => s + n, 0)} rows in all:`,
+                table(["TABLE", "ROWS"], Object.entries(result.removed)),
+              ].join("\n"),
+            );
           });
         },
       }),

@@ -38,6 +38,7 @@ export async function createAccount(
     payments_webhook_url: null,
     created_at: now,
     updated_at: now,
+    disabled_at: null,
   };
   await deps.db.transaction().execute(async (trx) => {
     await trx.insertInto("accounts").values(account).execute();
@@ -135,6 +136,8 @@ export function accountView(a: Account, extra: { slotsUsed: number; slotsLimit: 
   return {
     account_id: a.id,
     name: a.name,
+    status: a.disabled_at === null ? ("active" as const) : ("disabled" as const),
+    disabled_at: a.disabled_at === null ? null : rfc3339(a.disabled_at),
     plan: a.plan,
     credits: a.credits,
     address_slots: { used: extra.slotsUsed, limit: extra.slotsLimit },

@@ -12,7 +12,8 @@ export type KeyStore = { find(apiKey: string): Promise<KeyRecord | null> };
 /**
  * Looks API keys up with their secrets decrypted, caching each answer (found or not) for `ttlMs`
  * of the monotonic clock: keys created or revoked by the CLI in another process are seen within
- * that time, however the wall clock steps.
+ * that time, however the wall clock steps. So is an account disabled or enabled (`accounts
+ * disable`): the record carries the account's state, read in the same look-up.
  */
 export function createKeyStore(deps: { db: Db; box: SecretBox; clock: Clock; ttlMs?: number }): KeyStore {
   const ttl = deps.ttlMs ?? 1000;
@@ -27,9 +28,10 @@ export function createKeyStore(deps: { db: Db; box: SecretBox; clock: Clock; ttl
       if (!UUID.test(apiKey)) return null;
       const row = await deps.db
         .selectFrom("api_keys")
-        .select(["api_key", "account_id", "secret_enc", "allow_ips"])
-        .where("api_key", "=", apiKey.toLowerCase())
-        .where("revoked_at", "is", null)
+        .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+        .select(["api_keys.api_key", "api_keys.account_id", "api_keys.secret_enc", "api_keys.allow_ips", "accounts.disabled_at"])
+        .where("api_keys.api_key", "=", apiKey.toLowerCase())
+        .where("api_keys.revoked_at", "is", null)
         .executeTakeFirst();
       const record: KeyRecord | null = row
         ? {
@@ -39,6 +41,7 @@ export function createKeyStore(deps: { db: Db; box: SecretBox; clock: Clock; ttl
             allowCidrs: parseJson<string[]>(row.allow_ips, [])
               .map(parseCidr)
               .filter((c): c is Cidr => c !== null),
+            accountDisabled: row.disabled_at !== null,
           }
         : null;
       if (cache.size > 100_000) cache.clear();

@@ -4,8 +4,8 @@ import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
 import { canonicalString, hexMatches, hmacSha256 } from "./canonical.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
-/** What the verifier needs to know about an API key. */
-export type KeyRecord = { apiKey: string; accountId: string; secret: string; allowCidrs: Cidr[] };
+/** What the verifier needs to know about an API key; `accountDisabled`: an operator disabled its account. */
+export type KeyRecord = { apiKey: string; accountId: string; secret: string; allowCidrs: Cidr[]; accountDisabled: boolean };
 
 export type { AuthFailure };
 
@@ -59,6 +59,8 @@ export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps):
   const expected = hmacSha256(key.secret, canonicalString(req.timestamp, req.method, req.path, bodySha256));
   if (!hexMatches(req.signature, expected)) return fail("INVALID_SIGNATURE");
   if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
+  // After the signature: only the key's holder learns that its account is disabled.
+  if (key.accountDisabled) return fail("ACCOUNT_DISABLED");
   if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at)) === 0) return fail("RATE_LIMITED");
   return { ok: true, key };
 }

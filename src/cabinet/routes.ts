@@ -28,7 +28,7 @@ import { eventsPage } from "./pages/events.ts";
 import { keysPage, parseAllowIps } from "./pages/keys.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { paymentPage, paymentsPage } from "./pages/payments.ts";
-import { notFoundPage, signedOutPage } from "./pages/session.ts";
+import { accountDisabledPage, notFoundPage, signedOutPage } from "./pages/session.ts";
 import { REVEAL_UNCONFIRMED, revealConfirmed, rotateBodyFromForm, type ShownSecret, testBodyFromForm, webhookBodyFromForm, webhookPage } from "./pages/webhook.ts";
 import { csrfMatches, csrfTokenFor, endSession, findSession } from "./sessions.ts";
 import { createSignIn } from "./sign-in.ts";
@@ -60,6 +60,7 @@ type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, str
 
 const NOT_SIGNED_IN: Failure = { ok: false, code: "NOT_SIGNED_IN" };
 const CSRF_INVALID: Failure = { ok: false, code: "CSRF_INVALID" };
+const ACCOUNT_DISABLED: Failure = { ok: false, code: "ACCOUNT_DISABLED" };
 
 const HTML = { "text/html": { schema: { type: "string" as const } } };
 /** What a cabinet page or form post can answer, for the OpenAPI document. */
@@ -67,7 +68,7 @@ const PAGE_RESPONSES = {
   200: { description: "The page (a form post sent with Accept: application/json answers {message} instead)", content: HTML },
   400: { description: "The API's message for a refused form, shown with the form as typed", content: HTML },
   401: { description: "Not signed in: the signed-out page", content: HTML },
-  403: { description: "A form post without the session's CSRF token", content: HTML },
+  403: { description: "A form post without the session's CSRF token, or the session's account disabled by an operator", content: HTML },
   404: { description: "Not a record of the session's account", content: HTML },
   415: { description: `A form post whose body is not a urlencoded form (the cabinet parses no JSON): ${NOT_A_FORM}`, content: HTML },
 };
@@ -110,6 +111,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
       const token = sessionToken(c.request);
       const session = token ? await findSession(sessionDeps, token) : null;
       if (!token || !session) return refusal(c.request, NOT_SIGNED_IN, () => signedOutPage());
+      if (session.disabled) return refusal(c.request, ACCOUNT_DISABLED, () => accountDisabledPage());
       const viewer: Viewer = { ...session, csrf: csrfTokenFor(token) };
       let form = new URLSearchParams();
       if (c.request.method !== "GET") {

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
+import { removed, type RemovedRows } from "../lib/removed-rows.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Failure, Result } from "../lib/error-codes.ts";
 
@@ -57,16 +58,19 @@ export async function createSignInLink(deps: { db: Db; clock: Clock }, accountId
   return { token, expiresAt };
 }
 
+/** The account a link or session is for; `disabled`: an operator disabled it (nothing of the cabinet opens for it). */
+export type SessionAccount = { accountId: string; accountName: string; disabled: boolean };
+
 /** The account a link would sign in to, or null when it is unknown, used or expired. Consumes nothing. */
-export async function peekSignInLink(deps: { db: Db; clock: Clock }, token: string): Promise<{ accountId: string; accountName: string } | null> {
+export async function peekSignInLink(deps: { db: Db; clock: Clock }, token: string): Promise<SessionAccount | null> {
   const row = await deps.db
     .selectFrom("cabinet_links")
     .innerJoin("accounts", "accounts.id", "cabinet_links.account_id")
-    .select(["cabinet_links.account_id", "accounts.name", "cabinet_links.used_at", "cabinet_links.expires_at"])
+    .select(["cabinet_links.account_id", "accounts.name", "accounts.disabled_at", "cabinet_links.used_at", "cabinet_links.expires_at"])
     .where("token_hash", "=", hashToken(token))
     .executeTakeFirst();
   if (!row || row.used_at !== null || row.expires_at <= deps.clock.now()) return null;
-  return { accountId: row.account_id, accountName: row.name };
+  return { accountId: row.account_id, accountName: row.name, disabled: row.disabled_at !== null };
 }
 
 export type Redeemed = Result<{ sessionToken: string; accountId: string; expiresAt: number }, Failure<"SIGN_IN_LINK_INVALID">>;
@@ -95,16 +99,19 @@ export async function redeemSignInLink(deps: { db: Db; clock: Clock }, token: st
   });
 }
 
-/** The account of a live session, or null (unknown, ended or expired). */
-export async function findSession(deps: { db: Db; clock: Clock }, sessionToken: string): Promise<{ accountId: string; accountName: string } | null> {
+/**
+ * The account of a live session, or null (unknown, ended or expired). A session of a disabled
+ * account is found, marked so, and kept: it opens the cabinet again once the account is enabled.
+ */
+export async function findSession(deps: { db: Db; clock: Clock }, sessionToken: string): Promise<SessionAccount | null> {
   const row = await deps.db
     .selectFrom("cabinet_sessions")
     .innerJoin("accounts", "accounts.id", "cabinet_sessions.account_id")
-    .select(["cabinet_sessions.account_id", "accounts.name"])
+    .select(["cabinet_sessions.account_id", "accounts.name", "accounts.disabled_at"])
     .where("token_hash", "=", hashToken(sessionToken))
     .where("expires_at", ">", deps.clock.now())
     .executeTakeFirst();
-  return row ? { accountId: row.account_id, accountName: row.name } : null;
+  return row ? { accountId: row.account_id, accountName: row.name, disabled: row.disabled_at !== null } : null;
 }
 
 /** Ends a session (logout). */
@@ -128,4 +135,11 @@ export async function pruneExpiredSignIns(db: Db, nowMs: number): Promise<{ sess
   const sessions = await db.deleteFrom("cabinet_sessions").where("expires_at", "<=", nowMs).executeTakeFirst();
   const links = await db.deleteFrom("cabinet_links").where("expires_at", "<=", nowMs).executeTakeFirst();
   return { sessions: Number(sessions.numDeletedRows), links: Number(links.numDeletedRows) };
+}
+
+/** Removes every session and sign-in link of an account, in the caller's transaction (ops/purge-account.ts). */
+export async function purgeAccountSignIns(trx: Executor, accountId: string): Promise<RemovedRows> {
+  const sessions = await trx.deleteFrom("cabinet_sessions").where("account_id", "=", accountId).executeTakeFirst();
+  const links = await trx.deleteFrom("cabinet_links").where("account_id", "=", accountId).executeTakeFirst();
+  return { cabinet_sessions: removed(sessions), cabinet_links: removed(links) };
 }

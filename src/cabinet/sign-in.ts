@@ -58,8 +58,16 @@ export function createSignIn(deps: SignInDeps) {
     return wait > 0 ? signInThrottled(wait) : null;
   };
 
-  /** Looks the link up unless the client must wait; a link that opens nothing counts against it. */
-  const lookUp = async (request: Request, server: Server, token: string): Promise<Result<{ link: { accountId: string; accountName: string }; client: string }, Failure<"SIGN_IN_LINK_INVALID"> | SignInThrottled>> => {
+  /**
+   * Looks the link up unless the client must wait; a link that opens nothing counts against it. A
+   * valid link of a disabled account is refused without being used (it works once the account is
+   * enabled, until it expires) and without counting against the client.
+   */
+  const lookUp = async (
+    request: Request,
+    server: Server,
+    token: string,
+  ): Promise<Result<{ link: { accountId: string; accountName: string }; client: string }, Failure<"SIGN_IN_LINK_INVALID" | "ACCOUNT_DISABLED"> | SignInThrottled>> => {
     const client = throttleKey(deps.clientIp(request, server));
     const refused = waiting(client);
     if (refused) return refused;
@@ -68,6 +76,7 @@ export function createSignIn(deps: SignInDeps) {
       throttle.failed(client);
       return fail("SIGN_IN_LINK_INVALID");
     }
+    if (link.disabled) return fail("ACCOUNT_DISABLED");
     return { ok: true, link, client };
   };
 

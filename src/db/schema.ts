@@ -23,6 +23,8 @@ export interface AccountsTable {
   payments_webhook_url: string | null;
   created_at: number;
   updated_at: number;
+  /** When an operator disabled the account (`accounts disable`); null while it is enabled. */
+  disabled_at: Generated<number | null>;
 }
 
 /** A webhook endpoint of an account (webhooks/endpoints.ts); the account's default is the one with the smallest id. */

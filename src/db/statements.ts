@@ -21,6 +21,8 @@ export type DueDelivery = Delivery & {
   /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
   account_leased: number | string;
   payments_webhook_url: string | null;
+  /** Set while an operator has the account disabled: its rows wait, paused (delivery/claim.ts). */
+  account_disabled_at: number | string | null;
   endpoint_url: string | null;
   endpoint_enabled: number | null;
   /** The endpoint's own delivery rate limit; null: the config's `delivery.max_rps`. */

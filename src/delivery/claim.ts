@@ -51,7 +51,8 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
  * once). A payment row waits until every lower sequence of its payment has succeeded or finally
  * failed. A row its account cannot pay for is set `paused` (no attempt recorded) until credits are
  * added; one that only clashes with credits promised to sends in flight, or set aside for /rpc
- * calls, is left pending for a later claim. A row whose endpoint is disabled waits, pending and
+ * calls, is left pending for a later claim. A row of a disabled account is paused too, whatever it
+ * costs, until the account is enabled (accounts/account-state.ts resumes it as a credit does). A row whose endpoint is disabled waits, pending and
  * unattempted, until it is enabled (parkUntilEnabled). A row for an endpoint with a rate limit goes
  * now only when the throttle has room for it this instant; else it waits for its slot (rate-slots.ts).
  *
@@ -119,6 +120,10 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     // Rate-limited endpoints whose schedule fell behind: it moves on as a whole (resumeLateSlots).
     const late = new Map<string, Lane>();
     const take = (r: DueDelivery, fromNewest: boolean) => {
+      if (r.account_disabled_at !== null) {
+        paused.push(r.id);
+        return;
+      }
       const route = routeOf(r);
       if (!route.enabled && waitsForEndpoint(r, route)) {
         waiting.push(r.id);

@@ -6,6 +6,7 @@ export type AuthFailure =
   | "MISSING_SIGNATURE"
   | "INVALID_SIGNATURE"
   | "IP_NOT_ALLOWED"
+  | "ACCOUNT_DISABLED"
   | "RATE_LIMITED";
 
 /** Every way a webhook or provider URL is refused (src/net/target-guard.ts). */
@@ -34,6 +35,7 @@ export type ErrorCode =
   | "PLAN_NOT_FOUND"
   | "ACCOUNT_EXISTS"
   | "ACCOUNT_NOT_FOUND"
+  | "ACCOUNT_HAS_OPEN_ORDERS"
   | "SLOT_LIMIT"
   | "ORDER_EXISTS"
   | "ADDRESS_BUSY"

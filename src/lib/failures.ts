@@ -16,6 +16,9 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   MISSING_SIGNATURE: { status: 401, message: "Missing X-Signature" },
   INVALID_SIGNATURE: { status: 401, message: "Invalid signature" },
   IP_NOT_ALLOWED: { status: 403, message: "IP address not allowed." },
+  // An operator disabled the account (`chainwatch accounts disable`): its keys, /rpc and cabinet
+  // are refused until it is enabled again; nothing of it is removed.
+  ACCOUNT_DISABLED: { status: 403, message: "This account is disabled." },
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } },
   INVALID_INGEST_TOKEN: { status: 401, message: "Invalid ingest token." },
   INVALID_JSON: { status: 400, message: "Invalid JSON body." },
@@ -40,6 +43,8 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   ACCOUNT_EXISTS: { status: 409, message: "Account already exists." },
   // Only the operator's CLI names an account (by name or id); the sentence says which was asked for.
   ACCOUNT_NOT_FOUND: { status: 404, message: "Account not found." },
+  // An account purge that would remove orders a payer may still pay (`accounts delete --purge` without --force).
+  ACCOUNT_HAS_OPEN_ORDERS: { status: 409, message: "The account has open payment orders." },
   SLOT_LIMIT: { status: 403, message: "Address slot limit reached." },
   ORDER_EXISTS: { status: 409, message: "Order already exists." },
   ADDRESS_BUSY: { status: 409, message: "Address already has an active order." },

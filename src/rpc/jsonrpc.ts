@@ -28,6 +28,7 @@ export type ParsedRpcBody =
 export const RPC_ERRORS = {
   INVALID_API_KEY: { status: 401, code: -32010, message: "Invalid API key" },
   IP_NOT_ALLOWED: { status: 403, code: -32011, message: "IP address not allowed." },
+  ACCOUNT_DISABLED: { status: 403, code: -32014, message: "This account is disabled." },
   UNKNOWN_NETWORK: { status: 404, code: -32012, message: "Unknown network" },
   INSUFFICIENT_CREDITS: { status: 402, code: -32013, message: "Insufficient credits." },
   RATE_LIMITED: { status: 429, code: -32005, message: "Rate limit exceeded." },

@@ -124,6 +124,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
     if (!key) return refuse(RPC_ERRORS.INVALID_API_KEY);
     if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
+    if (key.accountDisabled) return refuse(RPC_ERRORS.ACCOUNT_DISABLED);
     const net = findNetwork(deps.config.networks, req.network);
     const pool = deps.pools.get(req.network);
     if (!net || !pool) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));

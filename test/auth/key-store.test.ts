@@ -46,6 +46,7 @@ describe("the API key store", () => {
       accountId,
       secret: key.secret,
       allowCidrs: [parseCidr("10.0.0.0/8")!, parseCidr("2001:db8::1")!],
+      accountDisabled: false,
     });
   });
 

@@ -36,7 +36,7 @@ function request(over: Partial<SignedRequest> & { body?: string; signWith?: stri
 }
 
 /** An in-memory key table and a fresh limiter per verifier. */
-function verifier(keys: KeyRecord[] = [{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [] }], rateLimit = 10) {
+function verifier(keys: KeyRecord[] = [{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [], accountDisabled: false }], rateLimit = 10) {
   const table = new Map(keys.map((k) => [k.apiKey, k]));
   const limiter = createLocalRateLimiter();
   let nowMs = NOW_MS;
@@ -57,7 +57,7 @@ async function codeOf(req: SignedRequest, v = verifier()): Promise<string> {
 describe("verifySignedRequest: each row of the docs/api.md table", () => {
   test("accepts a correctly signed request and names its key", async () => {
     const outcome = await verifier().verify(request());
-    expect(outcome).toEqual({ ok: true, key: { apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [] } });
+    expect(outcome).toEqual({ ok: true, key: { apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: [], accountDisabled: false } });
   });
 
   test.each([
@@ -105,7 +105,7 @@ describe("verifySignedRequest: each row of the docs/api.md table", () => {
   });
 
   test("refuses a client IP outside the key's allowlist with IP_NOT_ALLOWED", async () => {
-    const v = verifier([{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: cidrs("10.0.0.0/8", "2001:db8::/32") }]);
+    const v = verifier([{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: cidrs("10.0.0.0/8", "2001:db8::/32"), accountDisabled: false }]);
     expect(await codeOf(request({ clientIp: "127.0.0.1" }), v)).toBe("IP_NOT_ALLOWED");
     expect(await codeOf(request({ clientIp: "10.20.30.40" }), v)).toBe("OK");
     expect(await codeOf(request({ clientIp: "::ffff:10.1.1.1" }), v)).toBe("OK");
@@ -113,6 +113,14 @@ describe("verifySignedRequest: each row of the docs/api.md table", () => {
     expect(await codeOf(request({ clientIp: "2001:db9::7" }), v)).toBe("IP_NOT_ALLOWED");
     expect(await codeOf(request({ clientIp: null }), v)).toBe("IP_NOT_ALLOWED");
     expect(await codeOf(request({ clientIp: "not-an-ip" }), v)).toBe("IP_NOT_ALLOWED");
+  });
+
+  test("refuses a key of a disabled account with ACCOUNT_DISABLED, after its signature and allowlist, without using up the window", async () => {
+    const disabled = verifier([{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: cidrs("10.0.0.0/8"), accountDisabled: true }], 1);
+    expect(await codeOf(request({ signWith: "b".repeat(64), clientIp: "10.0.0.1" }), disabled)).toBe("INVALID_SIGNATURE");
+    expect(await codeOf(request({ clientIp: "1.2.3.4" }), disabled)).toBe("IP_NOT_ALLOWED");
+    expect(await codeOf(request({ clientIp: "10.0.0.1" }), disabled)).toBe("ACCOUNT_DISABLED");
+    expect(await codeOf(request({ clientIp: "10.0.0.1" }), disabled)).toBe("ACCOUNT_DISABLED");
   });
 
   test("refuses the request past per_key_rps with RATE_LIMITED", async () => {
@@ -125,7 +133,7 @@ describe("verifySignedRequest: each row of the docs/api.md table", () => {
 
 describe("verifySignedRequest: the order of the checks", () => {
   const allowlisted = () =>
-    verifier([{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: cidrs("10.0.0.0/8") }], 1);
+    verifier([{ apiKey: API_KEY, accountId: "acc_1", secret: SECRET, allowCidrs: cidrs("10.0.0.0/8"), accountDisabled: false }], 1);
 
   test.each([
     ["missing key beats everything", { apiKey: null, timestamp: "abc", signature: null, clientIp: "1.2.3.4" }, "MISSING_API_KEY"],

@@ -138,7 +138,7 @@ describe("sessions", () => {
   test("a link expires at its TTL unused", async () => {
     const { token } = await createSignInLink(ctx, accountId, 60_000);
     clock.advance(59_999);
-    expect(await peekSignInLink(ctx, token)).toEqual({ accountId, accountName: "shop" });
+    expect(await peekSignInLink(ctx, token)).toEqual({ accountId, accountName: "shop", disabled: false });
     clock.advance(1);
     expect(await peekSignInLink(ctx, token)).toBeNull();
     expect(await redeemSignInLink(ctx, token)).toEqual({ ok: false, code: "SIGN_IN_LINK_INVALID" });
@@ -155,7 +155,7 @@ describe("sessions", () => {
     const r = await redeemSignInLink(ctx, token);
     if (!r.ok) throw new Error("not redeemed");
     clock.advance(SESSION_TTL_MS - 1);
-    expect(await findSession(ctx, r.sessionToken)).toEqual({ accountId, accountName: "shop" });
+    expect(await findSession(ctx, r.sessionToken)).toEqual({ accountId, accountName: "shop", disabled: false });
     clock.advance(1);
     expect(await findSession(ctx, r.sessionToken)).toBeNull();
   });

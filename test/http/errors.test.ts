@@ -21,6 +21,7 @@ describe("every error code has one status and one default message", () => {
     ["MISSING_SIGNATURE", 401, "Missing X-Signature"],
     ["INVALID_SIGNATURE", 401, "Invalid signature"],
     ["IP_NOT_ALLOWED", 403, "IP address not allowed."],
+    ["ACCOUNT_DISABLED", 403, "This account is disabled."],
     ["RATE_LIMITED", 429, "Rate limit exceeded."],
     ["INVALID_INGEST_TOKEN", 401, "Invalid ingest token."],
     ["INVALID_JSON", 400, "Invalid JSON body."],
@@ -40,6 +41,7 @@ describe("every error code has one status and one default message", () => {
     ["PLAN_NOT_FOUND", 404, "Plan not found."],
     ["ACCOUNT_EXISTS", 409, "Account already exists."],
     ["ACCOUNT_NOT_FOUND", 404, "Account not found."],
+    ["ACCOUNT_HAS_OPEN_ORDERS", 409, "The account has open payment orders."],
     ["SLOT_LIMIT", 403, "Address slot limit reached."],
     ["ORDER_EXISTS", 409, "Order already exists."],
     ["ADDRESS_BUSY", 409, "Address already has an active order."],
@@ -77,7 +79,7 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(56);
+    expect(Object.keys(FAILURES).length).toBe(58);
   });
 
   test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {

@@ -52,6 +52,7 @@ export function signInRefusedPage(failure: Failure | SignInThrottled): Response 
       body: html`<p>Each link signs in once. Ask your operator for a new one (<code>chainwatch cabinet link --account NAME</code>).</p>`,
     });
   }
+  if (failure.code === "ACCOUNT_DISABLED") return accountDisabledPage();
   if ("retryAfterSeconds" in failure) {
     const res = page({
       title: "Too many sign-in attempts",
@@ -67,6 +68,16 @@ export function signInRefusedPage(failure: Failure | SignInThrottled): Response 
     status,
     error,
     body: html`<p>Open your sign-in link directly in the browser and press its button. The link has not been used.</p>`,
+  });
+}
+
+/** Every cabinet page of a session whose account an operator disabled (ACCOUNT_DISABLED's status); the session is kept. */
+export function accountDisabledPage(): Response {
+  return page({
+    title: "Account disabled",
+    status: FAILURES.ACCOUNT_DISABLED.status,
+    error: FAILURES.ACCOUNT_DISABLED.message,
+    body: html`<p>Your operator has disabled this account: its API keys and this cabinet are refused until they enable it again. Its watched addresses and events are kept, and webhooks wait until then. Ask your operator why.</p>`,
   });
 }
 

@@ -24,7 +24,7 @@ const either = (...codes: ErrorCode[]) => {
 const ERRORS: Record<number, string> = {
   400: "Invalid JSON, a missing or invalid field or query parameter; the message names it",
   401: `Authentication failed: ${either("MISSING_API_KEY", "INVALID_API_KEY", "INVALID_TIMESTAMP", "MISSING_SIGNATURE", "INVALID_SIGNATURE")}`,
-  403: `${says("IP_NOT_ALLOWED")} (the key's allowlist)`,
+  403: `${says("IP_NOT_ALLOWED")} (the key's allowlist) or ${says("ACCOUNT_DISABLED")} (an operator disabled the key's account)`,
   404: "Not found",
   409: "Conflict",
   413: "Request body over the size limit",

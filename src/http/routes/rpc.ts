@@ -102,7 +102,7 @@ const RPC_RESPONSES = {
   ),
   "401": rpcError(`${quote(RPC_ERRORS.INVALID_API_KEY)} (one error object; id null for a batch)`),
   "402": rpcError(quote(RPC_ERRORS.INSUFFICIENT_CREDITS)),
-  "403": rpcError(`${quote(RPC_ERRORS.IP_NOT_ALLOWED)} (one error object; id null for a batch)`),
+  "403": rpcError(`${quote(RPC_ERRORS.IP_NOT_ALLOWED)} or ${quote(RPC_ERRORS.ACCOUNT_DISABLED)} (one error object; id null for a batch)`),
   "404": rpcError(`${quote(RPC_ERRORS.UNKNOWN_NETWORK)}: X (no rpc_urls), or JSON-RPC is not available for network X (family F): a family without a method policy, such as tron (one error object)`),
   "413": rpcError(`${RPC_ERRORS.INVALID_REQUEST.code} body over server.body_limit_bytes`),
   "429": {

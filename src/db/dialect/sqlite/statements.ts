@@ -18,7 +18,7 @@ const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_lease
 // A row without endpoint (a payment-order webhook to the payments URL) is signed with the
 // account's default endpoint's secret: its endpoint with the smallest id, one seek on
 // webhook_endpoints_account, made only for such rows.
-const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased, a.payments_webhook_url,
+const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased, a.payments_webhook_url, a.disabled_at as account_disabled_at,
   e.url as endpoint_url, e.enabled as endpoint_enabled, e.max_rps as endpoint_max_rps, e.secret_enc as endpoint_secret_enc,
   e.previous_secret_enc as endpoint_previous_secret_enc, e.previous_secret_expires_at as endpoint_previous_secret_expires_at
 from deliveries as d inner join accounts as a on a.id = d.account_id
