@@ -8,6 +8,8 @@ export type Progress = {
   update(text: string): void;
   /** Ends the progress line. */
   done(): void;
+  /** Writes a whole line (a log line) above the progress line, which the next update draws again; piped, just writes it. */
+  above(line: string): void;
 };
 
 /**
@@ -16,7 +18,7 @@ export type Progress = {
  * redirected, it writes nothing, so scripts see exactly the output they saw before.
  */
 export function terminalProgress(stream: ProgressStream, now: () => number = performance.now.bind(performance), everyMs = 100): Progress {
-  if (!stream.isTTY) return { step() {}, update() {}, done() {} };
+  if (!stream.isTTY) return { step() {}, update() {}, done() {}, above: (line) => void stream.write(line) };
   let open = false;
   let drawnAt = Number.NEGATIVE_INFINITY;
   // The latest text not drawn yet (updates come faster than a person reads): drawn by done().
@@ -42,6 +44,12 @@ export function terminalProgress(stream: ProgressStream, now: () => number = per
       if (pending !== null) draw(pending);
       if (open) stream.write("\n");
       open = false;
+    },
+    above(line) {
+      // The progress line is wiped, the line written in its place, and the next update redraws at once.
+      stream.write(`${open ? "\r\x1b[K" : ""}${line}`);
+      open = false;
+      drawnAt = Number.NEGATIVE_INFINITY;
     },
   };
 }

@@ -7,6 +7,7 @@ import { heightJumpError } from "../../src/ingest/height-jump.ts";
 import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
 import { type InvalidInput, invalidInput, type Result } from "../../src/lib/error-codes.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
+import { jsonLogger } from "../../src/lib/log.ts";
 import { withContext } from "../context.ts";
 import { CommandError, type Globals } from "../globals.ts";
 import { emit } from "../output.ts";
@@ -58,8 +59,11 @@ export function ingestCommand(g: Globals) {
         throw new CommandError(`${source === "-" ? "stdin" : source} is not valid JSON: ${(e as Error).message}`);
       }
       await withContext(g, async (ctx) => {
-        // A running daemon's delivery loop picks the queued webhooks up on its next tick.
-        const service = createIngestPipeline(ctx);
+        // A running daemon's delivery loop picks the queued webhooks up on its next tick. The
+        // pipeline logs each stored slice as serve logs a batch (`ingested`, the same JSON line),
+        // on stderr: stdout keeps the one result document.
+        const log = jsonLogger((line) => progress.above(line), () => ctx.clock.now(), ctx.config.log.level);
+        const service = createIngestPipeline({ ...ctx, log });
         // The whole file is checked before a block of it is stored; its blocks then go in slices.
         const feed = blocksFromFeed(batch, ctx.config.networks);
         if (!feed.ok) throw new CommandError(failureMessage(feed));

@@ -73,11 +73,19 @@ describe("chainwatch ingest of a large file", () => {
     expect(await counts()).toEqual({ blocks: 0, events: 0 });
   });
 
-  it("piped, it stores every slice and prints only the result and the database line", async () => {
+  it("piped, it stores every slice and prints only the result, the database line and a log line a slice", async () => {
     writeFileSync(join(dir, "big.json"), JSON.stringify(blocks(1, N)));
     const r = await piped(["ingest", "big.json", "--json", "--config", config]);
     // One wallet event and one block event per block, as one batch would give.
-    expect(r).toEqual({ code: 0, stdout: `{"blocks":${N},"events":${2 * N}}\n`, stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: `{"blocks":${N},"events":${2 * N}}\n` });
+    const logged = r.stderr.trimEnd().split("\n");
+    const database = logged.pop();
+    expect(database).toBe(`chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)`);
+    expect(logged.map((l) => JSON.parse(l)).map(({ msg, blocks, from_height, to_height }) => ({ msg, blocks, from_height, to_height }))).toEqual([
+      { msg: "ingested", blocks: INGEST_SLICE, from_height: 1, to_height: INGEST_SLICE },
+      { msg: "ingested", blocks: INGEST_SLICE, from_height: INGEST_SLICE + 1, to_height: 2 * INGEST_SLICE },
+      { msg: "ingested", blocks: N - 2 * INGEST_SLICE, from_height: 2 * INGEST_SLICE + 1, to_height: N },
+    ]);
     expect(await counts()).toEqual({ blocks: N, events: 2 * N });
   });
 
@@ -88,6 +96,8 @@ describe("chainwatch ingest of a large file", () => {
     expect(r.output).toContain(`\ringest: ${INGEST_SLICE}/${N} blocks (40%), ${2 * INGEST_SLICE} events\x1b[K`);
     expect(r.output).toContain(`\ringest: ${N}/${N} blocks (100%), ${2 * N} events\x1b[K`);
     expect(r.output).toContain(`stored ${N} new block(s) and ${2 * N} event(s)`);
+    // Each slice's log line stands on a line of its own: the progress line is wiped before it.
+    expect(r.output.match(/\r\x1b\[K\{"time":"[^"]+","level":"info","msg":"ingested"/g)?.length).toBe(2);
   });
 
   it("on a terminal, a small file shows no progress line", async () => {

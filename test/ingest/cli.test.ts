@@ -42,21 +42,34 @@ describe("chainwatch ingest", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("feeds a batch file through the ingest service and prints the counts with --json", async () => {
+  it("feeds a batch file through the ingest service, prints the counts with --json and logs the batch on stderr as serve does", async () => {
     writeFileSync(join(dir, "batch.json"), JSON.stringify([block(1, "0xb1"), block(2, "0xb2")]));
     const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
-    expect(r).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n', stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: '{"blocks":2,"events":4}\n' });
+    // The log line, then the line every command ends with (which database, which config).
+    const [logged, database, ...rest] = r.stderr.split("\n");
+    expect([database, rest]).toEqual([`chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)`, [""]]);
+    // The daemon's `ingested` line, field for field (src/ingest/pipeline.ts).
+    const line = JSON.parse(logged);
+    expect(line).toEqual({ time: line.time, level: "info", msg: "ingested", networks: ["eth"], received: 2, blocks: 2, events: 4, from_height: 1, to_height: 2 });
+    expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(await eventCount()).toBe(4);
   });
 
   it("reads the batch from stdin for - and prints a line without --json", async () => {
     const r = await cli(["--config", config, "ingest", "-"], JSON.stringify(block(3, "0xb3")));
-    expect(r).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n", stderr: `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n` });
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 0, stdout: "stored 1 new block(s) and 2 event(s)\n" });
+    expect(r.stderr.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l).msg : l))).toEqual([
+      "ingested",
+      `chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)`,
+      "",
+    ]);
   });
 
-  it("adds nothing for blocks already stored", async () => {
+  it("adds nothing for blocks already stored, and logs nothing at info", async () => {
     const r = await cli(["ingest", "batch.json", "--json", "--config", config]);
     expect(r.stdout).toBe('{"blocks":0,"events":0}\n');
+    expect(r.stderr).toBe(`chainwatch: database ${testDatabaseName(dir)} (config ${config} from --config)\n`);
     expect(await eventCount()).toBe(6);
   });
 
