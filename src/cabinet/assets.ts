@@ -71,12 +71,15 @@ table.deliveries td[data-label="Last code"]::before{content:"Code "}}
 /**
  * Progressive enhancement only; every form works without it. Copy buttons copy (or select) their
  * target; forms marked data-inline post in the background and show the answer in their <output>
- * (the webhook Test); data-confirm asks first; a page rendered by a POST swaps its URL for the GET
+ * (the webhook Test), and when the answer names a page to follow (`link`: the delivery a Test
+ * queued) they link it and poll it (Accept: application/json, every second, for at most two
+ * minutes) until its first attempt's result is there, which they show; data-confirm asks first; a page rendered by a POST swaps its URL for the GET
  * one (body[data-url]) so a reload neither re-posts nor shows a once-only secret again. Nothing
  * here submits a form by itself: the sign-in page waits for its button (docs/cabinet.md).
  */
 export const JS = `document.addEventListener("click",e=>{const b=e.target.closest("[data-copy]");if(!b)return;const t=document.getElementById(b.dataset.copy);const sel=()=>{const r=document.createRange();r.selectNodeContents(t);getSelection().removeAllRanges();getSelection().addRange(r)};(navigator.clipboard?navigator.clipboard.writeText(t.textContent):Promise.reject()).then(()=>{b.textContent="Copied"},sel)});
-document.addEventListener("submit",async e=>{const f=e.target;if(f.dataset.confirm&&!confirm(f.dataset.confirm)){e.preventDefault();return}if(!f.hasAttribute("data-inline"))return;e.preventDefault();const o=f.querySelector("output");o.className="";o.textContent="Sending…";try{const r=await fetch(f.action,{method:"POST",body:new URLSearchParams(new FormData(f)),headers:{accept:"application/json"}});const j=await r.json();o.textContent=j.message||j.error;o.className=r.ok?"ok":"err"}catch(x){o.textContent=String(x);o.className="err"}});
+document.addEventListener("submit",async e=>{const f=e.target;if(f.dataset.confirm&&!confirm(f.dataset.confirm)){e.preventDefault();return}if(!f.hasAttribute("data-inline"))return;e.preventDefault();const o=f.querySelector("output");o.className="";o.textContent="Sending…";try{const r=await fetch(f.action,{method:"POST",body:new URLSearchParams(new FormData(f)),headers:{accept:"application/json"}});const j=await r.json();o.textContent=j.message||j.error;o.className=r.ok?"ok":"err";if(r.ok&&j.link)follow(o,j.link)}catch(x){o.textContent=String(x);o.className="err"}});
+function follow(o,href){const a=document.createElement("a");a.href=href;a.textContent="Follow it";const s=document.createElement("span");s.className="result";o.append(" ",a," ",s);let n=0;const poll=async()=>{try{const r=await fetch(href,{headers:{accept:"application/json"}});const d=await r.json();if(d.result){s.textContent=d.result;return}}catch(x){}if(++n<120)setTimeout(poll,1000)};poll()}
 if(document.body.dataset.url)history.replaceState(null,"",document.body.dataset.url);`;
 
 /**

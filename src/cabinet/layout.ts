@@ -17,12 +17,17 @@ export const NAV = [
 
 export type PageName = (typeof NAV)[number][0];
 
+/** A link a notice ends with: where to follow what the post started. */
+export type NoticeLink = { href: string; label: string };
+
 export type PageOptions = {
   title: string;
   viewer?: Viewer;
   active?: PageName;
   /** A success message shown above the content (role=status). */
   notice?: string | null;
+  /** A page the notice is about, linked after it (the delivery a Test queued). */
+  noticeLink?: NoticeLink;
   /** The API's error message, shown above the content (role=alert). */
   error?: string | null;
   /** For a page rendered by a POST: the GET address the browser should show and reload. */
@@ -61,7 +66,7 @@ export function page(o: PageOptions): Response {
 <title>${o.title} · chainwatch</title><link rel="icon" href="/cabinet/favicon.svg" type="image/svg+xml"><style>${raw(CSS)}</style></head>
 <body${o.canonicalUrl ? html` data-url="${o.canonicalUrl}"` : ""}><a class="skip" href="#main">Skip to content</a>${header(o.viewer, o.active)}
 <main id="main"><h1>${o.title}</h1>
-${o.error ? html`<div class="alert err" role="alert">${o.error}</div>` : ""}${o.notice ? html`<div class="alert ok" role="status">${o.notice}</div>` : ""}
+${o.error ? html`<div class="alert err" role="alert">${o.error}</div>` : ""}${o.notice ? html`<div class="alert ok" role="status">${o.notice}${o.noticeLink ? html` <a href="${o.noticeLink.href}">${o.noticeLink.label}</a>` : ""}</div>` : ""}
 ${o.body}</main><script>${raw(JS)}</script></body></html>`;
   return new Response(doc.text, { status: o.status ?? 200, headers: { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS } });
 }

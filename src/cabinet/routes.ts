@@ -19,10 +19,11 @@ import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
 import { NOT_A_FORM, readForm } from "./form.ts";
 import { FAVICON_HEADERS, FAVICON_SVG } from "./assets.ts";
-import { page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
+import { type NoticeLink, page, SECURITY_HEADERS, type Viewer } from "./layout.ts";
 import { addressesPage } from "./pages/addresses.ts";
 import { deliveriesPage, recoverPeriod, UNKNOWN_RECOVER_PERIOD } from "./pages/deliveries.ts";
 import { deliveryPage } from "./pages/delivery.ts";
+import { deliveryOutcome } from "../delivery/delivery-log.ts";
 import { eventPage } from "./pages/event.ts";
 import { eventsPage } from "./pages/events.ts";
 import { keysPage, parseAllowIps } from "./pages/keys.ts";
@@ -54,11 +55,17 @@ function refusal(request: Request, failure: Failure, asPage: () => Response): Re
   return wantsJson(request) ? json(failureStatus(failure), { error: failureMessage(failure) }) : asPage();
 }
 
-/** What a form post did: the notice and page data it produced (a new key's secret), or the use case's failure. */
-type ActionResult = Result<{ notice: string; extra?: unknown }>;
+/**
+ * What a form post did: the notice and page data it produced (a new key's secret), a page to follow
+ * it on (linked after the notice; `link` in the JSON answer), or the use case's failure.
+ */
+type ActionResult = Result<{ notice: string; extra?: unknown; link?: NoticeLink }>;
 type Action = (viewer: Viewer, form: URLSearchParams, params: Record<string, string>) => Promise<ActionResult>;
 
 const NOT_SIGNED_IN: Failure = { ok: false, code: "NOT_SIGNED_IN" };
+
+/** Where a queued Test delivery is followed: its own page (its attempts and result). */
+const testDeliveryLink = (deliveryId: string): NoticeLink => ({ href: `/cabinet/deliveries/${encodeURIComponent(deliveryId)}`, label: "Follow it" });
 const CSRF_INVALID: Failure = { ok: false, code: "CSRF_INVALID" };
 const ACCOUNT_DISABLED: Failure = { ok: false, code: "ACCOUNT_DISABLED" };
 
@@ -151,8 +158,8 @@ export function cabinetRoutes(deps: CabinetDeps) {
         if (wantsJson(c.request)) return json(status, { error });
         return render({ ...shown, flash: { error, status, form, canonicalUrl } });
       }
-      if (wantsJson(c.request)) return json(200, { message: done.notice });
-      return render({ ...shown, flash: { notice: done.notice, extra: done.extra, canonicalUrl } });
+      if (wantsJson(c.request)) return json(200, { message: done.notice, ...(done.link ? { link: done.link.href } : {}) });
+      return render({ ...shown, flash: { notice: done.notice, extra: done.extra, noticeLink: done.link, canonicalUrl } });
     });
 
   return (
@@ -256,7 +263,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form) => {
           const queued = await queueTest({ ...deps, payments: testPayments }, viewer.accountId, "default", testBodyFromForm(form));
           if (!queued.ok) return queued;
-          return { ok: true, notice: `queued ${queued.deliveryId}` };
+          return { ok: true, notice: `queued ${queued.deliveryId}`, link: testDeliveryLink(queued.deliveryId) };
         }),
         detail("Queue a test delivery (event × network); answers at once"),
       )
@@ -285,7 +292,7 @@ export function cabinetRoutes(deps: CabinetDeps) {
         mutation(webhookPage, "/cabinet/webhook", async (viewer, form, params) => {
           const queued = await queueTest({ ...deps, payments: testPayments }, viewer.accountId, { endpointId: params.endpoint_id }, testBodyFromForm(form));
           if (!queued.ok) return queued;
-          return { ok: true, notice: `queued ${queued.deliveryId}` };
+          return { ok: true, notice: `queued ${queued.deliveryId}`, link: testDeliveryLink(queued.deliveryId) };
         }),
         detail("Queue a test delivery to one endpoint (the rules of POST /v1/webhooks/endpoints/{id}/test); answers at once"),
       )
@@ -302,8 +309,12 @@ export function cabinetRoutes(deps: CabinetDeps) {
       .get("/cabinet/deliveries", view(deliveriesPage), detail("Delivery log, newest first: paged (before/after a delivery id), filtered by status"))
       .get(
         "/cabinet/deliveries/:id",
-        signedIn((viewer, c) => deliveryPage(ctxFor(viewer, c.request), c.params.id)),
-        detail("One delivery: its attempts, the exact body and the headers as sent, Resend"),
+        signedIn(async (viewer, c) => {
+          if (!wantsJson(c.request)) return deliveryPage(ctxFor(viewer, c.request), c.params.id);
+          const found = await deliveryOutcome(deps, viewer.accountId, c.params.id);
+          return found.ok ? json(200, found.outcome) : json(failureStatus(found), { error: failureMessage(found) });
+        }),
+        detail("One delivery: its attempts, the exact body and the headers as sent, Resend; asked with Accept: application/json, its status and latest attempt's result (what the webhook Test polls)"),
       )
       .post(
         "/cabinet/deliveries/:id/resend",

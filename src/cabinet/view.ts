@@ -2,7 +2,7 @@ import type { Failure } from "../lib/error-codes.ts";
 import type { RawQuery } from "../lib/query-params.ts";
 import { type Html, html, raw } from "../lib/html.ts";
 import type { CabinetDeps } from "./deps.ts";
-import { type PageName, page, type Viewer } from "./layout.ts";
+import { type NoticeLink, type PageName, page, type Viewer } from "./layout.ts";
 
 /** What a page is rendered after: a success notice, or the API's error with its status, and the submitted form. */
 export type Flash = {
@@ -15,6 +15,8 @@ export type Flash = {
   canonicalUrl?: string;
   /** Page-specific data produced by the action (a new key's secret). */
   extra?: unknown;
+  /** A page the notice is about (the delivery a Test queued), linked after it. */
+  noticeLink?: NoticeLink;
 };
 
 /** Everything a page renderer gets. */
@@ -38,6 +40,7 @@ export function cabinetPage(ctx: PageContext, name: PageName, title: string, bod
     viewer: ctx.viewer,
     active: name,
     notice: flash.notice,
+    noticeLink: flash.noticeLink,
     error: flash.error,
     status: flash.status,
     canonicalUrl: flash.canonicalUrl,

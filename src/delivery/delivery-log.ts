@@ -1,6 +1,6 @@
 import type { Db } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
-import { type InvalidInput, invalidInput, isFailure, type Result } from "../lib/error-codes.ts";
+import { type Failure, fail, type InvalidInput, invalidInput, isFailure, type Result } from "../lib/error-codes.ts";
 import { parseJson } from "../lib/json.ts";
 import { type RawQuery, single } from "../lib/query-params.ts";
 import { rfc3339 } from "../lib/time.ts";
@@ -117,4 +117,30 @@ export async function deliveriesOfEvent(db: Db, accountId: string, eventId: stri
     .execute();
   const counts = await loggedAttemptCounts(db, rows.map((d) => d.id));
   return rows.map((d) => summary(d, counts.get(d.id) ?? 0));
+}
+
+/**
+ * Where one of the account's deliveries stands, for a page that follows it (the cabinet's webhook
+ * Test): its status, its logged attempts, and the latest attempt's result in words (`succeeded:
+ * HTTP 200 in 12 ms`, `failed, will retry: HTTP 500 in 3 ms`, or its error), null before the first
+ * attempt. Another account's delivery is not found.
+ */
+export async function deliveryOutcome(
+  deps: { db: Db },
+  accountId: string,
+  deliveryId: string,
+): Promise<Result<{ outcome: { delivery_id: string; status: string; attempts: number; result: string | null } }, Failure<"DELIVERY_NOT_FOUND">>> {
+  const d = await deps.db.selectFrom("deliveries").select(["id", "status"]).where("id", "=", deliveryId).where("account_id", "=", accountId).executeTakeFirst();
+  if (!d) return fail("DELIVERY_NOT_FOUND");
+  const attempts = await deps.db
+    .selectFrom("delivery_attempts")
+    .select(["status_code", "error", "duration_ms"])
+    .where("delivery_id", "=", d.id)
+    .orderBy("id", "desc")
+    .execute();
+  const last = attempts[0];
+  const state = d.status === "pending" ? "failed, will retry" : d.status;
+  const answer = !last ? null : last.status_code !== null ? `HTTP ${last.status_code} in ${last.duration_ms} ms` : (last.error ?? "no answer");
+  const result = answer === null ? null : `${state}: ${answer}`;
+  return { ok: true, outcome: { delivery_id: d.id, status: d.status, attempts: attempts.length, result } };
 }

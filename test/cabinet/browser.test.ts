@@ -48,6 +48,13 @@ async function screenshot(p: Page, name: string) {
   await p.screenshot({ path: join(SHOTS, `cabinet-${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: 360, height } });
 }
 
+/** The delivery id a Test's answer names (`queued dlv_… Follow it …`). */
+function queuedId(text: string): string {
+  const id = /^queued (dlv_[0-9a-f]{24})/.exec(text)?.[1];
+  if (!id) throw new Error(`no delivery id in ${JSON.stringify(text)}`);
+  return id;
+}
+
 /** Every visible control has a label (or an aria-label), and nothing is wider than the 360 px viewport. */
 async function checkPage(p: Page) {
   // In-page code is a string: this project's TypeScript has no DOM library.
@@ -216,14 +223,20 @@ describe("the cabinet in a browser", () => {
     await a.selectOption("#test-network", "eth");
     await a.click("button:text-is('Test')");
     await a.locator("#test-result", { hasText: /^queued dlv_/ }).waitFor();
-    const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
-    expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
+    const id = queuedId((await a.textContent("#test-result")) as string);
     // The Test ran in the background: the page did not navigate.
     expect(a.url()).toBe(`${td.url}/cabinet/webhook`);
     await sink.waitFor(1);
     const got = sink.received.find((r) => r.headers["x-webhook-id"] === id);
     expect(got?.method).toBe("POST");
     expect(got?.headers["x-webhook-test"]).toBe("true");
+    // The answer links the delivery it queued, and shows its result once the receiver answered.
+    expect(await a.locator("#test-result a").getAttribute("href")).toBe(`/cabinet/deliveries/${id}`);
+    await a.locator("#test-result .result", { hasText: /^succeeded: HTTP 200 in \d+ ms$/ }).waitFor();
+    await a.click("#test-result a");
+    await a.waitForURL(`${td.url}/cabinet/deliveries/${id}`);
+    expect(await a.locator(".badge").first().textContent()).toBe("succeeded");
+    await a.goto(`${td.url}/cabinet/webhook`);
     await checkPage(a);
     await screenshot(a, "webhook");
   }, SLOW);
@@ -247,7 +260,7 @@ describe("the cabinet in a browser", () => {
     await item.locator("select[name=event]").selectOption("payment_order");
     await item.locator("button:text-is('Test')").click();
     await item.locator("output", { hasText: /^queued dlv_/ }).waitFor();
-    const id = ((await item.locator("output").textContent()) as string).slice("queued ".length);
+    const id = queuedId((await item.locator("output").textContent()) as string);
     expect(a.url()).toBe(`${td.url}/cabinet/webhook`);
     const got = await until(
       async () => sink.received.find((r) => r.headers["x-webhook-id"] === id),
@@ -283,9 +296,11 @@ describe("the cabinet in a browser", () => {
     await a.selectOption("#test-network", "btc");
     await a.click("button:text-is('Test')");
     await a.locator("#test-result", { hasText: /^queued dlv_/ }).waitFor();
-    const id = ((await a.textContent("#test-result")) as string).slice("queued ".length);
+    const id = queuedId((await a.textContent("#test-result")) as string);
     const row = () => td.ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
     await until(row, (d) => d.status === "failed");
+    // The Test's answer shows the failure once it is recorded (its one attempt: max_attempts 1).
+    await a.locator("#test-result .result", { hasText: /^failed: HTTP 500 in \d+ ms$/ }).waitFor();
 
     await a.goto(`${td.url}/cabinet/deliveries`);
     const listed = a.locator(`tr#${id}`);

@@ -225,6 +225,30 @@ describe("the API's rules and messages", () => {
     expect(await bad.json()).toEqual({ error: "Unknown network: nope" });
   });
 
+  test("without script, the Test's page links the delivery it queued; the delivery answers its result as JSON, null until its first attempt", async () => {
+    const { u } = await account();
+    await u.post("/cabinet/webhook", { url: sink.url, enabled: "true" });
+    const res = await u.post("/cabinet/webhook/test", { event: "payment", network: "eth" });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const [, id, href] = /role="status">queued (dlv_[0-9a-f]{24}) <a href="([^"]+)">Follow it<\/a><\/div>/.exec(page) ?? [];
+    expect(href).toBe(`/cabinet/deliveries/${id}`);
+    const outcome = await until(
+      () => fetch(`${td.url}${href}`, { headers: { cookie: u.cookie, accept: "application/json" } }).then((r) => r.json() as Promise<Record<string, any>>),
+      (o) => o.result !== null,
+    );
+    expect(outcome).toEqual({ delivery_id: id, status: "succeeded", attempts: 1, result: expect.stringMatching(/^succeeded: HTTP 200 in \d+ ms$/) });
+    // The page itself, without Accept: application/json, is the delivery's HTML page.
+    expect((await u.get(href)).headers.get("content-type")).toStartWith("text/html");
+    // Another account's delivery, asked as JSON, is not found.
+    const other = await account();
+    const foreign = await fetch(`${td.url}${href}`, { headers: { cookie: other.u.cookie, accept: "application/json" } });
+    expect([foreign.status, await foreign.json()]).toEqual([404, { error: "Delivery not found." }]);
+    // The JSON answer of a Test post names the same page.
+    const posted = (await (await u.post("/cabinet/webhook/test", { event: "block", network: "eth" }, { accept: "application/json" })).json()) as Record<string, string>;
+    expect(posted.link).toBe(`/cabinet/deliveries/${/^queued (dlv_[0-9a-f]{24})$/.exec(posted.message)?.[1]}`);
+  });
+
   test("a failed delivery shows its attempt and Resend re-queues it; a succeeded one is not re-sent", async () => {
     const { u } = await account();
     await u.post("/cabinet/webhook", { url: sink.url, enabled: "true" });
