@@ -6,10 +6,10 @@ import { migrations } from "./migrations/index.ts";
 import type { StorageWatch } from "./storage-full.ts";
 import { type Result, type StartupFailure, startupFailure } from "../lib/error-codes.ts";
 
-export type { Db, Executor } from "./executor.ts";
-export type { PostgresPoolOptions };
+import type { DialectName } from "./executor.ts";
 
-export type DialectName = "sqlite" | "postgres";
+export type { DialectName, Db, Executor } from "./executor.ts";
+export type { PostgresPoolOptions };
 
 /** Which engine a database URL names: postgres:// and postgresql:// are PostgreSQL, the rest SQLite. */
 export function dialectOfUrl(url: string): DialectName {

@@ -9,3 +9,6 @@ export type Db = Kysely<DB>;
 
 /** What repositories take: the database, or a transaction a caller composes several writes in. */
 export type Executor = Kysely<DB> | Transaction<DB>;
+
+/** The SQL dialects chainwatch runs on. */
+export type DialectName = "sqlite" | "postgres";

@@ -1,6 +1,6 @@
 import type { CompiledQuery } from "kysely";
-import type { Executor } from "./executor.ts";
-import type { Delivery, NewEvent } from "./schema.ts";
+import type { DialectName, Executor } from "./executor.ts";
+import type { Delivery } from "./schema.ts";
 
 // The hot paths (a delivery's claim and settlement, event inserts, usage, credit leases, the
 // account snapshot) run hand-written SQL instead of a query built per call: at thousands of
@@ -140,8 +140,6 @@ export type Statements = {
    * several accounts does, so two daemons settling the same accounts cannot deadlock.
    */
   chargeAccounts(rows: readonly AccountCharge[], nowMs: number): CompiledQuery;
-  /** One multi-row INSERT of events, `seq` following the given order. */
-  insertEvents(rows: readonly NewEvent[]): CompiledQuery;
   /** Adds to the usage rows of `day` (YYYY-MM-DD) of several accounts, creating them on first use. */
   addUsage(day: string, rows: readonly UsageAddition[]): CompiledQuery;
   /** Adds answered /rpc calls and their credits to an account's usage row of `day`. */
@@ -173,4 +171,25 @@ export function statementsOf(db: Executor): Statements {
   const { statements } = db.getExecutor().adapter as Partial<CarriesStatements>;
   if (!statements) throw new Error("the database was not opened with openDatabase: no statements for its dialect");
   return statements;
+}
+
+/** What the adapter of a dialect opened by `openDatabase` carries besides Kysely's own: the dialect's name. */
+export type CarriesDialect = { readonly dialect: DialectName };
+
+/** A folder's hand-written statements, one set per dialect (`<folder>/sql/sqlite.ts`, `<folder>/sql/postgres.ts`). */
+export type PerDialect<S> = { readonly [D in DialectName]: S };
+
+/**
+ * The dialect `db` was opened with (a transaction shares its database's), read off its adapter:
+ * chosen once, when the database is opened.
+ */
+export function dialectOf(db: Executor): DialectName {
+  const { dialect } = db.getExecutor().adapter as Partial<CarriesDialect>;
+  if (!dialect) throw new Error("the database was not opened with openDatabase: no statements for its dialect");
+  return dialect;
+}
+
+/** Hands the code that runs a folder's statements the set of the database's dialect. */
+export function perDialect<S>(sets: PerDialect<S>): (db: Executor) => S {
+  return (db) => sets[dialectOf(db)];
 }

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
 import type { NewEvent } from "../db/schema.ts";
-import { statementsOf } from "../db/statements.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
+import { eventStatements } from "./sql/dialects.ts";
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
@@ -25,11 +25,11 @@ export async function nextEventSeq(db: Executor): Promise<number> {
 
 /**
  * Inserts events in the given order (their `seq`, and so the listing order, follows it). A
- * hand-written statement (db/statements.ts) rather than the query builder, which costs more per
+ * hand-written statement (sql/) rather than the query builder, which costs more per
  * value than SQLite's own insert.
  */
 export async function insertEvents(trx: Executor, rows: readonly NewEvent[]): Promise<void> {
-  const statements = statementsOf(trx);
+  const statements = eventStatements(trx);
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx.executeQuery(statements.insertEvents(rows.slice(i, i + CHUNK)));
   }

@@ -5,17 +5,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CompiledQuery, Kysely, sql } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
-import { type Db, migrate, openDatabase } from "../../src/db/database.ts";
+import { type Db, type Executor, migrate, openDatabase } from "../../src/db/database.ts";
 import { isPostgres } from "../../src/db/dialect/detect.ts";
 import { postgresStatements } from "../../src/db/dialect/postgres/statements.ts";
 import { sqliteStatements } from "../../src/db/dialect/sqlite/statements.ts";
 import type { NewEvent } from "../../src/db/schema.ts";
-import { type NewAttempt, type Statements, statementsOf } from "../../src/db/statements.ts";
+import { type NewAttempt, type PerDialect, type Statements, statementsOf } from "../../src/db/statements.ts";
+import { eventStatements, eventStatementSets } from "../../src/watch/sql/dialects.ts";
+import type { EventStatements } from "../../src/watch/sql/statements.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
-// Each dialect writes the hot-path statements out in its own SQL. Nothing translates them, so
-// these tests hold each text to its dialect: placeholders that match the parameters, and every
-// statement accepted by the engine it is written for.
+// Each folder writes its hot-path statements out in each dialect's own SQL (`<folder>/sql/`).
+// Nothing translates them, so these tests hold each text to its dialect: placeholders that match
+// the parameters, and every statement accepted by the engine it is written for.
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `dlv_${i}`);
 const attempts = (n: number): NewAttempt[] =>
@@ -24,8 +26,15 @@ const events = (n: number): NewEvent[] =>
   ids(n).map((id, i) => ({ id, account_id: "acc_1", type: "payment", network: "eth", watch_id: null, dedupe_key: `k${i}`, body: "{}", created_at: 1, block_height: 7, block_hash: null }));
 const usage = (n: number) => ids(n).map((accountId) => ({ accountId, credits: 1, deliveries: 1, events: 0 }));
 
-/** Every statement with sample arguments; those over a list at one and at three items. */
-const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
+/** Samples of a set of statements: each statement with sample arguments; those over a list at one and at three items. */
+type Samples<S> = Record<keyof S, (s: S) => CompiledQuery[]>;
+
+/** A folder's statements: both dialects' sets, the picker its code calls, and the samples. */
+type Suite<S> = { folder: string; sets: PerDialect<S>; of: (db: Executor) => S; samples: Samples<S> };
+
+const suite = <S>(s: Suite<S>) => s as Suite<unknown>;
+
+const dbSamples: Samples<Statements> = {
   selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
   leaseDeliveries: (s) => [s.leaseDeliveries(ids(1), 2000), s.leaseDeliveries(ids(3), 2000)],
@@ -46,7 +55,6 @@ const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
       1000,
     ),
   ],
-  insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))],
   addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
   addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],
   readFreeCredits: (s) => [s.readFreeCredits("acc_1")],
@@ -58,12 +66,26 @@ const samples: Record<keyof Statements, (s: Statements) => CompiledQuery[]> = {
   accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")],
 };
 
+const suites = [
+  suite<Statements>({ folder: "db", sets: { sqlite: sqliteStatements, postgres: postgresStatements }, of: statementsOf, samples: dbSamples }),
+  suite<EventStatements>({
+    folder: "watch",
+    sets: eventStatementSets,
+    of: eventStatements,
+    samples: { insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))] },
+  }),
+];
+
 const dialects = [
-  ["SQLite", sqliteStatements],
-  ["PostgreSQL", postgresStatements],
+  ["SQLite", "sqlite"],
+  ["PostgreSQL", "postgres"],
 ] as const;
-const cases = dialects.flatMap(([dialect, statements]) =>
-  Object.entries(samples).flatMap(([name, make]) => make(statements).map((query, i) => ({ dialect, name, i, query }))),
+const cases = suites.flatMap(({ folder, sets, samples }) =>
+  dialects.flatMap(([dialect, key]) =>
+    Object.entries(samples as Samples<Record<string, unknown>>).flatMap(([statement, make]) =>
+      make(sets[key] as Record<string, unknown>).map((query, i) => ({ dialect, name: `${folder}/${statement}`, i, query })),
+    ),
+  ),
 );
 
 /** The text outside string literals: only there do `?` and `$n` mean placeholders. */
@@ -84,9 +106,9 @@ describe("each dialect's statements are written in its own SQL", () => {
     expect(text).not.toMatch(/[\s(]\+[a-z_]/);
   });
 
-  it("both dialects write every statement", () => {
-    expect(Object.keys(postgresStatements).sort()).toEqual(Object.keys(sqliteStatements).sort());
-    expect(Object.keys(sqliteStatements).sort()).toEqual(Object.keys(samples).sort());
+  it.each(suites)("both dialects write every statement of $folder/", ({ sets, samples }) => {
+    expect(Object.keys(sets.postgres as object).sort()).toEqual(Object.keys(sets.sqlite as object).sort());
+    expect(Object.keys(sets.sqlite as object).sort()).toEqual(Object.keys(samples as object).sort());
   });
 });
 
@@ -106,11 +128,11 @@ describe("the statements of the database in use", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("come with the dialect the database was opened with, and a transaction has the same", async () => {
-    const expected = onPostgres ? postgresStatements : sqliteStatements;
+  it.each(suites)("of $folder/ come with the dialect the database was opened with, and a transaction has the same", async ({ sets, of }) => {
+    const expected = onPostgres ? sets.postgres : sets.sqlite;
     expect(isPostgres(db)).toBe(onPostgres);
-    expect(statementsOf(db)).toBe(expected);
-    expect(await db.transaction().execute(async (trx) => statementsOf(trx))).toBe(expected);
+    expect(of(db)).toBe(expected);
+    expect(await db.transaction().execute(async (trx) => of(trx))).toBe(expected);
   });
 
   const own = cases.filter((c) => c.dialect === (onPostgres ? "PostgreSQL" : "SQLite"));
@@ -124,7 +146,7 @@ describe("the statements of the database in use", () => {
   it("a database opened some other way has none: a clear error instead of another dialect's SQL", async () => {
     const bare = new Kysely<any>({ dialect: new BunSqliteDialect({ database: new Database(":memory:") }) });
     try {
-      expect(() => statementsOf(bare)).toThrow("the database was not opened with openDatabase: no statements for its dialect");
+      for (const { of } of suites) expect(() => of(bare)).toThrow("the database was not opened with openDatabase: no statements for its dialect");
       expect((await sql<{ one: number }>`select 1 as one`.execute(bare)).rows).toEqual([{ one: 1 }]);
     } finally {
       await bare.destroy();

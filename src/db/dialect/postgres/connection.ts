@@ -3,7 +3,7 @@ import pg from "pg";
 import { DatabaseTimeout } from "../../availability.ts";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
-import type { CarriesStatements } from "../../statements.ts";
+import type { CarriesDialect, CarriesStatements } from "../../statements.ts";
 import { sqliteSchemaOnPostgres } from "./schema-plugin.ts";
 import { preparedName } from "./prepared.ts";
 import { postgresStatements } from "./statements.ts";
@@ -22,7 +22,8 @@ const types = {
 };
 
 /** Kysely's PostgreSQL adapter, carrying PostgreSQL's hand-written statements (`statementsOf`). */
-class PostgresAdapterWithStatements extends PostgresAdapter implements CarriesStatements {
+class PostgresAdapterWithStatements extends PostgresAdapter implements CarriesStatements, CarriesDialect {
+  readonly dialect = "postgres" as const;
   readonly statements = postgresStatements;
 }
 

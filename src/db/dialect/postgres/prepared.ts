@@ -1,3 +1,6 @@
+import type { CompiledQuery } from "kysely";
+import { compiled } from "../compiled.ts";
+
 // Named prepared statements for PostgreSQL's hand-written statements (statements.ts). Given a
 // name, node-postgres parses a text once per connection and afterwards sends only Bind and
 // Execute: the server skips parsing and, once its plan is cached, planning too. A delivery's claim
@@ -17,4 +20,9 @@ export function prepared(text: string): string {
 /** The name `text` is prepared under, or undefined when it is not one of the registered texts. */
 export function preparedName(text: string): string | undefined {
   return names.get(text);
+}
+
+/** A compiled query of hand-written SQL whose text is prepared once per connection. */
+export function preparedQuery<R = unknown>(sql: string, parameters: unknown[]): CompiledQuery<R> {
+  return compiled<R>(prepared(sql), parameters);
 }

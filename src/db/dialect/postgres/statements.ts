@@ -1,4 +1,3 @@
-import type { NewEvent } from "../../schema.ts";
 import type { EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
 import { compiled as compiledText, textPerCount } from "../compiled.ts";
 import { prepared } from "./prepared.ts";
@@ -84,9 +83,6 @@ const CHARGE_MANY = `with c(id, credits) as (select * from unnest($2::text[], $3
 l as materialized (select a.id from accounts as a where a.id in (select id from c) order by a.id for update)
 update accounts as a set credits = a.credits - c.credits, updated_at = $1 from c, l where a.id = c.id and a.id = l.id`;
 
-const EVENTS = textPerCount(
-  (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
-);
 
 const USAGE = textPerCount(
   (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
@@ -128,11 +124,6 @@ function attemptParams(rows: readonly NewAttempt[]): unknown[] {
   return params;
 }
 
-function eventParams(rows: readonly NewEvent[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
-  return params;
-}
 
 function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
   const params: unknown[] = [];
@@ -159,7 +150,6 @@ export const postgresStatements: Statements = {
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
   chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY, [nowMs, rows.map((r) => r.accountId), rows.map((r) => r.credits)]),
   recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
-  insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
   addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
   readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),

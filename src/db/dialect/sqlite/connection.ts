@@ -5,13 +5,14 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
-import type { CarriesStatements } from "../../statements.ts";
+import type { CarriesDialect, CarriesStatements } from "../../statements.ts";
 import type { StorageWatch } from "../../storage-full.ts";
 import { withStatementCache } from "./statement-cache.ts";
 import { sqliteStatements } from "./statements.ts";
 
 /** Kysely's SQLite adapter, carrying SQLite's hand-written statements (`statementsOf`). */
-class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatements {
+class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatements, CarriesDialect {
+  readonly dialect = "sqlite" as const;
   readonly statements = sqliteStatements;
 }
 

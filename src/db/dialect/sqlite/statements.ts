@@ -1,4 +1,3 @@
-import type { NewEvent } from "../../schema.ts";
 import type { AccountCharge, EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
 import { compiled, textPerCount } from "../compiled.ts";
 
@@ -59,9 +58,6 @@ const CHARGE_MANY = textPerCount(
   (n) => `update accounts set credits = accounts.credits - c.column2, updated_at = ? from (values ${rowsOf(n, 2)}) as c where accounts.id = c.column1`,
 );
 
-const EVENTS = textPerCount(
-  (n) => `insert into events (id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash) values ${rowsOf(n, 10)}`,
-);
 
 const USAGE = textPerCount(
   (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
@@ -104,11 +100,6 @@ function attemptParams(rows: readonly NewAttempt[]): unknown[] {
   return params;
 }
 
-function eventParams(rows: readonly NewEvent[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.id, r.account_id, r.type, r.network, r.watch_id ?? null, r.dedupe_key, r.body, r.created_at, r.block_height ?? null, r.block_hash ?? null);
-  return params;
-}
 
 function chargeParams(rows: readonly AccountCharge[], nowMs: number): unknown[] {
   const params: unknown[] = [nowMs];
@@ -141,7 +132,6 @@ export const sqliteStatements: Statements = {
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
   chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY(rows.length), chargeParams(rows, nowMs)),
   recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
-  insertEvents: (rows) => compiled(EVENTS(rows.length), eventParams(rows)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
   addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
   readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
