@@ -1,6 +1,5 @@
 import type { Db, Executor } from "../db/database.ts";
 import type { Account } from "../db/schema.ts";
-import { statementsOf } from "../db/statements.ts";
 import { resumePausedDeliveries } from "../delivery/outbox.ts";
 import { newWebhookSecret } from "../delivery/signer.ts";
 import { createDefaultEndpoint } from "../webhooks/manage-endpoints.ts";
@@ -10,6 +9,7 @@ import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { getPlan, unknownPlan } from "./plans.ts";
+import { accountStatements } from "./sql/dialects.ts";
 
 export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPUT" | "PLAN_NOT_FOUND" | "ACCOUNT_EXISTS">>;
 
@@ -80,12 +80,12 @@ export type AccountSnapshot = {
 };
 
 // GET /v1/account is the hot path of the signed API. One statement instead of three, written out
-// per dialect (db/statements.ts) because building it with Kysely's query builder costs more than
+// per dialect (sql/) because building it with Kysely's query builder costs more than
 // SQLite takes to run it. Its slots_used counts the same rows as slotsUsed (watch/watches.ts).
 
 /** The account snapshot for `day` (YYYY-MM-DD, UTC); throws when the account does not exist. */
 export async function accountSnapshot(db: Db, accountId: string, day: string): Promise<AccountSnapshot> {
-  const { rows } = await db.executeQuery(statementsOf(db).accountSnapshot(accountId, day));
+  const { rows } = await db.executeQuery(accountStatements(db).accountSnapshot(accountId, day));
   if (!rows[0]) throw new Error(`no account ${accountId}`);
   return rows[0];
 }

@@ -54,22 +54,6 @@ export type NewAttempt = {
   snippet: string | null;
 };
 
-/**
- * What one settlement batch saw of a webhook endpoint (webhooks/health-store.ts): its last
- * success, and the failures after it (the first one's time, the last one's answer); the failure
- * fields are null when the batch ended on a success.
- */
-export type EndpointOutcome = {
-  endpointId: string;
-  lastSuccessAt: number | null;
-  failingSince: number | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-};
-
-/** An endpoint's state after a batch was recorded: enough to tell whether its run of failures is long enough to disable it. */
-export type EndpointStreakRow = { endpoint_id: string; failing_since: number | string | null; disabled_at: number | string | null };
-
 /** Credits to take off one account's balance. */
 export type AccountCharge = { accountId: string; credits: number };
 
@@ -78,19 +62,6 @@ export type UsageAddition = { accountId: string; credits: number; deliveries: nu
 
 /** An account's balance and what every daemon has set aside of it. */
 export type CreditsRow = { credits: number | string; leased: number | string };
-
-/** What GET /v1/account shows of an account, read in one statement. */
-export type AccountSnapshotRow = {
-  id: string;
-  name: string;
-  plan: string;
-  credits: number;
-  address_slots: number;
-  rpc_rps: number;
-  monthly_credits: number;
-  slots_used: number;
-  spent_today: number;
-};
 
 /**
  * The hand-written statements, one set per dialect. Each returns a compiled query to run with
@@ -125,13 +96,6 @@ export type Statements = {
   markFailed(f: FailedAttempt, nowMs: number): CompiledQuery;
   /** One multi-row INSERT into the attempt log. */
   insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
-  /**
-   * Folds a batch's endpoint outcomes (one row per endpoint, in endpoint id order) into
-   * `endpoint_health`: a success in the batch ends the stored run of failures (those after it
-   * start a new one), a batch of failures only extends it; returns each row's run and whether it
-   * disabled the endpoint.
-   */
-  recordEndpointOutcomes(rows: readonly EndpointOutcome[], nowMs: number): CompiledQuery<EndpointStreakRow>;
   /** Takes credits off an account's balance. */
   chargeAccount(accountId: string, credits: number, nowMs: number): CompiledQuery;
   /**
@@ -156,8 +120,6 @@ export type Statements = {
   dropExpiredLeases(nowMs: number): CompiledQuery;
   /** Deletes every lease. */
   dropAllLeases(): CompiledQuery;
-  /** The account snapshot for `day` (YYYY-MM-DD, UTC); no row when the account does not exist. */
-  accountSnapshot(accountId: string, day: string): CompiledQuery<AccountSnapshotRow>;
 };
 
 /** What the adapter of a dialect opened by `openDatabase` carries besides Kysely's own: its statements. */

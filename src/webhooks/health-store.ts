@@ -1,7 +1,8 @@
 import type { Executor } from "../db/database.ts";
 import type { EndpointHealthTable } from "../db/schema.ts";
-import { type EndpointOutcome, statementsOf } from "../db/statements.ts";
 import type { EndpointAttempt, FailingEndpoint } from "../delivery/endpoint-outcomes.ts";
+import { endpointHealthStatements } from "./sql/dialects.ts";
+import type { EndpointOutcome } from "./sql/statements.ts";
 
 // The persisted health of each webhook endpoint (`endpoint_health`, written here only): the first
 // failure of the current run of failures, the last success and the last error. The settlement
@@ -59,7 +60,7 @@ export async function recordEndpointAttempts(
 ): Promise<FailingEndpoint[]> {
   if (attempts.length === 0) return [];
   const summaries = summarizeEndpointAttempts(attempts);
-  const statements = statementsOf(db);
+  const statements = endpointHealthStatements(db);
   const due: FailingEndpoint[] = [];
   for (let at = 0; at < summaries.length; at += ROWS_PER_STATEMENT) {
     const chunk = summaries.slice(at, at + ROWS_PER_STATEMENT);

@@ -11,8 +11,12 @@ import { postgresStatements } from "../../src/db/dialect/postgres/statements.ts"
 import { sqliteStatements } from "../../src/db/dialect/sqlite/statements.ts";
 import type { NewEvent } from "../../src/db/schema.ts";
 import { type NewAttempt, type PerDialect, type Statements, statementsOf } from "../../src/db/statements.ts";
+import { accountStatements, accountStatementSets } from "../../src/accounts/sql/dialects.ts";
+import type { AccountStatements } from "../../src/accounts/sql/statements.ts";
 import { eventStatements, eventStatementSets } from "../../src/watch/sql/dialects.ts";
 import type { EventStatements } from "../../src/watch/sql/statements.ts";
+import { endpointHealthStatements, endpointHealthStatementSets } from "../../src/webhooks/sql/dialects.ts";
+import type { EndpointHealthStatements } from "../../src/webhooks/sql/statements.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
 // Each folder writes its hot-path statements out in each dialect's own SQL (`<folder>/sql/`).
@@ -48,13 +52,6 @@ const dbSamples: Samples<Statements> = {
   insertAttempts: (s) => [s.insertAttempts(attempts(1)), s.insertAttempts(attempts(3))],
   chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
   chargeAccounts: (s) => [s.chargeAccounts([{ accountId: "acc_1", credits: 5 }], 1000), s.chargeAccounts(["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, credits: 2 })), 1000)],
-  recordEndpointOutcomes: (s) => [
-    s.recordEndpointOutcomes([{ endpointId: "ep_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
-    s.recordEndpointOutcomes(
-      ["ep_1", "ep_2", "ep_3"].map((endpointId) => ({ endpointId, lastSuccessAt: null, failingSince: 900, lastStatusCode: 500, lastError: "http 500" })),
-      1000,
-    ),
-  ],
   addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
   addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],
   readFreeCredits: (s) => [s.readFreeCredits("acc_1")],
@@ -63,7 +60,6 @@ const dbSamples: Samples<Statements> = {
   dropLease: (s) => [s.dropLease("daemon-a", "acc_1")],
   dropExpiredLeases: (s) => [s.dropExpiredLeases(1000)],
   dropAllLeases: (s) => [s.dropAllLeases()],
-  accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")],
 };
 
 const suites = [
@@ -73,6 +69,26 @@ const suites = [
     sets: eventStatementSets,
     of: eventStatements,
     samples: { insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))] },
+  }),
+  suite<EndpointHealthStatements>({
+    folder: "webhooks",
+    sets: endpointHealthStatementSets,
+    of: endpointHealthStatements,
+    samples: {
+      recordEndpointOutcomes: (s) => [
+        s.recordEndpointOutcomes([{ endpointId: "ep_1", lastSuccessAt: 900, failingSince: null, lastStatusCode: null, lastError: null }], 1000),
+        s.recordEndpointOutcomes(
+          ["ep_1", "ep_2", "ep_3"].map((endpointId) => ({ endpointId, lastSuccessAt: null, failingSince: 900, lastStatusCode: 500, lastError: "http 500" })),
+          1000,
+        ),
+      ],
+    },
+  }),
+  suite<AccountStatements>({
+    folder: "accounts",
+    sets: accountStatementSets,
+    of: accountStatements,
+    samples: { accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")] },
   }),
 ];
 

@@ -1,4 +1,4 @@
-import type { AccountCharge, EndpointOutcome, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import type { AccountCharge, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
 import { compiled, textPerCount } from "../compiled.ts";
 
 // The hot-path statements in SQLite's SQL (what each does: `src/db/statements.ts`). `?` placeholders;
@@ -75,24 +75,7 @@ const DROP_LEASE = "delete from credit_leases where holder = ? and account_id = 
 const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < ?";
 const DROP_ALL_LEASES = "delete from credit_leases";
 
-// A success in the batch ends the stored run of failures (the batch's failures after it start the
-// next one); a batch of failures only extends the stored run. The last error is the batch's.
-// SQLite's two-argument max() is null when either is: each side falls back to the other.
-const ENDPOINT_OUTCOMES = textPerCount(
-  (n) => `insert into endpoint_health (endpoint_id, last_success_at, failing_since, last_status_code, last_error, updated_at) values ${rowsOf(n, 6)}
-on conflict (endpoint_id) do update set
-  failing_since = case when excluded.last_success_at is null then coalesce(endpoint_health.failing_since, excluded.failing_since) else excluded.failing_since end,
-  last_success_at = max(coalesce(endpoint_health.last_success_at, excluded.last_success_at), coalesce(excluded.last_success_at, endpoint_health.last_success_at)),
-  last_status_code = excluded.last_status_code, last_error = excluded.last_error, updated_at = excluded.updated_at
-returning endpoint_id, failing_since, disabled_at`,
-);
 
-// slots_used counts the same rows as accounts' slotsUsed.
-const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
-  (select count(*) from watches w where w.account_id = a.id) as slots_used,
-  coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = ?), 0) as spent_today
-from accounts a join plans p on p.name = a.plan
-where a.id = ?`;
 
 function attemptParams(rows: readonly NewAttempt[]): unknown[] {
   const params: unknown[] = [];
@@ -113,11 +96,6 @@ function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
   return params;
 }
 
-function endpointParams(rows: readonly EndpointOutcome[], nowMs: number): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.endpointId, r.lastSuccessAt, r.failingSince, r.lastStatusCode, r.lastError, nowMs);
-  return params;
-}
 
 export const sqliteStatements: Statements = {
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
@@ -131,7 +109,6 @@ export const sqliteStatements: Statements = {
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
   chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
   chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY(rows.length), chargeParams(rows, nowMs)),
-  recordEndpointOutcomes: (rows, nowMs) => compiled(ENDPOINT_OUTCOMES(rows.length), endpointParams(rows, nowMs)),
   addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
   addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
   readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
@@ -140,5 +117,4 @@ export const sqliteStatements: Statements = {
   dropLease: (holder, accountId) => compiled(DROP_LEASE, [holder, accountId]),
   dropExpiredLeases: (nowMs) => compiled(DROP_EXPIRED_LEASES, [nowMs]),
   dropAllLeases: () => compiled(DROP_ALL_LEASES, []),
-  accountSnapshot: (accountId, day) => compiled(SNAPSHOT, [day, accountId]),
 };
