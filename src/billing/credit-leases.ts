@@ -1,6 +1,9 @@
 import type { Db, Executor } from "../db/database.ts";
 import { lockAccount } from "../db/primitives.ts";
-import { statementsOf } from "../db/statements.ts";
+import { billingStatements } from "./sql/dialects.ts";
+import type { CreditsRow } from "./sql/statements.ts";
+
+export type { CreditsRow };
 
 // Credits set aside for /rpc (docs/rpc.md, docs/operations.md). A daemon does not charge each call as it
 // is answered: it sets a slice of an account's balance aside under a lease (a row of
@@ -10,8 +13,8 @@ import { statementsOf } from "../db/statements.ts";
 // lease holds. A lease not renewed in time belongs to a daemon that died; deleting its row gives
 // the credits back.
 
-// The statements are each dialect's hand-written ones (db/statements.ts); every check of the free
-// credits there sums what every daemon has set aside.
+// The statements are each dialect's hand-written ones (sql/); every check of the free credits there
+// sums what every daemon has set aside.
 
 export type LeaseTake = {
   holder: string;
@@ -36,7 +39,7 @@ export type LeaseTake = {
 export async function takeLease(db: Db, t: LeaseTake): Promise<{ taken: number; free: number }> {
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, t.accountId);
-    const statements = statementsOf(trx);
+    const statements = billingStatements(trx);
     const { rows } = await trx.executeQuery(statements.readFreeCredits(t.accountId));
     const row = rows[0];
     if (!row) return { taken: 0, free: 0 };
@@ -54,7 +57,7 @@ export async function takeLease(db: Db, t: LeaseTake): Promise<{ taken: number; 
  * was cut off from the database comes back as this daemon still spends it.
  */
 export async function writeLeases(db: Executor, holder: string, rows: readonly { accountId: string; credits: number }[], leaseUntil: number): Promise<void> {
-  const statements = statementsOf(db);
+  const statements = billingStatements(db);
   for (const r of rows) {
     if (r.credits > 0) await db.executeQuery(statements.writeLease(holder, r.accountId, r.credits, leaseUntil));
     else await db.executeQuery(statements.dropLease(holder, r.accountId));
@@ -63,12 +66,18 @@ export async function writeLeases(db: Executor, holder: string, rows: readonly {
 
 /** Gives back the credits of leases that ran out before `nowMs` (their holders died); answers how many rows. */
 export async function dropExpiredLeases(db: Executor, nowMs: number): Promise<number> {
-  const res = await db.executeQuery(statementsOf(db).dropExpiredLeases(nowMs));
+  const res = await db.executeQuery(billingStatements(db).dropExpiredLeases(nowMs));
   return Number(res.numAffectedRows ?? 0);
 }
 
 /** Gives back every lease: for a daemon that knows it is the only one on its database, at start. */
 export async function dropAllLeases(db: Executor): Promise<number> {
-  const res = await db.executeQuery(statementsOf(db).dropAllLeases());
+  const res = await db.executeQuery(billingStatements(db).dropAllLeases());
   return Number(res.numAffectedRows ?? 0);
+}
+
+/** What the /rpc credit meter reads of an account: its balance, every daemon's leases of it and its plan's `rpc_rps`; undefined for no such account. */
+export async function readRpcAccount(db: Executor, accountId: string): Promise<(CreditsRow & { rpc_rps: number }) | undefined> {
+  const { rows } = await db.executeQuery(billingStatements(db).readRpcAccount(accountId));
+  return rows[0];
 }

@@ -1,8 +1,9 @@
 import type { Db, Executor } from "../db/database.ts";
-import { statementsOf, type UsageAddition } from "../db/statements.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
+import { billingStatements } from "./sql/dialects.ts";
+import type { UsageAddition } from "./sql/statements.ts";
 
-// A hand-written statement (db/statements.ts) rather than a query built per call: the delivery
+// A hand-written statement (sql/) rather than a query built per call: the delivery
 // loop adds usage in every commit.
 
 // Rows per statement: 500 × 5 parameters stays far below SQLite's bound-parameter cap.
@@ -17,7 +18,7 @@ export function recordUsage(db: Executor, accountId: string, nowMs: number, add:
 
 /** Adds to today's usage rows of many accounts, one multi-row upsert per 500 accounts. */
 export async function addUsage(db: Executor, nowMs: number, adds: ReadonlyMap<string, UsageAdd>): Promise<void> {
-  const statements = statementsOf(db);
+  const statements = billingStatements(db);
   const day = utcDay(nowMs);
   const rows: UsageAddition[] = [];
   for (const [accountId, add] of adds) rows.push({ accountId, credits: add.credits ?? 0, deliveries: add.deliveries ?? 0, events: add.events ?? 0 });

@@ -54,15 +54,6 @@ export type NewAttempt = {
   snippet: string | null;
 };
 
-/** Credits to take off one account's balance. */
-export type AccountCharge = { accountId: string; credits: number };
-
-/** What to add to an account's usage row of one day. */
-export type UsageAddition = { accountId: string; credits: number; deliveries: number; events: number };
-
-/** An account's balance and what every daemon has set aside of it. */
-export type CreditsRow = { credits: number | string; leased: number | string };
-
 /**
  * The hand-written statements, one set per dialect. Each returns a compiled query to run with
  * `executeQuery` on the database or a transaction. Statements over a list (IN lists, multi-row
@@ -96,30 +87,6 @@ export type Statements = {
   markFailed(f: FailedAttempt, nowMs: number): CompiledQuery;
   /** One multi-row INSERT into the attempt log. */
   insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
-  /** Takes credits off an account's balance. */
-  chargeAccount(accountId: string, credits: number, nowMs: number): CompiledQuery;
-  /**
-   * Takes credits off the balances of several accounts in one statement (a settlement batch's
-   * charges); on PostgreSQL it locks their rows in account id order first, as every writer of
-   * several accounts does, so two daemons settling the same accounts cannot deadlock.
-   */
-  chargeAccounts(rows: readonly AccountCharge[], nowMs: number): CompiledQuery;
-  /** Adds to the usage rows of `day` (YYYY-MM-DD) of several accounts, creating them on first use. */
-  addUsage(day: string, rows: readonly UsageAddition[]): CompiledQuery;
-  /** Adds answered /rpc calls and their credits to an account's usage row of `day`. */
-  addRpcUsage(accountId: string, day: string, credits: number, calls: number): CompiledQuery;
-  /** An account's balance and every daemon's leases of it (no row: no such account). */
-  readFreeCredits(accountId: string): CompiledQuery<CreditsRow>;
-  /** What the /rpc credit meter reads of an account: balance, leases and the plan's `rpc_rps`. */
-  readRpcAccount(accountId: string): CompiledQuery<CreditsRow & { rpc_rps: number }>;
-  /** Writes a holder's lease of an account whole (creating it), renewed until `leaseUntil`. */
-  writeLease(holder: string, accountId: string, credits: number, leaseUntil: number): CompiledQuery;
-  /** Deletes a holder's lease of an account. */
-  dropLease(holder: string, accountId: string): CompiledQuery;
-  /** Deletes the leases that ran out before `nowMs`. */
-  dropExpiredLeases(nowMs: number): CompiledQuery;
-  /** Deletes every lease. */
-  dropAllLeases(): CompiledQuery;
 };
 
 /** What the adapter of a dialect opened by `openDatabase` carries besides Kysely's own: its statements. */

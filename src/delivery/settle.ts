@@ -1,7 +1,7 @@
-import { addUsage, type UsageAdd } from "../billing/usage.ts";
+import { chargeDeliveries, type DeliveryBill } from "../billing/charges.ts";
 import type { Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
-import { type AccountCharge, type NewAttempt, statementsOf } from "../db/statements.ts";
+import { type NewAttempt, statementsOf } from "../db/statements.ts";
 import { loggedAttemptCounts } from "./admin.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
 import { type ClaimedDelivery, inTransaction } from "./claim.ts";
@@ -91,7 +91,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
       await addNotices(trx, notices);
     }
     // Billing and the usage series, summed per account.
-    const bill = new Map<string, { credits: number; deliveries: number }>();
+    const bill = new Map<string, DeliveryBill>();
     for (const { delivery, outcome } of done) {
       if (!outcome.ok || delivery.kind === "test") continue;
       let b = bill.get(delivery.account_id);
@@ -101,18 +101,10 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
     }
     // In account id order: settlements racing on several daemons then lock account rows (and
     // usage rows) in the same order (no deadlock).
-    const accounts = [...bill].sort(([a], [z]) => (a < z ? -1 : 1));
-    const charges: AccountCharge[] = accounts.filter(([, b]) => b.credits > 0).map(([accountId, b]) => ({ accountId, credits: b.credits }));
-    for (let at = 0; at < charges.length; at += CHARGES_PER_STATEMENT) {
-      await trx.executeQuery(statements.chargeAccounts(charges.slice(at, at + CHARGES_PER_STATEMENT), nowMs));
-    }
-    if (accounts.length > 0) await addUsage(trx, nowMs, new Map<string, UsageAdd>(accounts));
+    await chargeDeliveries(trx, [...bill].sort(([a], [z]) => (a < z ? -1 : 1)), nowMs);
     return settled;
   });
 }
-
-/** Accounts per charge: 2 parameters each on SQLite, far below its limit on parameters. */
-const CHARGES_PER_STATEMENT = 500;
 
 /** Rows per INSERT: 8 parameters each, far below SQLite's limit on parameters. */
 const ATTEMPT_ROWS_PER_INSERT = 256;

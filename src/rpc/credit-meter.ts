@@ -1,7 +1,7 @@
-import { dropAllLeases, dropExpiredLeases, takeLease, writeLeases } from "../billing/credit-leases.ts";
+import { chargeRpcCalls } from "../billing/charges.ts";
+import { dropAllLeases, dropExpiredLeases, readRpcAccount, takeLease, writeLeases } from "../billing/credit-leases.ts";
 import { isDatabaseUnavailable } from "../db/availability.ts";
 import type { Db } from "../db/database.ts";
-import { statementsOf } from "../db/statements.ts";
 import type { Clock } from "../lib/clock.ts";
 import { fail, type Result } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
@@ -80,7 +80,6 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const refreshMs = deps.refreshMs ?? 1000;
   const leaseMs = LEASE_FLUSHES * deps.flushIntervalSeconds * 1000;
   const promised = deps.promised ?? (() => 0);
-  const statements = statementsOf(deps.db);
   const accounts = new Map<string, AccountMeter>();
   let pending: ChargeBatch = new Map();
   let flushing: Promise<void> | null = null;
@@ -105,8 +104,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const read = async (a: AccountMeter): Promise<MeterFailure | null> => {
     const before = a.leaseChanges;
     try {
-      const { rows } = await deps.db.executeQuery(statements.readRpcAccount(a.accountId));
-      const row = rows[0];
+      const row = await readRpcAccount(deps.db, a.accountId);
       // Keys are found for live accounts only, and accounts are never deleted.
       if (!row) return readFailed(a, "INTERNAL", `no account ${a.accountId}`);
       applyViewRow(a, row, before, promised(a.accountId), deps.clock.now());
@@ -175,10 +173,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       try {
         const charges = chargesInLockOrder(batch);
         await deps.db.transaction().execute(async (trx) => {
-          for (const p of charges) {
-            if (p.credits > 0) await trx.executeQuery(statements.chargeAccount(p.accountId, p.credits, nowMs));
-            await trx.executeQuery(statements.addRpcUsage(p.accountId, p.day, p.credits, p.calls));
-          }
+          await chargeRpcCalls(trx, charges, nowMs);
           await writeLeases(
             trx,
             deps.holder,

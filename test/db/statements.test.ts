@@ -12,6 +12,8 @@ import { sqliteStatements } from "../../src/db/dialect/sqlite/statements.ts";
 import type { NewEvent } from "../../src/db/schema.ts";
 import { type NewAttempt, type PerDialect, type Statements, statementsOf } from "../../src/db/statements.ts";
 import { accountStatements, accountStatementSets } from "../../src/accounts/sql/dialects.ts";
+import { billingStatements, billingStatementSets } from "../../src/billing/sql/dialects.ts";
+import type { BillingStatements } from "../../src/billing/sql/statements.ts";
 import type { AccountStatements } from "../../src/accounts/sql/statements.ts";
 import { eventStatements, eventStatementSets } from "../../src/watch/sql/dialects.ts";
 import type { EventStatements } from "../../src/watch/sql/statements.ts";
@@ -50,16 +52,6 @@ const dbSamples: Samples<Statements> = {
     s.markFailed({ id: "dlv_0", status: "failed", attempts: 9, nextAttemptAt: 2000, statusCode: null, error: "timeout" }, 1000),
   ],
   insertAttempts: (s) => [s.insertAttempts(attempts(1)), s.insertAttempts(attempts(3))],
-  chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
-  chargeAccounts: (s) => [s.chargeAccounts([{ accountId: "acc_1", credits: 5 }], 1000), s.chargeAccounts(["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, credits: 2 })), 1000)],
-  addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
-  addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],
-  readFreeCredits: (s) => [s.readFreeCredits("acc_1")],
-  readRpcAccount: (s) => [s.readRpcAccount("acc_1")],
-  writeLease: (s) => [s.writeLease("daemon-a", "acc_1", 10, 5000)],
-  dropLease: (s) => [s.dropLease("daemon-a", "acc_1")],
-  dropExpiredLeases: (s) => [s.dropExpiredLeases(1000)],
-  dropAllLeases: (s) => [s.dropAllLeases()],
 };
 
 const suites = [
@@ -82,6 +74,23 @@ const suites = [
           1000,
         ),
       ],
+    },
+  }),
+  suite<BillingStatements>({
+    folder: "billing",
+    sets: billingStatementSets,
+    of: billingStatements,
+    samples: {
+      chargeAccount: (s) => [s.chargeAccount("acc_1", 5, 1000)],
+      chargeAccounts: (s) => [s.chargeAccounts([{ accountId: "acc_1", credits: 5 }], 1000), s.chargeAccounts(["acc_1", "acc_2", "acc_3"].map((accountId) => ({ accountId, credits: 2 })), 1000)],
+      addUsage: (s) => [s.addUsage("2025-01-01", usage(1)), s.addUsage("2025-01-01", usage(3))],
+      addRpcUsage: (s) => [s.addRpcUsage("acc_1", "2025-01-01", 3, 2)],
+      readFreeCredits: (s) => [s.readFreeCredits("acc_1")],
+      readRpcAccount: (s) => [s.readRpcAccount("acc_1")],
+      writeLease: (s) => [s.writeLease("daemon-a", "acc_1", 10, 5000)],
+      dropLease: (s) => [s.dropLease("daemon-a", "acc_1")],
+      dropExpiredLeases: (s) => [s.dropExpiredLeases(1000)],
+      dropAllLeases: (s) => [s.dropAllLeases()],
     },
   }),
   suite<AccountStatements>({

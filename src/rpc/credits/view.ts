@@ -1,4 +1,4 @@
-import type { CreditsRow } from "../../db/statements.ts";
+import type { CreditsRow } from "../../billing/credit-leases.ts";
 import { type AccountMeter, NEVER_READ } from "./account-meter.ts";
 
 // The account's view the hot path decides on: the plan's calls-per-second budget (`rpc_rps`) and

@@ -1,4 +1,4 @@
-import type { NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import type { NewAttempt, Statements } from "../../statements.ts";
 import { compiled as compiledText, textPerCount } from "../compiled.ts";
 import { prepared } from "./prepared.ts";
 
@@ -75,46 +75,12 @@ updated_at = $6, completed_at = $7 where id = $8 and ${STILL_PENDING}`;
 const ATTEMPTS = textPerCount(
   (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
 );
-const CHARGE = "update accounts set credits = credits - $1, updated_at = $2 where id = $3";
-// One text for any number of accounts (arrays, not a placeholder per row), so it is prepared once.
-// The locking CTE takes the rows in id order before any is updated in whatever order the join
-// yields them: settlements of several daemons lock shared accounts in one order.
-const CHARGE_MANY = `with c(id, credits) as (select * from unnest($2::text[], $3::bigint[])),
-l as materialized (select a.id from accounts as a where a.id in (select id from c) order by a.id for update)
-update accounts as a set credits = a.credits - c.credits, updated_at = $1 from c, l where a.id = c.id and a.id = l.id`;
-
-
-const USAGE = textPerCount(
-  (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
-  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`,
-);
-const RPC_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events, rpc_calls) values ($1, $2, $3, 0, 0, $4)
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits, rpc_calls = usage_daily.rpc_calls + excluded.rpc_calls`;
-
-const READ_FREE = `select a.credits, ${LEASED_OF_ACCOUNT} as leased from accounts as a where a.id = $1`;
-const READ_RPC_ACCOUNT = `select a.credits, ${LEASED_OF_ACCOUNT} as leased, p.rpc_rps from accounts as a join plans as p on p.name = a.plan where a.id = $1`;
-const WRITE_LEASE = `insert into credit_leases (holder, account_id, credits, lease_until) values ($1, $2, $3, $4)
-on conflict (holder, account_id) do update set credits = excluded.credits, lease_until = excluded.lease_until`;
-const DROP_LEASE = "delete from credit_leases where holder = $1 and account_id = $2";
-const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < $1";
-const DROP_ALL_LEASES = "delete from credit_leases";
-
-
 
 function attemptParams(rows: readonly NewAttempt[]): unknown[] {
   const params: unknown[] = [];
   for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
   return params;
 }
-
-
-function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.accountId, day, r.credits, r.deliveries, r.events);
-  return params;
-}
-
 
 export const postgresStatements: Statements = {
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
@@ -126,14 +92,4 @@ export const postgresStatements: Statements = {
   markFailed: (f, nowMs) =>
     compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
-  chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
-  chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY, [nowMs, rows.map((r) => r.accountId), rows.map((r) => r.credits)]),
-  addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
-  addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
-  readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
-  readRpcAccount: (accountId) => compiled(READ_RPC_ACCOUNT, [accountId]),
-  writeLease: (holder, accountId, credits, leaseUntil) => compiled(WRITE_LEASE, [holder, accountId, credits, leaseUntil]),
-  dropLease: (holder, accountId) => compiled(DROP_LEASE, [holder, accountId]),
-  dropExpiredLeases: (nowMs) => compiled(DROP_EXPIRED_LEASES, [nowMs]),
-  dropAllLeases: () => compiled(DROP_ALL_LEASES, []),
 };

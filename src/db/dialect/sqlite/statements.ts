@@ -1,4 +1,4 @@
-import type { AccountCharge, NewAttempt, Statements, UsageAddition } from "../../statements.ts";
+import type { NewAttempt, Statements } from "../../statements.ts";
 import { compiled, textPerCount } from "../compiled.ts";
 
 // The hot-path statements in SQLite's SQL (what each does: `src/db/statements.ts`). `?` placeholders;
@@ -52,50 +52,12 @@ updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`;
 const ATTEMPTS = textPerCount(
   (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
 );
-const CHARGE = "update accounts set credits = credits - ?, updated_at = ? where id = ?";
-// No row locks to order: the settlement's write transaction runs alone.
-const CHARGE_MANY = textPerCount(
-  (n) => `update accounts set credits = accounts.credits - c.column2, updated_at = ? from (values ${rowsOf(n, 2)}) as c where accounts.id = c.column1`,
-);
-
-
-const USAGE = textPerCount(
-  (n) => `insert into usage_daily (account_id, day, credits, deliveries, events) values ${rowsOf(n, 5)}
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits,
-  deliveries = usage_daily.deliveries + excluded.deliveries, events = usage_daily.events + excluded.events`,
-);
-const RPC_USAGE = `insert into usage_daily (account_id, day, credits, deliveries, events, rpc_calls) values (?, ?, ?, 0, 0, ?)
-on conflict (account_id, day) do update set credits = usage_daily.credits + excluded.credits, rpc_calls = usage_daily.rpc_calls + excluded.rpc_calls`;
-
-const READ_FREE = `select a.credits, ${LEASED_OF_ACCOUNT} as leased from accounts as a where a.id = ?`;
-const READ_RPC_ACCOUNT = `select a.credits, ${LEASED_OF_ACCOUNT} as leased, p.rpc_rps from accounts as a join plans as p on p.name = a.plan where a.id = ?`;
-const WRITE_LEASE = `insert into credit_leases (holder, account_id, credits, lease_until) values (?, ?, ?, ?)
-on conflict (holder, account_id) do update set credits = excluded.credits, lease_until = excluded.lease_until`;
-const DROP_LEASE = "delete from credit_leases where holder = ? and account_id = ?";
-const DROP_EXPIRED_LEASES = "delete from credit_leases where lease_until < ?";
-const DROP_ALL_LEASES = "delete from credit_leases";
-
-
 
 function attemptParams(rows: readonly NewAttempt[]): unknown[] {
   const params: unknown[] = [];
   for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
   return params;
 }
-
-
-function chargeParams(rows: readonly AccountCharge[], nowMs: number): unknown[] {
-  const params: unknown[] = [nowMs];
-  for (const r of rows) params.push(r.accountId, r.credits);
-  return params;
-}
-
-function usageParams(day: string, rows: readonly UsageAddition[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.accountId, day, r.credits, r.deliveries, r.events);
-  return params;
-}
-
 
 export const sqliteStatements: Statements = {
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
@@ -107,14 +69,4 @@ export const sqliteStatements: Statements = {
   markFailed: (f, nowMs) =>
     compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
-  chargeAccount: (accountId, credits, nowMs) => compiled(CHARGE, [credits, nowMs, accountId]),
-  chargeAccounts: (rows, nowMs) => compiled(CHARGE_MANY(rows.length), chargeParams(rows, nowMs)),
-  addUsage: (day, rows) => compiled(USAGE(rows.length), usageParams(day, rows)),
-  addRpcUsage: (accountId, day, credits, calls) => compiled(RPC_USAGE, [accountId, day, credits, calls]),
-  readFreeCredits: (accountId) => compiled(READ_FREE, [accountId]),
-  readRpcAccount: (accountId) => compiled(READ_RPC_ACCOUNT, [accountId]),
-  writeLease: (holder, accountId, credits, leaseUntil) => compiled(WRITE_LEASE, [holder, accountId, credits, leaseUntil]),
-  dropLease: (holder, accountId) => compiled(DROP_LEASE, [holder, accountId]),
-  dropExpiredLeases: (nowMs) => compiled(DROP_EXPIRED_LEASES, [nowMs]),
-  dropAllLeases: () => compiled(DROP_ALL_LEASES, []),
 };
