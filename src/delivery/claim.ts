@@ -2,16 +2,16 @@ import type { Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
-import { type DueDelivery, statementsOf } from "../db/statements.ts";
 import type { HeldForCredits } from "./delivery-notices.ts";
 import { chooseTarget, type EndpointRoute, goesToEndpoint, waitsForEndpoint } from "./route.ts";
 import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
+import { deliveryStatements } from "./sql/dialects.ts";
+import type { DueDelivery } from "./sql/statements.ts";
 import type { DeliveryThrottle } from "./throttle.ts";
 
 // Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
-// statements are each dialect's hand-written ones (db/statements.ts): the loop runs them thousands
+// statements are each dialect's hand-written ones (sql/): the loop runs them thousands
 // of times a second.
-
 
 /** A claimed row with its endpoint's current route; it stays leased until its outcome is recorded. */
 export type ClaimedDelivery = Delivery & { route: EndpointRoute; price: number };
@@ -66,7 +66,7 @@ export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Pro
 export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Promise<ClaimResult> {
   const { nowMs, limit } = opts;
   return inTransaction(db, async (trx) => {
-    const statements = statementsOf(trx);
+    const statements = deliveryStatements(trx);
     // On PostgreSQL the claim locks the due rows until this transaction commits their lease, and
     // rows another daemon is claiming are passed over instead of claimed twice (SQLite: one writer).
     await orderedClaimPlan(trx);
@@ -252,7 +252,7 @@ async function parkUntilEnabled(trx: Transaction<DB>, ids: readonly string[], no
  * them at once; a lease that is no longer the one the claim took is left alone.
  */
 export async function releaseLeases(db: Executor, rows: readonly Pick<Delivery, "id" | "lease_until">[]): Promise<void> {
-  const statements = statementsOf(db);
+  const statements = deliveryStatements(db);
   for (const d of rows) {
     if (d.lease_until === null) continue;
     await db.executeQuery(statements.releaseLease(d.id, d.lease_until));

@@ -1,16 +1,17 @@
 import { chargeDeliveries, type DeliveryBill } from "../billing/charges.ts";
 import type { Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
-import { type NewAttempt, statementsOf } from "../db/statements.ts";
 import { loggedAttemptCounts } from "./admin.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
 import { type ClaimedDelivery, inTransaction } from "./claim.ts";
 import { addNotices, type NewNotice } from "../notices/notices.ts";
 import { deliveryFailedNotice } from "./delivery-notices.ts";
 import type { AttemptLog } from "./send.ts";
+import { deliveryStatements } from "./sql/dialects.ts";
+import type { NewAttempt } from "./sql/statements.ts";
 
 // Step 4 of a delivery: writing what an attempt came to, and charging a success in the same
-// transaction. Each dialect's hand-written statements (db/statements.ts): at thousands of
+// transaction. Each dialect's hand-written statements (sql/): at thousands of
 // settlements a second building a query costs more than running it.
 
 export type Outcome = { ok: true; price: number } | { ok: false; next: FailureOutcome };
@@ -37,7 +38,7 @@ export function outcomeOf(sent: { ok: boolean }, d: Pick<ClaimedDelivery, "attem
 export async function recordOutcomes(db: Executor, items: readonly Settlement[], nowMs: number): Promise<Set<string>> {
   if (items.length === 0) return new Set();
   return inTransaction(db, async (trx) => {
-    const statements = statementsOf(trx);
+    const statements = deliveryStatements(trx);
     const settled = new Set<string>();
     // Successes with the same answer and price share one UPDATE: on a busy loop most of a group does.
     const groups = new Map<string, { statusCode: number | null; price: number; ids: string[] }>();

@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { orderedClaimPlan } from "../../src/db/primitives.ts";
-import { statementsOf } from "../../src/db/statements.ts";
+import { deliveryStatements } from "../../src/delivery/sql/dialects.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 
@@ -64,7 +64,7 @@ describe.skipIf(!onPostgres)(postgresOnly("the claim's plan on PostgreSQL with s
   const plan = (replay: boolean) =>
     ctx.db.transaction().execute(async (trx) => {
       await orderedClaimPlan(trx);
-      const claim = statementsOf(trx).selectDueDeliveries(Date.now(), 64, replay);
+      const claim = deliveryStatements(trx).selectDueDeliveries(Date.now(), 64, replay);
       const { rows } = await trx.executeQuery<{ "QUERY PLAN": string }>({ ...claim, sql: `explain ${claim.sql}` });
       return rows.map((r) => r["QUERY PLAN"]).join("\n");
     });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { statementsOf } from "../../src/db/statements.ts";
+import { deliveryStatements } from "../../src/delivery/sql/dialects.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 
 // On PostgreSQL the hand-written statements are named prepared statements on each connection
@@ -28,7 +28,7 @@ describe.skipIf(!onPostgres)("prepared statements on PostgreSQL", () => {
 
   /** The claim's select, on a connection of the pool; its rows or the error it met. */
   const selectDue = () =>
-    ctx.db.executeQuery(statementsOf(ctx.db).selectDueDeliveries(Date.now(), 10, false)).then(
+    ctx.db.executeQuery(deliveryStatements(ctx.db).selectDueDeliveries(Date.now(), 10, false)).then(
       (r) => ({ rows: r.rows.length, error: null as string | null }),
       (e: Error) => ({ rows: -1, error: e.message }),
     );

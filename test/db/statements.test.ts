@@ -7,10 +7,10 @@ import { type CompiledQuery, Kysely, sql } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { type Db, type Executor, migrate, openDatabase } from "../../src/db/database.ts";
 import { isPostgres } from "../../src/db/dialect/detect.ts";
-import { postgresStatements } from "../../src/db/dialect/postgres/statements.ts";
-import { sqliteStatements } from "../../src/db/dialect/sqlite/statements.ts";
 import type { NewEvent } from "../../src/db/schema.ts";
-import { type NewAttempt, type PerDialect, type Statements, statementsOf } from "../../src/db/statements.ts";
+import type { PerDialect } from "../../src/db/statements.ts";
+import { deliveryStatements, deliveryStatementSets } from "../../src/delivery/sql/dialects.ts";
+import type { DeliveryStatements, NewAttempt } from "../../src/delivery/sql/statements.ts";
 import { accountStatements, accountStatementSets } from "../../src/accounts/sql/dialects.ts";
 import { billingStatements, billingStatementSets } from "../../src/billing/sql/dialects.ts";
 import type { BillingStatements } from "../../src/billing/sql/statements.ts";
@@ -40,7 +40,7 @@ type Suite<S> = { folder: string; sets: PerDialect<S>; of: (db: Executor) => S; 
 
 const suite = <S>(s: Suite<S>) => s as Suite<unknown>;
 
-const dbSamples: Samples<Statements> = {
+const deliverySamples: Samples<DeliveryStatements> = {
   selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
   leaseDeliveries: (s) => [s.leaseDeliveries(ids(1), 2000), s.leaseDeliveries(ids(3), 2000)],
@@ -55,7 +55,7 @@ const dbSamples: Samples<Statements> = {
 };
 
 const suites = [
-  suite<Statements>({ folder: "db", sets: { sqlite: sqliteStatements, postgres: postgresStatements }, of: statementsOf, samples: dbSamples }),
+  suite<DeliveryStatements>({ folder: "delivery", sets: deliveryStatementSets, of: deliveryStatements, samples: deliverySamples }),
   suite<EventStatements>({
     folder: "watch",
     sets: eventStatementSets,

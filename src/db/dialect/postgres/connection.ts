@@ -3,13 +3,12 @@ import pg from "pg";
 import { DatabaseTimeout } from "../../availability.ts";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
-import type { CarriesDialect, CarriesStatements } from "../../statements.ts";
+import type { CarriesDialect } from "../../statements.ts";
 import { sqliteSchemaOnPostgres } from "./schema-plugin.ts";
 import { preparedName } from "./prepared.ts";
-import { postgresStatements } from "./statements.ts";
 
 // The connection to PostgreSQL: node-postgres through Kysely's own PostgresDialect, how values
-// come back, and the statements this dialect brings.
+// come back, and the name of the dialect its adapter carries.
 
 /** int8 (count(*), bigint columns) and numeric (sum of bigint): numbers, as bun:sqlite gives them. */
 const INT8 = 20;
@@ -21,16 +20,15 @@ const types = {
   },
 };
 
-/** Kysely's PostgreSQL adapter, carrying PostgreSQL's hand-written statements (`statementsOf`). */
-class PostgresAdapterWithStatements extends PostgresAdapter implements CarriesStatements, CarriesDialect {
+/** Kysely's PostgreSQL adapter, naming its dialect: each folder's hand-written statements are picked by it (`db/statements.ts`). */
+class PostgresAdapterNamed extends PostgresAdapter implements CarriesDialect {
   readonly dialect = "postgres" as const;
-  readonly statements = postgresStatements;
 }
 
-/** Kysely's PostgresDialect whose adapter brings PostgreSQL's statements. */
+/** Kysely's PostgresDialect whose adapter names it. */
 class ChainwatchPostgresDialect extends PostgresDialect {
   override createAdapter() {
-    return new PostgresAdapterWithStatements();
+    return new PostgresAdapterNamed();
   }
 }
 

@@ -1,9 +1,9 @@
 import type { CompiledQuery } from "kysely";
 import { compiled } from "../compiled.ts";
 
-// Named prepared statements for PostgreSQL's hand-written statements (statements.ts). Given a
-// name, node-postgres parses a text once per connection and afterwards sends only Bind and
-// Execute: the server skips parsing and, once its plan is cached, planning too. A delivery's claim
+// Named prepared statements for PostgreSQL's hand-written statements (each folder's
+// `sql/postgres.ts`, and the rate budgets here). Given a name, node-postgres parses a text once
+// per connection and afterwards sends only Bind and Execute: the server skips parsing and, once its plan is cached, planning too. A delivery's claim
 // and settlement run a dozen of these per batch, so that is most of what the server does for them.
 // Only texts registered here are prepared: a query Kysely builds per call keeps the unnamed
 // statement (a name per distinct text would fill every connection's statement cache).

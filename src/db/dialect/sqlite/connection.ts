@@ -5,21 +5,19 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
-import type { CarriesDialect, CarriesStatements } from "../../statements.ts";
+import type { CarriesDialect } from "../../statements.ts";
 import type { StorageWatch } from "../../storage-full.ts";
 import { withStatementCache } from "./statement-cache.ts";
-import { sqliteStatements } from "./statements.ts";
 
-/** Kysely's SQLite adapter, carrying SQLite's hand-written statements (`statementsOf`). */
-class SqliteAdapterWithStatements extends SqliteAdapter implements CarriesStatements, CarriesDialect {
+/** Kysely's SQLite adapter, naming its dialect: each folder's hand-written statements are picked by it (`db/statements.ts`). */
+class SqliteAdapterNamed extends SqliteAdapter implements CarriesDialect {
   readonly dialect = "sqlite" as const;
-  readonly statements = sqliteStatements;
 }
 
 /**
  * SQLite dialect whose transactions start with BEGIN IMMEDIATE: the CLI and the daemon write the
  * same file, and a deferred BEGIN that later writes fails with SQLITE_BUSY at once instead of
- * waiting out busy_timeout. Its adapter brings SQLite's statements.
+ * waiting out busy_timeout. Its adapter names the dialect.
  */
 class ImmediateSqliteDialect extends BunSqliteDialect {
   constructor(
@@ -30,7 +28,7 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
   }
 
   override createAdapter() {
-    return new SqliteAdapterWithStatements();
+    return new SqliteAdapterNamed();
   }
 
   override createDriver(): Driver {

@@ -1,33 +1,13 @@
-import type { NewAttempt, Statements } from "../../statements.ts";
-import { compiled as compiledText, textPerCount } from "../compiled.ts";
-import { prepared } from "./prepared.ts";
+import { textPerCount } from "../../db/dialect/compiled.ts";
+import { numbered, rowsOf } from "../../db/dialect/postgres/placeholders.ts";
+import { preparedQuery } from "../../db/dialect/postgres/prepared.ts";
+import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, failedParams } from "./statements.ts";
 
-// The hot-path statements in PostgreSQL's SQL (what each does: `src/db/statements.ts`). Numbered
-// placeholders; the claim's plan is held by `orderedClaimPlan` in primitives.ts, and the settling
+// The statements of the outbox in PostgreSQL's SQL (what each does: statements.ts). Numbered
+// placeholders; the claim's plan is held by `orderedClaimPlan` in db/primitives.ts, and the settling
 // statements' status test keeps them on the primary key (STILL_PENDING). Every text is a named
-// prepared statement on each connection (prepared.ts).
-
-/** A compiled query whose text is prepared once per connection. */
-function compiled<R = unknown>(sql: string, parameters: unknown[]) {
-  return compiledText<R>(prepared(sql), parameters);
-}
-
-/** `$from, …`: `n` numbered placeholders starting at `from`. */
-function numbered(from: number, n: number): string {
-  const out = new Array<string>(n);
-  for (let i = 0; i < n; i++) out[i] = `$${from + i}`;
-  return out.join(",");
-}
-
-/** `($1,…,$width), ($width+1,…), …`: `rows` rows of `width` numbered placeholders. */
-function rowsOf(rows: number, width: number): string {
-  const out = new Array<string>(rows);
-  for (let r = 0; r < rows; r++) out[r] = `(${numbered(r * width + 1, width)})`;
-  return out.join(",");
-}
-
-/** What every daemon has set aside of the account `a`: summed by each check of the free credits. */
-const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
+// prepared statement on each connection (db/dialect/postgres/prepared.ts).
 
 // The due rows stay locked until the claim commits their lease; rows another daemon is claiming
 // are passed over instead of claimed twice or waited on.
@@ -72,24 +52,15 @@ credits_charged = $2, updated_at = $3, completed_at = $3 where id in (${numbered
 );
 const FAILED = `update deliveries set status = $1, attempts = $2, next_attempt_at = $3, lease_until = null, last_status_code = $4, last_error = $5,
 updated_at = $6, completed_at = $7 where id = $8 and ${STILL_PENDING}`;
-const ATTEMPTS = textPerCount(
-  (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
-);
+const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
-function attemptParams(rows: readonly NewAttempt[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
-  return params;
-}
-
-export const postgresStatements: Statements = {
-  selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
-  selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
-  leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
-  pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
-  releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),
-  markSucceeded: (ids, statusCode, price, nowMs) => compiled(SUCCEEDED(ids.length), [statusCode, price, nowMs, ...ids]),
-  markFailed: (f, nowMs) =>
-    compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
-  insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
+export const postgresDeliveryStatements: DeliveryStatements = {
+  selectDueDeliveries: (nowMs, limit, replay) => preparedQuery(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
+  selectNewestDueDeliveries: (afterMs, nowMs, limit) => preparedQuery(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
+  leaseDeliveries: (ids, leaseUntil) => preparedQuery(LEASE(ids.length), [leaseUntil, ...ids]),
+  pauseDeliveries: (ids, nowMs) => preparedQuery(PAUSE(ids.length), [nowMs, ...ids]),
+  releaseLease: (id, leaseUntil) => preparedQuery(RELEASE, [id, leaseUntil]),
+  markSucceeded: (ids, statusCode, price, nowMs) => preparedQuery(SUCCEEDED(ids.length), [statusCode, price, nowMs, ...ids]),
+  markFailed: (f, nowMs) => preparedQuery(FAILED, failedParams(f, nowMs)),
+  insertAttempts: (rows) => preparedQuery(ATTEMPTS(rows.length), attemptParams(rows)),
 };

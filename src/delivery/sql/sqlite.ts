@@ -1,17 +1,10 @@
-import type { NewAttempt, Statements } from "../../statements.ts";
-import { compiled, textPerCount } from "../compiled.ts";
+import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
+import { marks, rowsOf } from "../../db/dialect/sqlite/placeholders.ts";
+import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, failedParams } from "./statements.ts";
 
-// The hot-path statements in SQLite's SQL (what each does: `src/db/statements.ts`). `?` placeholders;
+// The statements of the outbox in SQLite's SQL (what each does: statements.ts). `?` placeholders;
 // `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
-
-/** `?,?,…,?`: `n` placeholders. */
-const marks = (n: number) => "?,".repeat(n - 1) + "?";
-
-/** `(?,…,?), …`: `rows` rows of `width` placeholders. */
-const rowsOf = (rows: number, width: number) => `(${marks(width)}),`.repeat(rows - 1) + `(${marks(width)})`;
-
-/** What every daemon has set aside of the account `a`: summed by each check of the free credits. */
-const LEASED_OF_ACCOUNT = "(select coalesce(sum(l.credits), 0) from credit_leases as l where l.account_id = a.id)";
 
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
 // A row without endpoint (a payment-order webhook to the payments URL) is signed with the
@@ -49,24 +42,15 @@ credits_charged = ?, updated_at = ?, completed_at = ? where id in (${marks(n)}) 
 );
 const FAILED = `update deliveries set status = ?, attempts = ?, next_attempt_at = ?, lease_until = null, last_status_code = ?, last_error = ?,
 updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`;
-const ATTEMPTS = textPerCount(
-  (n) => `insert into delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) values ${rowsOf(n, 8)}`,
-);
+const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
-function attemptParams(rows: readonly NewAttempt[]): unknown[] {
-  const params: unknown[] = [];
-  for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
-  return params;
-}
-
-export const sqliteStatements: Statements = {
+export const sqliteDeliveryStatements: DeliveryStatements = {
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
   releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),
   markSucceeded: (ids, statusCode, price, nowMs) => compiled(SUCCEEDED(ids.length), [statusCode, price, nowMs, nowMs, ...ids]),
-  markFailed: (f, nowMs) =>
-    compiled(FAILED, [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id]),
+  markFailed: (f, nowMs) => compiled(FAILED, failedParams(f, nowMs)),
   insertAttempts: (rows) => compiled(ATTEMPTS(rows.length), attemptParams(rows)),
 };

@@ -1,0 +1,102 @@
+import type { CompiledQuery } from "kysely";
+import type { Delivery } from "../../db/schema.ts";
+
+// The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
+// `src/db/statements.ts`): a delivery's claim and settlement. What each does, here; each dialect's
+// text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same parameters, built
+// here once for both. The claim's select also reads what it needs of the account (its balance and
+// what /rpc has set aside of it, billing/sql/) and of the endpoint (its route and secrets).
+
+/**
+ * A due delivery with its account's balance and its endpoint's route, as the claim reads it: the
+ * row's endpoint, or for a row without one (a payment-order webhook to the payments URL) the
+ * account's default endpoint, whose secret signs it. The endpoint columns are null when the
+ * endpoint is gone.
+ */
+export type DueDelivery = Delivery & {
+  account_credits: number | string;
+  /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
+  account_leased: number | string;
+  payments_webhook_url: string | null;
+  /** Set while an operator has the account disabled: its rows wait, paused (delivery/claim.ts). */
+  account_disabled_at: number | string | null;
+  endpoint_url: string | null;
+  endpoint_enabled: number | null;
+  /** The endpoint's own delivery rate limit; null: the config's `delivery.max_rps`. */
+  endpoint_max_rps: number | null;
+  endpoint_secret_enc: string | null;
+  endpoint_previous_secret_enc: string | null;
+  endpoint_previous_secret_expires_at: number | string | null;
+};
+
+/** A failed attempt's outcome: the row's next state. */
+export type FailedAttempt = {
+  id: string;
+  status: "pending" | "failed";
+  attempts: number;
+  nextAttemptAt: number;
+  statusCode: number | null;
+  error: string | null;
+};
+
+/** One row of the attempt log. */
+export type NewAttempt = {
+  deliveryId: string;
+  attempt: number;
+  url: string | null;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  snippet: string | null;
+};
+
+/**
+ * The hand-written statements of the outbox, one set per dialect. Each returns a compiled query to
+ * run with `executeQuery` on the database or a transaction. Statements over a list (IN lists,
+ * multi-row inserts) take at most what their caller chunks them to: SQLite caps bound parameters.
+ */
+export type DeliveryStatements = {
+  /**
+   * Due live rows (or, with `replay`, due replayed rows) with their account's balance and their
+   * endpoint's route, oldest due first, at most `limit`. A payment row waits while a lower sequence
+   * of its payment to the same endpoint is still pending or paused. `next_attempt_at` is the only
+   * sort key: the due index (status, replay, next_attempt_at) yields rows in that order (ties by insertion) and the scan stops at the limit.
+   * The rows stay locked until the transaction ends, and rows another daemon is claiming are
+   * passed over (nothing to lock on SQLite, whose write transactions run one at a time).
+   */
+  selectDueDeliveries(nowMs: number, limit: number, replay: boolean): CompiledQuery<DueDelivery>;
+  /**
+   * Live rows from the other end: due after `afterMs` (and by `nowMs`), most recently due first,
+   * at most `limit`, locked and skipped like selectDueDeliveries. A claim whose oldest rows fill
+   * its batch also takes some of these, so work queued now is not stuck behind an old backlog.
+   */
+  selectNewestDueDeliveries(afterMs: number, nowMs: number, limit: number): CompiledQuery<DueDelivery>;
+  /** Leases claimed rows until `leaseUntil`. */
+  leaseDeliveries(ids: readonly string[], leaseUntil: number): CompiledQuery;
+  /** Pauses rows their account cannot pay for. */
+  pauseDeliveries(ids: readonly string[], nowMs: number): CompiledQuery;
+  /** Gives back a row's lease while it is still the one taken and the row still pending. */
+  releaseLease(id: string, leaseUntil: number): CompiledQuery;
+  /** Settles successes that share an answer and a price, each only while still pending; returns the ids settled. */
+  markSucceeded(ids: readonly string[], statusCode: number | null, price: number, nowMs: number): CompiledQuery<{ id: string }>;
+  /** Settles one failed attempt while the row is still pending (numAffectedRows says whether it was). */
+  markFailed(f: FailedAttempt, nowMs: number): CompiledQuery;
+  /** One multi-row INSERT into the attempt log. */
+  insertAttempts(rows: readonly NewAttempt[]): CompiledQuery;
+};
+
+/** The columns of an attempt log row, in the order `attemptParams` binds them. */
+export const ATTEMPT_COLUMNS = "delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet";
+
+/** The parameters of a multi-row INSERT into the attempt log: eight a row, as ATTEMPT_COLUMNS names them. */
+export function attemptParams(rows: readonly NewAttempt[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.deliveryId, r.attempt, r.url, r.startedAt, r.durationMs, r.statusCode, r.error, r.snippet);
+  return params;
+}
+
+/** The parameters of a failed attempt's settlement, in the order both dialects' texts name them. */
+export function failedParams(f: FailedAttempt, nowMs: number): unknown[] {
+  return [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id];
+}
