@@ -8,12 +8,21 @@ export function nativeMovement(from: string | null, to: string | null, value: bi
   return value > 0n ? [{ index: 0, asset: null, from, to, value, decimals: null }] : [];
 }
 
-/** A token transfer of a transaction, addresses in matching form; `decimals` null when unknown. */
-export type TokenTransfer = { asset: string | null; from: string | null; to: string | null; value: bigint; decimals: number | null };
+/**
+ * A transfer of a transaction, addresses in matching form; `decimals` null when unknown. A token's
+ * (`asset` its contract; `nft` when it is a non-fungible one), or native value moved inside the
+ * execution (`asset` null, `internal`).
+ */
+export type TokenTransfer = Pick<Movement, "asset" | "from" | "to" | "value" | "decimals" | "nft" | "internal">;
 
-/** Token transfers as movements 1..n, in order; a zero-value transfer is one too (it gives `other` hits). */
+/** Transfers as movements 1..n, in order; a zero-value transfer is one too (it gives `other` hits). */
 export function transferMovements(transfers: readonly TokenTransfer[]): Movement[] {
-  return transfers.map((t, i) => ({ index: i + 1, asset: t.asset, from: t.from, to: t.to, value: t.value, decimals: t.decimals }));
+  return transfers.map((t, i) => {
+    const m: Movement = { index: i + 1, asset: t.asset, from: t.from, to: t.to, value: t.value, decimals: t.decimals };
+    if (t.nft) m.nft = t.nft;
+    if (t.internal) m.internal = true;
+    return m;
+  });
 }
 
 /**

@@ -24,6 +24,12 @@ export const TransferSchema = T.Object({
   to: T.Optional(Nullable(Address)),
   value: RawValue,
   decimals: T.Optional(Nullable(T.Integer({ minimum: 0, maximum: MAX_DECIMALS }))),
+  // evm networks only (block-from-feed.ts checks the combinations): absent = erc20 for a token.
+  token_standard: T.Optional(
+    T.Union([T.Literal("erc20"), T.Literal("erc721"), T.Literal("erc1155")], { description: "evm: the token's standard; absent = erc20 for a token" }),
+  ),
+  token_id: T.Optional(T.String({ pattern: RAW_INTEGER_PATTERN, maxLength: 78, description: "erc721 and erc1155: the token id (uint256), as a string" })),
+  internal: T.Optional(T.Boolean({ description: "Native value moved by a call inside a contract's execution (asset null)" })),
 });
 
 /** An outpoint a UTXO transaction spends: the transaction that created the output and its index there. */
@@ -64,6 +70,7 @@ export const BatchSchema = T.Union([BlockSchema, T.Array(BlockSchema)]);
 
 export type BlockInput = Static<typeof BlockSchema>;
 export type TransactionInput = Static<typeof TransactionSchema>;
+export type TransferInput = Static<typeof TransferSchema>;
 export type OutputInput = Static<typeof OutputSchema>;
 
 export type ParsedBatch = Result<{ blocks: BlockInput[] }, InvalidInput>;

@@ -1,11 +1,11 @@
 import type { IngestedBlock, IngestedTx, Movement, TxOutput } from "../chain/block.ts";
-import { nativeMovement, outputPayments, transferMovements } from "../chain/movements.ts";
+import { nativeMovement, outputPayments, type TokenTransfer, transferMovements } from "../chain/movements.ts";
 import { btcMoneyLimit, findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { Family, NetworkConfig } from "../config/schema.ts";
 import { parseRawInteger } from "../lib/amount.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { matchAddress } from "../chain/address/normalize.ts";
-import { type BlockInput, parseBatch, type TransactionInput } from "./batch-schema.ts";
+import { type BlockInput, parseBatch, type TransactionInput, type TransferInput } from "./batch-schema.ts";
 
 // The feed's way in, no I/O: a batch as POST /ingest/blocks and `chainwatch ingest` receive it
 // (docs/chains.md shape) is validated and its blocks become the block model, which the pipeline
@@ -26,6 +26,8 @@ export function blocksFromFeed(raw: unknown, networks: Record<string, NetworkCon
   if (unknown) return invalidInput(unknownNetwork(unknown.network));
   const mixed = mixedTransaction(parsed.blocks);
   if (mixed) return invalidInput(`${fieldOf(mixed.block)}transactions[${mixed.tx}] has both transfers and outputs: a UTXO transaction carries no token transfers`);
+  const misfit = misfitTransfer(parsed.blocks, networks);
+  if (misfit) return invalidInput(`${fieldOf(misfit.block)}${misfit.error}`);
   const beyond = moneyBeyondLimit(parsed.blocks, networks);
   if (beyond) return invalidInput(`${fieldOf(beyond.block)}${beyond.error}`);
   const blocks = parsed.blocks.map((b) => toIngestedBlock(b, networks[b.network].family));
@@ -38,6 +40,40 @@ function mixedTransaction(blocks: readonly BlockInput[]): { block: number; tx: n
     const tx = blocks[b].transactions.findIndex((t) => t.outputs !== undefined && (t.transfers?.length ?? 0) > 0);
     if (tx >= 0) return { block: b, tx };
   }
+  return null;
+}
+
+/** The first transfer whose token standard, token id, internal flag, asset, decimals and value do not fit together (transferMisfit). */
+function misfitTransfer(blocks: readonly BlockInput[], networks: Record<string, NetworkConfig>): { block: number; error: string } | null {
+  for (const [b, block] of blocks.entries()) {
+    const evm = networks[block.network].family === "evm";
+    for (const [t, tx] of block.transactions.entries()) {
+      for (const [i, transfer] of (tx.transfers ?? []).entries()) {
+        const error = transferMisfit(transfer, evm);
+        if (error) return { block: b, error: `transactions[${t}].transfers[${i}].${error}` };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * What is wrong with one transfer's fields together, as the rest of a sentence that starts with
+ * the field; null when nothing is. Token standards are evm's (elsewhere a token is the family's
+ * own kind); an NFT transfer names its contract and token id and counts whole tokens (an ERC-721
+ * one exactly one); an internal transfer moves the native coin.
+ */
+function transferMisfit(x: TransferInput, evm: boolean): string | null {
+  const asset = x.asset ?? null;
+  if (x.internal === true && asset !== null) return "internal moves the native coin: asset must be null or absent";
+  const standard = x.token_standard;
+  if (standard !== undefined && !evm) return "token_standard is for evm networks only";
+  if (standard !== undefined && asset === null) return `token_standard ${standard} needs asset, the token's contract`;
+  const nft = standard === "erc721" || standard === "erc1155";
+  if (!nft) return x.token_id === undefined ? null : "token_id is only for token_standard erc721 or erc1155";
+  if (x.token_id === undefined) return `token_id is required for an ${standard} transfer`;
+  if (x.decimals !== undefined && x.decimals !== null && x.decimals !== 0) return `decimals must be 0 or absent for an ${standard} transfer: it counts whole tokens`;
+  if (standard === "erc721" && x.value !== "1") return 'value must be "1" for an erc721 transfer: it moves one token';
   return null;
 }
 
@@ -73,13 +109,22 @@ function moneyBeyondLimit(blocks: readonly BlockInput[], networks: Record<string
  * (chain/movements.ts). The schema has already checked every value is an integer string.
  */
 export function movementsOf(tx: TransactionInput, family: Family, outputs: readonly TxOutput[] = outputsOf(tx, family)): Movement[] {
-  const transfers = (tx.transfers ?? []).map((t) => ({
-    asset: matchAddress(family, t.asset),
-    from: matchAddress(family, t.from),
-    to: matchAddress(family, t.to),
-    value: parseRawInteger(t.value) ?? 0n,
-    decimals: t.decimals ?? null,
-  }));
+  const transfers = (tx.transfers ?? []).map((t) => {
+    const out: TokenTransfer = {
+      asset: matchAddress(family, t.asset),
+      from: matchAddress(family, t.from),
+      to: matchAddress(family, t.to),
+      value: parseRawInteger(t.value) ?? 0n,
+      decimals: t.decimals ?? null,
+    };
+    // misfitTransfer has checked that an NFT names its token id and counts whole tokens.
+    if ((t.token_standard === "erc721" || t.token_standard === "erc1155") && t.token_id !== undefined) {
+      out.nft = { standard: t.token_standard, tokenId: BigInt(t.token_id) };
+      out.decimals = 0;
+    }
+    if (t.internal === true) out.internal = true;
+    return out;
+  });
   return [
     ...nativeMovement(matchAddress(family, tx.from), matchAddress(family, tx.to), parseRawInteger(tx.value) ?? 0n),
     ...outputPayments(outputs),

@@ -1,4 +1,5 @@
 import type { IngestedBlock } from "../chain/block.ts";
+import type { Family } from "../chain/family.ts";
 import type { NewEvent } from "../db/schema.ts";
 import { SHARED } from "../watch/block-subscriptions.ts";
 import { blockEventBody, walletEventBody } from "../watch/event-bodies.ts";
@@ -13,7 +14,7 @@ import { endpointsTaking, type TargetEndpoint } from "../webhooks/fan-out.ts";
 export type Watcher = { accountId: string; endpoints: TargetEndpoint[] };
 
 /** What the matching reads found for one network, gathered before the write transaction. */
-export type NetworkView = { decimals: number; watchers: Watcher[]; watches: Map<string, WatchRef[]> };
+export type NetworkView = { decimals: number; family: Family; watchers: Watcher[]; watches: Map<string, WatchRef[]> };
 
 /** A webhook endpoint an event goes to, with its own min_confirmations. */
 export type EventTarget = { accountId: string; endpointId: string; minConfirmations: number };
@@ -90,6 +91,7 @@ function planWalletEvents(block: IngestedBlock, view: NetworkView, createdAt: st
             blockHeight: block.height,
             blockHash: block.hash,
             networkDecimals: view.decimals,
+            family: view.family,
             createdAt,
           }),
           created_at: nowMs,

@@ -26,12 +26,12 @@ export async function readNetworkViews(db: Executor, config: Config, blocks: rea
 }
 
 async function readNetwork(db: Executor, config: Config, network: string, blocks: readonly IngestedBlock[]): Promise<NetworkView> {
-  const decimals = config.networks[network].decimals;
+  const { decimals, family } = config.networks[network];
   const accounts = await watchersOf(db, network);
   const endpoints = await subscribersOf(db, accounts);
   const watchers = accounts.map((accountId) => ({ accountId, endpoints: endpoints.get(accountId) ?? [] }));
   // Nobody watches this network: no address can match, skip the lookups.
-  if (watchers.length === 0) return { decimals, watchers, watches: new Map() };
+  if (watchers.length === 0) return { decimals, family, watchers, watches: new Map() };
   const addresses = new Set<string>();
   for (const b of blocks) {
     if (b.network !== network) continue;
@@ -44,7 +44,7 @@ async function readNetwork(db: Executor, config: Config, network: string, blocks
       }
     }
   }
-  return { decimals, watchers, watches: await watchesByAddress(db, network, addresses) };
+  return { decimals, family, watchers, watches: await watchesByAddress(db, network, addresses) };
 }
 
 /** The events a batch stored, and how many the accounts received (a block event once per watching account). */

@@ -1,5 +1,5 @@
 import type { Transaction } from "kysely";
-import type { IngestedBlock } from "../chain/block.ts";
+import type { IngestedBlock, Movement } from "../chain/block.ts";
 import type { ChainChange } from "../chain/chain-change.ts";
 import type { NetworkConfig } from "../config/schema.ts";
 import type { DB, Payment } from "../db/schema.ts";
@@ -36,6 +36,13 @@ export function createPaymentObserver(deps: { networks: Record<string, NetworkCo
 
 const orderKey = (address: string, asset: string | null) => `${address}\u0000${asset ?? ""}`;
 
+/**
+ * Whether a movement can pay an order: a positive amount of a coin or fungible token to an
+ * address. An NFT never does (an order is an amount of one asset; a token id is no amount of its
+ * contract); native value moved inside a contract's execution does, like a smart-contract wallet's payment.
+ */
+const pays = (m: Movement): m is Movement & { to: string } => m.to !== null && m.value > 0n && m.nft === undefined;
+
 /** Phase 1: every positive movement to an order address becomes a payment transfer of that order. */
 async function recordMovements(trx: Transaction<DB>, networks: Record<string, NetworkConfig>, blocks: IngestedBlock[], nowMs: number) {
   const byNetwork = new Map<string, IngestedBlock[]>();
@@ -52,7 +59,7 @@ async function recordMovements(trx: Transaction<DB>, networks: Record<string, Ne
     for (const block of netBlocks) {
       for (const tx of block.transactions) {
         for (const m of tx.movements) {
-          if (m.to === null || m.value <= 0n) continue;
+          if (!pays(m)) continue;
           const key = orderKey(m.to, normalizeAsset(net.family, m.asset));
           const order = targets.get(key);
           if (!order) continue;
@@ -105,7 +112,7 @@ async function hasOrders(trx: Transaction<DB>, network: string): Promise<boolean
 async function ordersByAddress(trx: Transaction<DB>, network: string, blocks: IngestedBlock[]): Promise<Map<string, Payment>> {
   const addresses = new Set<string>();
   for (const b of blocks)
-    for (const tx of b.transactions) for (const m of tx.movements) if (m.to !== null && m.value > 0n) addresses.add(m.to);
+    for (const tx of b.transactions) for (const m of tx.movements) if (pays(m)) addresses.add(m.to);
   const all = [...addresses];
   const targets = new Map<string, Payment>();
   for (let i = 0; i < all.length; i += CHUNK) {

@@ -1,3 +1,5 @@
+import type { Family } from "../chain/family.ts";
+import { tokenStandardOf } from "../chain/token-standard.ts";
 import { formatAmount } from "../lib/amount.ts";
 import type { WalletHit } from "./matcher.ts";
 
@@ -21,6 +23,8 @@ export function walletEventBody(e: {
   blockHeight: number;
   blockHash: string;
   networkDecimals: number;
+  /** The network's family: which fungible token standard its tokens follow. */
+  family: Family;
   /** RFC 3339, formatted once per batch. */
   createdAt: string;
 }): string {
@@ -36,8 +40,12 @@ export function walletEventBody(e: {
     block_height: e.blockHeight,
     block_hash: e.blockHash,
     asset: hit.asset,
+    token_standard: tokenStandardOf(hit, e.family),
+    // A decimal string, uint256 as any: an NFT id often passes 2^53.
+    token_id: hit.nft ? hit.nft.tokenId.toString() : null,
     amount: formatAmount(hit.value, decimalsOf(hit, e.networkDecimals)),
     amount_raw: hit.value.toString(),
+    internal: hit.internal,
     created_at: e.createdAt,
     // True once a reorg orphans the block (the removed flag of Ethereum logs); see ingest/retraction.ts.
     removed: false,

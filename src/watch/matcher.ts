@@ -1,4 +1,4 @@
-import type { IngestedTx, Movement } from "../chain/block.ts";
+import type { IngestedTx, Movement, NftToken } from "../chain/block.ts";
 
 // Pure matching of chain activity against watched addresses (docs/chains.md): no I/O, no clock.
 
@@ -17,6 +17,10 @@ export type WalletHit = {
   asset: string | null;
   value: bigint;
   decimals: number | null;
+  /** The non-fungible token moved, when it is one. */
+  nft: NftToken | null;
+  /** Native value moved by a call inside a contract's execution. */
+  internal: boolean;
 };
 
 /** Watches of one address on the block's network; undefined or empty when nobody watches it. */
@@ -45,14 +49,14 @@ export function hitsOf(tx: IngestedTx, watchesAt: WatchLookup): WalletHit[] {
   for (const [address, direction] of named) {
     if (address === null || touched.has(address)) continue;
     for (const watch of watchesAt(address) ?? []) {
-      hits.push({ watch, movement: 0, direction, type: "other", asset: null, value: 0n, decimals: null });
+      hits.push({ watch, movement: 0, direction, type: "other", asset: null, value: 0n, decimals: null, nft: null, internal: false });
     }
   }
   return hits;
 }
 
 function hitOf(watch: WatchRef, m: Movement, direction: Direction, type: HitType): WalletHit {
-  return { watch, movement: m.index, direction, type, asset: m.asset, value: m.value, decimals: m.decimals };
+  return { watch, movement: m.index, direction, type, asset: m.asset, value: m.value, decimals: m.decimals, nft: m.nft ?? null, internal: m.internal === true };
 }
 
 /** Makes one event per (watch, transaction, movement, direction). */

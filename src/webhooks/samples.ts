@@ -116,6 +116,7 @@ export function testPayload(event: TestEvent, network: string, family: Family, d
       blockHeight: block.height,
       blockHash: block.hash,
       networkDecimals: decimals,
+      family,
       createdAt,
     });
   }

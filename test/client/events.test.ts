@@ -80,8 +80,11 @@ describe("client.events()", () => {
       block_height: 1,
       block_hash: "0xb1",
       asset: null,
+      token_standard: null,
+      token_id: null,
       amount: "1",
       amount_raw: "1000000000000000000",
+      internal: false,
       removed: false,
       created_at: AT,
     });

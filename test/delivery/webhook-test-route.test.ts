@@ -130,7 +130,8 @@ describe("POST /v1/address-watch/webhook/test", () => {
       expect(body.aml.checked_at).toMatch(rfc3339);
     } else {
       expect(Object.keys(body)).toEqual([
-        "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at", "removed",
+        "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash",
+        "asset", "token_standard", "token_id", "amount", "amount_raw", "internal", "created_at", "removed",
       ]);
       expect(body).toMatchObject({ type: event, direction: event === "payout" ? "out" : "in", network, asset: null });
       expect(body.watch_id).toMatch(/^aw_/);

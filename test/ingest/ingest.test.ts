@@ -145,8 +145,11 @@ describe("ingest and matching", () => {
       block_height: height,
       block_hash: "0xb1",
       asset,
+      token_standard: asset === null ? null : "erc20",
+      token_id: null,
       amount,
       amount_raw,
+      internal: false,
       created_at,
       removed: false,
     });
@@ -170,7 +173,10 @@ describe("ingest and matching", () => {
       wallet("other", "out", "0xt6", USDT, "0", "0"),
     ]);
     // Keys in contract order, ids unique.
-    expect(Object.keys(listed[1])).toEqual(["id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash", "asset", "amount", "amount_raw", "created_at", "removed"]);
+    expect(Object.keys(listed[1])).toEqual([
+      "id", "type", "direction", "watch_id", "network", "address", "tx_hash", "block_height", "block_hash",
+      "asset", "token_standard", "token_id", "amount", "amount_raw", "internal", "created_at", "removed",
+    ]);
     expect(new Set(listed.map((e) => e.id)).size).toBe(listed.length);
 
     const listedB = (await events(b)).body.events as Json[];

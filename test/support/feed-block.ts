@@ -9,7 +9,8 @@ import { blocksFromFeed, toIngestedBlock } from "../../src/ingest/block-from-fee
 
 /**
  * The feed block that stands for `block`: the native value (movement 0) as `value`, the other
- * movements of an account transaction as `transfers`, a UTXO transaction's `outputs` and spends as
+ * movements of an account transaction as `transfers` (an NFT's with its `token_standard` and
+ * `token_id`, native value moved inside a contract's execution with `internal`), a UTXO transaction's `outputs` and spends as
  * `inputs`. Throws unless the feed's path makes exactly `block` of it again, so a test that reads a
  * follower's block through here also proves the follower built what the feed's path would have.
  */
@@ -22,7 +23,17 @@ export function feedBlockOf(block: IngestedBlock, family: Family): BlockInput {
       out.outputs = tx.outputs.map((o) => ({ address: o.address, value: o.value.toString() }));
       return out;
     }
-    const transfers = tx.movements.filter((m) => m.index > 0).map((m) => ({ asset: m.asset, from: m.from, to: m.to, value: m.value.toString(), decimals: m.decimals }));
+    const transfers = tx.movements
+      .filter((m) => m.index > 0)
+      .map((m) => ({
+        asset: m.asset,
+        from: m.from,
+        to: m.to,
+        value: m.value.toString(),
+        decimals: m.decimals,
+        ...(m.nft ? { token_standard: m.nft.standard, token_id: m.nft.tokenId.toString() } : {}),
+        ...(m.internal ? { internal: true } : {}),
+      }));
     if (transfers.length > 0) out.transfers = transfers;
     return out;
   });

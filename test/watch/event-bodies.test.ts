@@ -18,11 +18,11 @@ describe("event bodies", () => {
 
   it("writes a wallet event with the contract's keys in order, native amounts at the network's decimals", () => {
     const [hit] = hitsOfTx({ hash: "0xt", from: X, to: W, value: "1500000000000000000" });
-    const body = walletEventBody({ id: "evt_1", hit, network: "eth", txHash: "0xt", blockHeight: 7, blockHash: "0xb", networkDecimals: 18, createdAt });
+    const body = walletEventBody({ id: "evt_1", hit, network: "eth", txHash: "0xt", blockHeight: 7, blockHash: "0xb", networkDecimals: 18, family: "evm", createdAt });
     expect(body).toBe(
       '{"id":"evt_1","type":"payment","direction":"in","watch_id":"aw_w","network":"eth","address":"0x1111111111111111111111111111111111111111",' +
-        '"tx_hash":"0xt","block_height":7,"block_hash":"0xb","asset":null,"amount":"1.5","amount_raw":"1500000000000000000",' +
-        '"created_at":"2026-11-21T19:08:00.000+00:00","removed":false}',
+        '"tx_hash":"0xt","block_height":7,"block_hash":"0xb","asset":null,"token_standard":null,"token_id":null,"amount":"1.5","amount_raw":"1500000000000000000",' +
+        '"internal":false,"created_at":"2026-11-21T19:08:00.000+00:00","removed":false}',
     );
   });
 
@@ -30,9 +30,41 @@ describe("event bodies", () => {
     const [withDecimals] = hitsOfTx({ hash: "0xt", from: X, to: C, value: "0", transfers: [{ asset: USDT, from: X, to: W, value: "2500000", decimals: 6 }] });
     const [without] = hitsOfTx({ hash: "0xt", from: X, to: C, value: "0", transfers: [{ asset: USDT, from: X, to: W, value: "2500000" }] });
     const amount = (hit: typeof withDecimals) =>
-      JSON.parse(walletEventBody({ id: "e", hit, network: "eth", txHash: "0xt", blockHeight: 1, blockHash: "0xb", networkDecimals: 18, createdAt })).amount;
+      JSON.parse(walletEventBody({ id: "e", hit, network: "eth", txHash: "0xt", blockHeight: 1, blockHash: "0xb", networkDecimals: 18, family: "evm", createdAt })).amount;
     expect(amount(withDecimals)).toBe("2.5");
     expect(amount(without)).toBe("2500000");
+  });
+
+  it("names the token standard and id of an NFT, counts whole tokens, and marks native value moved inside a contract as internal", () => {
+    const hits = hitsOfTx({
+      hash: "0xt",
+      from: X,
+      to: C,
+      value: "0",
+      transfers: [
+        { asset: USDT, from: X, to: W, value: "2500000", decimals: 6 },
+        { asset: C, from: X, to: W, value: "1", token_standard: "erc721", token_id: "18446744073709551617" },
+        { asset: C, from: X, to: W, value: "3", token_standard: "erc1155", token_id: "5" },
+        { from: C, to: W, value: "250000000000000000", internal: true },
+      ],
+    });
+    const fields = hits.map((hit) => {
+      const b = JSON.parse(walletEventBody({ id: "e", hit, network: "eth", txHash: "0xt", blockHeight: 1, blockHash: "0xb", networkDecimals: 18, family: "evm", createdAt }));
+      return [b.asset, b.token_standard, b.token_id, b.amount, b.amount_raw, b.internal];
+    });
+    expect(fields).toEqual([
+      [USDT.toLowerCase(), "erc20", null, "2.5", "2500000", false],
+      [C, "erc721", "18446744073709551617", "1", "1", false],
+      [C, "erc1155", "5", "3", "3", false],
+      [null, null, null, "0.25", "250000000000000000", true],
+    ]);
+  });
+
+  it("names a tron token trc20, and a token of a family without standards null", () => {
+    const [hit] = hitsOfTx({ hash: "0xt", from: X, to: C, value: "0", transfers: [{ asset: USDT, from: X, to: W, value: "1", decimals: 6 }] });
+    const standard = (family: "tron" | "solana") =>
+      JSON.parse(walletEventBody({ id: "e", hit, network: "x", txHash: "0xt", blockHeight: 1, blockHash: "0xb", networkDecimals: 6, family, createdAt })).token_standard;
+    expect([standard("tron"), standard("solana")]).toEqual(["trc20", null]);
   });
 
   it("writes a block event with its transactions between tx_count and created_at", () => {

@@ -24,8 +24,11 @@ const walletEvent = {
   block_height: 19_000_000,
   block_hash: BLOCK,
   asset: null,
+  token_standard: null,
+  token_id: null,
   amount: "1.5",
   amount_raw: "1500000000000000000",
+  internal: false,
   removed: false,
   created_at: AT,
 };

@@ -12,6 +12,7 @@ import { AddWatchSchema } from "../../watch/watch-address.ts";
 import { EndpointCreateSchema, EndpointPatchSchema, MAX_DESCRIPTION_LENGTH, WebhookUpdateSchema } from "../../webhooks/settings.ts";
 import { RotateSecretSchema } from "../../webhooks/endpoint-secret.ts";
 import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
+import { TOKEN_STANDARDS } from "../../chain/token-standard.ts";
 
 // Response and webhook bodies as TypeBox schemas: the OpenAPI document's components, and what the
 // tests check real responses against, so the document cannot drift from what the API sends.
@@ -173,8 +174,13 @@ export const WalletEvent = T.Object({
   block_height: T.Integer(),
   block_hash: T.String(),
   asset: Nullable(T.String({ description: "Token contract; null for the native coin" })),
+  token_standard: Nullable(T.Union(TOKEN_STANDARDS.map((s) => T.Literal(s))), {
+    description: "erc20, erc721 or erc1155 on evm networks, trc20 on tron; null for the native coin",
+  }),
+  token_id: Nullable(T.String({ pattern: "^[0-9]+$", description: "erc721 and erc1155: the token id as a decimal string; null otherwise" })),
   amount: Decimal,
   amount_raw: RawAmount,
+  internal: T.Boolean({ description: "true for native value moved by a call inside a contract's execution (networks with traces on)" }),
   removed: T.Boolean({ description: "true once a reorg orphaned the block: the event is delivered again with removed: true" }),
   created_at: Rfc3339,
 });
