@@ -1,6 +1,7 @@
 import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
 import type { IngestedBlock, IngestedTx } from "../../chain/block.ts";
-import { nativeMovement, transferMovements } from "../../chain/movements.ts";
+import { nativeMovement, type TokenTransfer, transferMovements } from "../../chain/movements.ts";
+import { nftTransfers } from "./nft-logs.ts";
 
 // Pure: an EVM node's checked block and receipts → the block the ingest takes (chain/block.ts),
 // in matching form: hashes and addresses lower-case. No I/O.
@@ -75,9 +76,11 @@ export function receiptsByTx(fetched: Pick<FetchedBlock, "block" | "receipts" | 
 }
 
 /**
- * The block as the ingest takes it: the native value as movement 0, each ERC-20 transfer after it
- * with its token's decimals. A reverted transaction stays in the block (it names its sender and
- * recipient) but moves nothing, since its logs never happened.
+ * The block as the ingest takes it: the native value as movement 0, then each ERC-20 transfer
+ * with its token's decimals, then each NFT move (nft-logs.ts), each in log order. ERC-20 transfers
+ * come first whatever the logs' order, so their movement numbers (and so their events' dedupe
+ * keys) are what they were before NFTs were read. A reverted transaction stays in the block (it
+ * names its sender and recipient) but moves nothing, since its logs never happened.
  */
 export function ingestedBlockOf(network: string, fetched: FetchedBlock, decimalsOf: DecimalsOf): IngestedBlock {
   const byTx = receiptsByTx(fetched);
@@ -87,7 +90,8 @@ export function ingestedBlockOf(network: string, fetched: FetchedBlock, decimals
     // A contract creation has no `to`; the created contract is not a recipient of the value.
     const to = tx.to?.toLowerCase() ?? null;
     if (reverted(receipt)) return { hash: tx.hash.toLowerCase(), from, to, movements: [] };
-    const transfers = erc20Transfers(receipt.logs).map((t) => ({ ...t, decimals: decimalsOf(t.asset) }));
+    const transfers: TokenTransfer[] = erc20Transfers(receipt.logs).map((t) => ({ ...t, decimals: decimalsOf(t.asset) }));
+    for (const t of nftTransfers(receipt.logs)) transfers.push({ ...t, decimals: 0 });
     return { hash: tx.hash.toLowerCase(), from, to, movements: [...nativeMovement(from, to, hexToBigInt(tx.value)), ...transferMovements(transfers)] };
   });
   return {
