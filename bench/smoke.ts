@@ -67,6 +67,10 @@ const SMALL: Record<string, Small> = {
     env: { SOAK_MINUTES: "0.1", SOAK_SAMPLE_SECONDS: "1" },
     prints: [/^ {2}RSS -?\d+\.\d+ MB\/min/m, /^rows pruned during the run: \d+/m],
   },
+  "bench:watch-batch": {
+    env: { BENCH_ADDRESSES: "1500", BENCH_SINGLE: "20" },
+    prints: [/^batch: +\d+ addresses in .* \d+ µs CPU per address/m, /^single: +\d+ addresses in .* \d+ µs CPU per address/m],
+  },
   "bench:orders": {
     env: { BENCH_ORDERS: "20" },
     prints: [/^ {2}given address +\d+ µs CPU per order/m, /^ {2}btc wpkh +\d+ µs CPU per address/m],

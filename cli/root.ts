@@ -18,6 +18,7 @@ export function rootCommand(g: Globals): CommandDef {
       accounts: () => import("./commands/accounts.ts").then((c) => c.accountsCommand(g)),
       keys: () => import("./commands/keys.ts").then((c) => c.keysCommand(g)),
       ingest: () => import("./commands/ingest.ts").then((c) => c.ingestCommand(g)),
+      watches: () => import("./commands/watches.ts").then((c) => c.watchesCommand(g)),
       webhook: () => import("./commands/webhook.ts").then((c) => c.webhookCommand(g)),
       payments: () => import("./commands/payments.ts").then((c) => c.paymentsCommand(g)),
       deliveries: () => import("./commands/deliveries.ts").then((c) => c.deliveriesCommand(g)),

@@ -15,6 +15,8 @@ import { readEndpointSecret } from "../webhooks/endpoint-secret.ts";
 import { defaultEndpoint } from "../webhooks/endpoints.ts";
 import { rotateSecret } from "../webhooks/rotate-secret.ts";
 import { watchAddress } from "../watch/watch-address.ts";
+import { watchAddresses } from "../watch/watch-batch.ts";
+import { pastedAddresses, pastedNotice } from "./pasted-list.ts";
 import { secureCookieFor, sessionCookie, sessionToken } from "./cookie.ts";
 import type { CabinetDeps } from "./deps.ts";
 import { NOT_A_FORM, readForm } from "./form.ts";
@@ -238,6 +240,18 @@ export function cabinetRoutes(deps: CabinetDeps) {
           return { ok: true, notice: created ? `Watching ${watch.address} on ${watch.network_slug}.` : `Already watching ${watch.address} on ${watch.network_slug}.` };
         }),
         detail("Watch an address (same rules as POST /v1/address-watch/addresses)"),
+      )
+      .post(
+        "/cabinet/addresses/batch",
+        mutation(addressesPage, "/cabinet/addresses", async (viewer, form) => {
+          const pasted = pastedAddresses(form.get("addresses") ?? "");
+          if (pasted.length === 0) return invalidInput("Paste at least one address.");
+          const network_slug = form.get("network_slug") ?? "";
+          const added = await watchAddresses(deps, viewer.accountId, { addresses: pasted.map((address) => ({ network_slug, address })) });
+          if (!added.ok) return added;
+          return { ok: true, notice: pastedNotice(pasted, added.results) };
+        }),
+        detail("Watch a pasted list of addresses on one network (same rules as POST /v1/address-watch/addresses/batch)"),
       )
       .post(
         "/cabinet/addresses/:watch_id/delete",

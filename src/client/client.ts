@@ -4,10 +4,12 @@ import { createTransport, type TransportOptions } from "./transport.ts";
 import type {
   Account,
   AddressWatchAccount,
+  AddWatchBatchRequest,
   AddWatchRequest,
   CreatedWebhookEndpoint,
   CreatePaymentRequest,
   CreateWebhookEndpointRequest,
+  DeleteWatchBatchRequest,
   DeleteWatchRequest,
   Endpoints,
   EventList,
@@ -34,7 +36,9 @@ import type {
   Usage,
   UsageQuery,
   Watch,
+  WatchBatchResult,
   WatchDeleted,
+  WatchDeleteBatchResult,
   WatchList,
   WebhookEndpoint,
   WebhookEndpointDeleted,
@@ -74,6 +78,10 @@ export function createClient(options: ClientOptions) {
     listWatches: () => send<WatchList>({ method: "GET", path: "/v1/address-watch/addresses" }),
     /** DELETE /v1/address-watch/addresses: stop watching, freeing the slot; its events stay listed. */
     deleteWatch: (body: DeleteWatchRequest) => send<WatchDeleted>({ method: "DELETE", path: "/v1/address-watch/addresses", body }),
+    /** POST /v1/address-watch/addresses/batch: watch up to 1,000 addresses; `results` answers each in order, a record or `{ error }`. */
+    addWatches: (body: AddWatchBatchRequest) => send<WatchBatchResult>({ method: "POST", path: "/v1/address-watch/addresses/batch", body }),
+    /** DELETE /v1/address-watch/addresses/batch: stop watching up to 1,000 watches; `results` answers each id in order. */
+    deleteWatches: (body: DeleteWatchBatchRequest) => send<WatchDeleteBatchResult>({ method: "DELETE", path: "/v1/address-watch/addresses/batch", body }),
     /** GET /v1/address-watch/events: one page, oldest first; `next_after` is the next page's `after`. */
     listEvents,
     /** Every event the filters select, across pages: `for await (const event of client.events({ network: "eth" }))`. */

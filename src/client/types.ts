@@ -5,6 +5,7 @@ import type { PaymentSettingsSchema } from "../payments/settings.ts";
 import type { PutWalletBody } from "../payments/wallets/put-wallet.ts";
 import type { DeleteWatchSchema } from "../watch/unwatch-address.ts";
 import type { AddWatchSchema } from "../watch/watch-address.ts";
+import type { AddWatchBatchSchema, DeleteWatchBatchSchema } from "../watch/watch-batch.ts";
 import type { RotateSecretSchema } from "../webhooks/endpoint-secret.ts";
 import type { RecoverSchema } from "../webhooks/recover.ts";
 import type { ReplaySchema } from "../webhooks/replay.ts";
@@ -27,6 +28,8 @@ export type AddressWatchAccount = Static<typeof S.AddressWatchAccount>;
 export type Watch = Static<typeof S.Watch>;
 export type WatchList = Static<typeof S.WatchList>;
 export type WatchDeleted = Static<typeof S.WatchDeleted>;
+export type WatchBatchResult = Static<typeof S.WatchBatchResult>;
+export type WatchDeleteBatchResult = Static<typeof S.WatchDeleteBatchResult>;
 export type EventFilters = Static<typeof S.EventFilters>;
 export type WebhookSettings = Static<typeof S.WebhookSettings>;
 export type WebhookHealth = Static<typeof S.WebhookHealth>;
@@ -64,6 +67,8 @@ export type WebhookEvent = WatchEvent | PaymentOrderWebhook | LatePaymentWebhook
 // Request bodies.
 export type AddWatchRequest = Static<typeof AddWatchSchema>;
 export type DeleteWatchRequest = Static<typeof DeleteWatchSchema>;
+export type AddWatchBatchRequest = Static<typeof AddWatchBatchSchema>;
+export type DeleteWatchBatchRequest = Static<typeof DeleteWatchBatchSchema>;
 /** The PUT body. `egress_ips` is read-only and ignored, so a GET answer can be sent back as it is. */
 export type WebhookUpdateRequest = Static<typeof WebhookUpdateSchema>;
 /** The schema takes `event` as a checked string; the SDK narrows it to the kinds the daemon samples. */

@@ -76,9 +76,9 @@ export function describeValueError(e: Pick<ValueError, "path" | "type" | "messag
     case ValueErrorType.IntegerMaximum:
       return `${field} must be at most ${s.maximum}`;
     case ValueErrorType.ArrayMaxItems:
-      return `${field} must have at most ${s.maxItems} items`;
+      return `${field} must have at most ${s.maxItems} item${s.maxItems === 1 ? "" : "s"}`;
     case ValueErrorType.ArrayMinItems:
-      return `${field} must have at least ${s.minItems} items`;
+      return `${field} must have at least ${s.minItems} item${s.minItems === 1 ? "" : "s"}`;
     case ValueErrorType.Union: {
       const branches = (s.anyOf as TSchema[] | undefined) ?? [];
       if (typeof e.value === "string") {

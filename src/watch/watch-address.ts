@@ -1,4 +1,4 @@
-import { Type as T } from "@sinclair/typebox";
+import { type Static, Type as T } from "@sinclair/typebox";
 import type { Kysely } from "kysely";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { NetworkConfig } from "../config/schema.ts";
@@ -31,6 +31,18 @@ export type WatchAddressDeps = {
 /** `created: false`: the account already watched this address; the same record, no extra slot. */
 export type WatchAddressResult = Result<{ created: boolean; watch: WatchView }, InvalidInput | Failure<"SLOT_LIMIT">>;
 
+/** What an add names, checked and normalized: a configured network and an address valid on it, in its stored form. */
+export function watchTarget(
+  networks: Record<string, NetworkConfig>,
+  input: Static<typeof AddWatchSchema>,
+): Result<{ network: string; address: string }, InvalidInput> {
+  const network = findNetwork(networks, input.network_slug);
+  if (!network) return invalidInput(unknownNetwork(input.network_slug));
+  const address = normalizeNetworkAddress(network, input.address);
+  if (address === null) return invalidInput(invalidAddress(input.network_slug, network, input.address));
+  return { ok: true, network: input.network_slug, address };
+}
+
 /**
  * Watches an address for an account (docs/api.md): the network must be configured, the
  * address valid on it (stored normalized), and a new watch needs a free slot.
@@ -38,12 +50,9 @@ export type WatchAddressResult = Result<{ created: boolean; watch: WatchView }, 
 export async function watchAddress(deps: WatchAddressDeps, accountId: string, body: unknown): Promise<WatchAddressResult> {
   const checked = checkBody(AddWatchSchema, body);
   if (!checked.ok) return checked;
-  const input = checked.body;
-  const network = findNetwork(deps.config.networks, input.network_slug);
-  if (!network) return invalidInput(unknownNetwork(input.network_slug));
-  const address = normalizeNetworkAddress(network, input.address);
-  if (address === null) return invalidInput(invalidAddress(input.network_slug, network, input.address));
-  const outcome = await addWatch(deps.db, { accountId, network: input.network_slug, address, now: deps.clock.now() });
+  const target = watchTarget(deps.config.networks, checked.body);
+  if (!target.ok) return target;
+  const outcome = await addWatch(deps.db, { accountId, network: target.network, address: target.address, now: deps.clock.now() });
   if (!outcome.ok) return outcome;
   if (outcome.created) deps.snapshots.invalidate(accountId);
   return { ok: true, created: outcome.created, watch: watchView(outcome.watch) };

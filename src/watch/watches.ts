@@ -53,6 +53,93 @@ export async function addWatch(
   });
 }
 
+/** One address of a batch, already normalized, and the key it is looked up by. */
+type BatchItem = { network: string; address: string };
+const keyOf = (network: string, address: string) => `${network}\n${address}`;
+
+// Rows per statement: five columns a row keeps a chunk far below SQLite's bound-parameter cap.
+const CHUNK = 500;
+
+/**
+ * Watches each address of a batch, in order, as addWatch would one by one: an address already
+ * watched (before or earlier in the batch) answers its record and takes no slot; a new one takes
+ * the next free slot, or is refused SLOT_LIMIT once none is left, while later items already
+ * watched still answer. One transaction under the account's lock: the plan and the slots in use
+ * are read once, the existing watches looked up per network in chunks, the new ones inserted in
+ * chunks in the batch's order, so the cost follows the batch, not the watches the account has.
+ */
+export async function addWatches(
+  db: Kysely<DB>,
+  input: { accountId: string; items: readonly BatchItem[]; now: number },
+): Promise<AddWatchOutcome[]> {
+  return db.transaction().execute(async (trx) => {
+    await lockAccount(trx, input.accountId);
+    const plan = await trx
+      .selectFrom("accounts")
+      .innerJoin("plans", "plans.name", "accounts.plan")
+      .select("plans.address_slots")
+      .where("accounts.id", "=", input.accountId)
+      .executeTakeFirstOrThrow();
+    let used = await slotsUsed(trx, input.accountId);
+    const known = new Map<string, Watch>();
+    const byNetwork = new Map<string, Set<string>>();
+    for (const item of input.items) {
+      const set = byNetwork.get(item.network) ?? new Set<string>();
+      set.add(item.address);
+      byNetwork.set(item.network, set);
+    }
+    for (const [network, addresses] of byNetwork) {
+      const all = [...addresses];
+      for (let i = 0; i < all.length; i += CHUNK) {
+        const rows = await trx
+          .selectFrom("watches")
+          .selectAll()
+          .where("account_id", "=", input.accountId)
+          .where("network", "=", network)
+          .where("address", "in", all.slice(i, i + CHUNK))
+          .execute();
+        for (const w of rows) known.set(keyOf(w.network, w.address), w);
+      }
+    }
+    const fresh: Watch[] = [];
+    const outcomes = input.items.map((item): AddWatchOutcome => {
+      const key = keyOf(item.network, item.address);
+      const existing = known.get(key);
+      if (existing) return { ok: true, created: false, watch: existing };
+      if (used >= plan.address_slots) return { ok: false, code: "SLOT_LIMIT" };
+      const watch: Watch = { id: newId("aw"), account_id: input.accountId, network: item.network, address: item.address, created_at: input.now };
+      used += 1;
+      known.set(key, watch);
+      fresh.push(watch);
+      return { ok: true, created: true, watch };
+    });
+    for (let i = 0; i < fresh.length; i += CHUNK) await trx.insertInto("watches").values(fresh.slice(i, i + CHUNK)).execute();
+    return outcomes;
+  });
+}
+
+/**
+ * Stops watching each id of a batch, in order, as deleteWatch would one by one: true for an id of
+ * the account's deleted here, false for one that is not the account's, or was deleted earlier in
+ * the batch. One transaction.
+ */
+export async function deleteWatches(db: Kysely<DB>, accountId: string, watchIds: readonly string[]): Promise<boolean[]> {
+  return db.transaction().execute(async (trx) => {
+    const unique = [...new Set(watchIds)];
+    const deleted = new Set<string>();
+    for (let i = 0; i < unique.length; i += CHUNK) {
+      const rows = await trx
+        .deleteFrom("watches")
+        .where("account_id", "=", accountId)
+        .where("id", "in", unique.slice(i, i + CHUNK))
+        .returning("id")
+        .execute();
+      for (const r of rows) deleted.add(r.id);
+    }
+    return watchIds.map((id) => deleted.delete(id));
+  });
+}
+
 /** Address slots in use: watches only (payment addresses take no slot). */
 export async function slotsUsed(db: Executor, accountId: string): Promise<number> {
   const row = await db

@@ -404,3 +404,29 @@ describe("configuration", () => {
     expect(Object.keys(doc.paths)).toContain("/v1/address-watch/addresses");
   });
 });
+
+describe("watching a pasted list", () => {
+  const evm = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
+
+  test("watches each address of the list (lines, spaces or commas) as the batch route does, and says what became of them", async () => {
+    const { c, u } = await account(3);
+    expect((await u.post("/cabinet/addresses", { network_slug: "eth", address: evm(1) })).status).toBe(200);
+    const res = await u.post("/cabinet/addresses/batch", { network_slug: "eth", addresses: `${evm(2)}\n  0x12 , ${evm(1)}\r\n\n${evm(3)} ${evm(4)}` });
+    expect(res.status).toBe(200);
+    expect(noticeOf(await res.text())).toBe(
+      `Watching 2 new addresses; 1 already watched; 2 refused: 0x12 (Invalid address for network eth), ${evm(4)} (Address slot limit reached.).`,
+    );
+    const listed = (await (await c.request("GET", "/v1/address-watch/addresses")).json()) as { addresses: { address: string }[] };
+    expect(listed.addresses.map((w) => w.address)).toEqual([evm(1), evm(2), evm(3)]);
+  });
+
+  test("an empty paste or an unknown network's whole list is refused on the page", async () => {
+    const { u } = await account(3);
+    const empty = await u.post("/cabinet/addresses/batch", { network_slug: "eth", addresses: " \n, " });
+    expect(empty.status).toBe(400);
+    expect(alertOf(await empty.text())).toBe("Paste at least one address.");
+    const unknown = await u.post("/cabinet/addresses/batch", { network_slug: "nope", addresses: evm(5) });
+    expect(unknown.status).toBe(200);
+    expect(noticeOf(await unknown.text())).toBe(`Watching 0 new addresses; 1 refused: ${evm(5)} (Unknown network: nope).`);
+  });
+});

@@ -1,3 +1,4 @@
+import { MAX_BATCH } from "../../watch/watch-batch.ts";
 import { listWatches, watchView } from "../../watch/watches.ts";
 import { type NetworkService, networkServices } from "../../follow/network-service.ts";
 import { type Html, html } from "../../lib/html.ts";
@@ -28,6 +29,14 @@ ${snapshot.address_slots === 0 ? html`<p id="no-slots">The ${snapshot.plan} plan
     )}</select>
 <label for="add-address">Address</label><input type="text" id="add-address" name="address" required autocomplete="off" spellcheck="false" value="${form?.get("address") ?? ""}">
 <button type="submit">Add address</button></form></section>
+<section aria-labelledby="paste-h"><h2 id="paste-h">Watch a list</h2>
+<form method="post" action="/cabinet/addresses/batch">${csrfField(viewer)}
+<label for="paste-network">Network</label><select id="paste-network" name="network_slug">${options(
+      networks.map((n) => [n.network, `${n.network} (${n.blocks_from === "follower" ? "followed" : "ingest only"})`] as const),
+      form?.get("network_slug") ?? "eth",
+    )}</select>
+<label for="paste-addresses">Addresses, one a line (or separated by spaces or commas), up to ${MAX_BATCH}</label><textarea id="paste-addresses" name="addresses" rows="6" required autocomplete="off" spellcheck="false">${form?.get("addresses") ?? ""}</textarea>
+<button type="submit">Add addresses</button></form></section>
 ${networksSection(networks)}
 <section aria-labelledby="list-h"><h2 id="list-h">Addresses</h2>
 ${watches.length === 0 ? html`<p>No addresses watched yet.</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Network</th><th scope="col">Address</th><th scope="col">Watch id</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`}

@@ -17,6 +17,8 @@ export const OPERATION_IDS: Record<string, string> = {
   "POST /v1/address-watch/addresses": "addWatch",
   "GET /v1/address-watch/addresses": "listWatches",
   "DELETE /v1/address-watch/addresses": "deleteWatch",
+  "POST /v1/address-watch/addresses/batch": "addWatches",
+  "DELETE /v1/address-watch/addresses/batch": "deleteWatches",
   "GET /v1/address-watch/events": "listEvents",
   "POST /v1/address-watch/events/replay": "replayEvents",
   "GET /v1/address-watch/webhook": "getWebhook",

@@ -9,6 +9,7 @@ import { PaymentSettingsSchema } from "../../payments/settings.ts";
 import { PutWalletBody } from "../../payments/wallets/put-wallet.ts";
 import { DeleteWatchSchema } from "../../watch/unwatch-address.ts";
 import { AddWatchSchema } from "../../watch/watch-address.ts";
+import { AddWatchBatchSchema, DeleteWatchBatchSchema } from "../../watch/watch-batch.ts";
 import { EndpointCreateSchema, EndpointPatchSchema, MAX_DESCRIPTION_LENGTH, WebhookUpdateSchema } from "../../webhooks/settings.ts";
 import { RotateSecretSchema } from "../../webhooks/endpoint-secret.ts";
 import { MAX_DELIVERY_RPS } from "../../config/schema.ts";
@@ -76,6 +77,12 @@ export const AddressWatchAccount = T.Object({
 export const Watch = T.Object({ watch_id: T.String({ pattern: "^aw_" }), network_slug: T.String(), address: T.String(), created_at: Rfc3339 });
 export const WatchList = T.Object({ addresses: T.Array(Watch) });
 export const WatchDeleted = T.Object({ watch_id: T.String(), deleted: T.Literal(true) });
+export const WatchBatchResult = T.Object({
+  results: T.Array(T.Union([Watch, ErrorBody]), { description: "One per item, in the request's order: the single add's record, or why the item was refused" }),
+});
+export const WatchDeleteBatchResult = T.Object({
+  results: T.Array(T.Union([WatchDeleted, ErrorBody]), { description: "One per id, in the request's order: deleted, or `Watch not found.`" }),
+});
 
 export const EventFilters = T.Object({
   payment: T.Boolean(),
@@ -354,9 +361,13 @@ export const SCHEMAS = {
   AddressWatchAccount,
   AddWatch: AddWatchSchema,
   DeleteWatch: DeleteWatchSchema,
+  AddWatchBatch: AddWatchBatchSchema,
+  DeleteWatchBatch: DeleteWatchBatchSchema,
   Watch,
   WatchList,
   WatchDeleted,
+  WatchBatchResult,
+  WatchDeleteBatchResult,
   EventFilters,
   WebhookSettings,
   WebhookUpdate: WebhookUpdateSchema,
