@@ -22,7 +22,7 @@ import { createDeliveryLoop } from "./delivery/loop.ts";
 import { walCheckpointWorker } from "./db/checkpoints.ts";
 import { createCreditReservations } from "./delivery/reservations.ts";
 import { newId } from "./lib/ids.ts";
-import { followersFor } from "./follow/followers.ts";
+import { followersFor, tracesUnsupported } from "./follow/followers.ts";
 import { networkServices } from "./follow/network-service.ts";
 import { createScreener } from "./payments/aml/provider.ts";
 import { createAmlWorker } from "./payments/aml/worker.ts";
@@ -61,6 +61,9 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   // Built once: the followers and /rpc share each network's pool, so both see the same upstream health.
   const fetchImpl = opts.fetch ?? fetch;
   const upstreams = upstreamPools(config.networks, { fetch: fetchImpl, clock: ctx.clock, log: ctx.log, metrics });
+  // A traced network's node must answer the trace method: a follower that could not would miss every internal payment.
+  const untraceable = await tracesUnsupported(config.networks, upstreams);
+  if (untraceable) throw new StartupError(untraceable);
   // Credits promised to webhook deliveries in flight: the delivery loop holds them, and /rpc leaves them alone.
   const reservations = createCreditReservations();
   const rpcMeter = createCreditMeter({

@@ -267,6 +267,7 @@ function checkSemantics(c: Config): string | null {
     const quorum = quorumProblem(n);
     if (quorum) return `config key \`networks.${slug}.quorum\`: ${quorum}`;
     if (n.chain_id !== undefined && !CHAIN_ID_FAMILIES.has(n.family)) return `config key \`networks.${slug}.chain_id\`: only evm and tron networks have a chain id`;
+    if (n.traces !== "off" && n.family !== "evm") return `config key \`networks.${slug}.traces\`: only evm networks are traced`;
     if (n.api_key !== undefined && n.family !== "tron") return `config key \`networks.${slug}.api_key\`: only tron networks send an API key (TRON-PRO-API-KEY)`;
     for (const [key, why] of Object.entries(BTC_ONLY_KEYS))
       if (n[key as keyof typeof BTC_ONLY_KEYS] !== undefined && n.family !== "btc") return `config key \`networks.${slug}.${key}\`: ${why}`;

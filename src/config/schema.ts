@@ -53,6 +53,11 @@ export const NetworkSchema = T.Object(
       default: 6,
       description: "Reorgs a follower applies in any 60 s before it holds the network for the rest of the minute; 0: no limit",
     }),
+    traces: T.Union([T.Literal("off"), T.Literal("debug"), T.Literal("parity")], {
+      default: "off",
+      description:
+        'evm followers: trace every block to see native value moved inside contract calls (`"debug"`: debug_traceBlockByNumber with callTracer; `"parity"`: trace_block); a node without the method stops start-up',
+    }),
     chain_id: T.Optional(
       T.Integer({
         minimum: 1,

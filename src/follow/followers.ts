@@ -15,7 +15,9 @@ import { createChainFollower } from "./core/chain-follower.ts";
 import type { ChainReader } from "./core/chain-reader.ts";
 import { createQuorum, type Quorum } from "./core/quorum.ts";
 import { readerRedactingErrors } from "./core/redacted-errors.ts";
+import { createRpcClient } from "./evm/client.ts";
 import { evmReaderFor } from "./evm/reader.ts";
+import { TRACE_MAX_DEPTH, traceSupport } from "./evm/traces.ts";
 import { tronReaderFor } from "./tron/reader.ts";
 
 export type FollowersDeps = {
@@ -109,4 +111,20 @@ function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: 
     return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
   }
   return evmReaderFor(network, n, pool, deps);
+}
+
+/**
+ * The start-up error of the first followed evm network with `traces` on whose node refuses the
+ * trace method (evm/traces.ts traceSupport), else null. Asked once per network, before the daemon
+ * listens; a node that does not answer at all is left to the follower, which retries.
+ */
+export async function tracesUnsupported(networks: Config["networks"], pools: Map<string, UpstreamPool>): Promise<string | null> {
+  for (const [network, n] of Object.entries(networks)) {
+    const pool = pools.get(network);
+    if (!n.follow || n.family !== "evm" || n.traces === "off" || !pool) continue;
+    const rpc = createRpcClient(pool);
+    const refusal = await traceSupport(network, n.traces, (method, params) => rpc.call(method, params, { maxDepth: TRACE_MAX_DEPTH }));
+    if (refusal) return pool.redact(refusal);
+  }
+  return null;
 }

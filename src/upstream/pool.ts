@@ -33,6 +33,8 @@ export type SendOptions = {
   headers?: Record<string, string>;
   /** How the answer's text becomes `json` (JSON.parse by default): a family reading amounts exactly parses its own way, once. */
   parse?: (text: string) => unknown;
+  /** The deepest nesting the answer may have (MAX_JSON_DEPTH when left out): a call trace nests as deep as the calls it traces. */
+  maxDepth?: number;
 };
 
 /**
@@ -100,10 +102,10 @@ export const upstreamLabel = urlLabel;
 /** Thrown by readCapped past the cap; `send` answers it without failing the node over. */
 class AnswerTooLarge extends Error {}
 
-/** An answer nested deeper than MAX_JSON_DEPTH: a failure of the node like a body that is not JSON, so the next one is asked. */
+/** An answer nested deeper than its bound (MAX_JSON_DEPTH unless the call allows more): a failure of the node like a body that is not JSON, so the next one is asked. */
 class TooDeep extends Error {
-  constructor() {
-    super(`answered with JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+  constructor(depth: number) {
+    super(`answered with JSON nested deeper than ${depth} levels`);
   }
 }
 
@@ -188,7 +190,8 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool & Upstr
         throw new Error(`HTTP ${res.status}`);
       }
       const { text, bytes } = await readCapped(res, cap);
-      if (expectsAnswer && jsonNestsDeeperThan(text)) throw new TooDeep();
+      const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+      if (expectsAnswer && jsonNestsDeeperThan(text, maxDepth)) throw new TooDeep(maxDepth);
       const json: unknown = expectsAnswer ? (options.parse ?? JSON.parse)(text) : null;
       succeed(node);
       return { ok: true, upstream: node.state.label, status: res.status, text: expectsAnswer ? text : "", bytes, json, ms: performance.now() - started };

@@ -56,7 +56,7 @@ describe("config defaults", () => {
     expect(c.events.retention_days).toBe(30);
     expect(c.aml).toMatchObject({ provider: "local", risk_list: "", fail_levels: ["high", "severe"] });
     expect(Object.keys(c.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol"]);
-    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
+    expect(c.networks.eth).toEqual({ family: "evm", decimals: 18, confirmations: 12, get_block_cost: 20, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, traces: "off", rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("an empty file gives the same defaults", () => {
@@ -78,7 +78,7 @@ describe("config defaults", () => {
     const { result } = load(`[networks.base]\nfamily = "evm"\nconfirmations = 3\n`);
     if (!result.ok) throw new Error(result.error);
     expect(Object.keys(result.config.networks)).toEqual(["eth", "bsc", "polygon", "btc", "tron", "sol", "base"]);
-    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
+    expect(result.config.networks.base).toEqual({ family: "evm", decimals: 18, confirmations: 3, get_block_cost: 0, rpc_urls: [], follow: false, start_height: "latest", poll_interval_ms: 2000, max_reorg_depth: 64, max_reorgs_per_minute: 6, traces: "off", rpc_timeout_ms: 10_000, quorum: 1, quorum_timeout_seconds: 600, max_response_bytes: 33_554_432, tokens: {} });
   });
 
   test("a quorum of 2 over two distinct rpc_urls of a followed network loads, its timeout 600 s unless given", () => {

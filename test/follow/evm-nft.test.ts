@@ -37,7 +37,8 @@ beforeAll(async () => {
       networks: { anv: { family: "evm", decimals: 18, confirmations: 1, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 100, max_reorg_depth: 8, chain_id: 31337 } },
     },
   });
-  [nft, multi] = await Promise.all([deploy(testNftAbi as Abi, testNftBytecode), deploy(testMultiTokenAbi as Abi, testMultiTokenBytecode)]);
+  nft = await deploy(testNftAbi as Abi, testNftBytecode);
+  multi = await deploy(testMultiTokenAbi as Abi, testMultiTokenBytecode);
   sink = startWebhookSink();
   client = await td.client({ credits: 10_000_000, slots: 50 });
   const hook = await client.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true, events: { block: false } });

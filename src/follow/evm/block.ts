@@ -2,6 +2,7 @@ import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type
 import type { IngestedBlock, IngestedTx } from "../../chain/block.ts";
 import { nativeMovement, type TokenTransfer, transferMovements } from "../../chain/movements.ts";
 import { nftTransfers } from "./nft-logs.ts";
+import type { InternalMove } from "./traces.ts";
 
 // Pure: an EVM node's checked block and receipts → the block the ingest takes (chain/block.ts),
 // in matching form: hashes and addresses lower-case. No I/O.
@@ -10,7 +11,16 @@ import { nftTransfers } from "./nft-logs.ts";
 export type RpcFullBlock = RpcBlock<"latest", true, RpcTransaction>;
 
 /** One height as read from the node: the block, a receipt for each of its transactions, and the bytes of the node's answers they came in. */
-export type FetchedBlock = { height: number; hash: string; parentHash: string; block: RpcFullBlock; receipts: RpcTransactionReceipt[]; bytes: number };
+export type FetchedBlock = {
+  height: number;
+  hash: string;
+  parentHash: string;
+  block: RpcFullBlock;
+  receipts: RpcTransactionReceipt[];
+  bytes: number;
+  /** With tracing on: the native value each transaction's calls moved, by transaction hash (traces.ts). */
+  internal?: Map<string, InternalMove[]>;
+};
 
 /** A token's decimals as far as they are known: config, cache or decimals(); null = unknown (amounts stay in raw units). */
 export type DecimalsOf = (contract: string) => number | null;
@@ -77,9 +87,11 @@ export function receiptsByTx(fetched: Pick<FetchedBlock, "block" | "receipts" | 
 
 /**
  * The block as the ingest takes it: the native value as movement 0, then each ERC-20 transfer
- * with its token's decimals, then each NFT move (nft-logs.ts), each in log order. ERC-20 transfers
- * come first whatever the logs' order, so their movement numbers (and so their events' dedupe
- * keys) are what they were before NFTs were read. A reverted transaction stays in the block (it
+ * with its token's decimals, then each NFT move (nft-logs.ts), each in log order, then the native
+ * value its calls moved when the block was traced (traces.ts), in the order they ran. ERC-20
+ * transfers come first whatever the logs' order, so their movement numbers (and so their events'
+ * dedupe keys) are what they were before NFTs were read, and neither moves when tracing is
+ * switched on. A reverted transaction stays in the block (it
  * names its sender and recipient) but moves nothing, since its logs never happened.
  */
 export function ingestedBlockOf(network: string, fetched: FetchedBlock, decimalsOf: DecimalsOf): IngestedBlock {
@@ -92,6 +104,7 @@ export function ingestedBlockOf(network: string, fetched: FetchedBlock, decimals
     if (reverted(receipt)) return { hash: tx.hash.toLowerCase(), from, to, movements: [] };
     const transfers: TokenTransfer[] = erc20Transfers(receipt.logs).map((t) => ({ ...t, decimals: decimalsOf(t.asset) }));
     for (const t of nftTransfers(receipt.logs)) transfers.push({ ...t, decimals: 0 });
+    for (const m of fetched.internal?.get(tx.hash.toLowerCase()) ?? []) transfers.push({ asset: null, from: m.from, to: m.to, value: m.value, decimals: null, internal: true });
     return { hash: tx.hash.toLowerCase(), from, to, movements: [...nativeMovement(from, to, hexToBigInt(tx.value)), ...transferMovements(transfers)] };
   });
   return {

@@ -20,8 +20,8 @@ type RpcReply = { id?: unknown; result?: unknown; error?: { code?: number; messa
 
 /** JSON-RPC 2.0 over a network's upstream pool (failover and backoff live in the pool). */
 export type RpcClient = {
-  /** One call; throws RpcError when no upstream answers or the node answers with an error. */
-  call<T>(method: string, params: unknown[]): Promise<T>;
+  /** One call; throws RpcError when no upstream answers or the node answers with an error. `maxDepth` as the pool's SendOptions. */
+  call<T>(method: string, params: unknown[], options?: { maxDepth?: number }): Promise<T>;
   /** Several calls in one batch request; results in call order. A node error in any call throws. */
   batch<T>(calls: { method: string; params: unknown[] }[]): Promise<T[]>;
   /** The same client, adding the size of every answer it reads to `meter.bytes` (what a block took to read). */
@@ -29,8 +29,8 @@ export type RpcClient = {
 };
 
 export function createRpcClient(pool: UpstreamPool, meter?: { bytes: number }): RpcClient {
-  const post = async (body: unknown): Promise<unknown> => {
-    const reply = await pool.send(JSON.stringify(body));
+  const post = async (body: unknown, maxDepth?: number): Promise<unknown> => {
+    const reply = await pool.send(JSON.stringify(body), maxDepth === undefined ? {} : { maxDepth });
     // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
     if (!reply.ok) throw new RpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `no upstream answered: ${reply.error}`, null);
     if (meter) meter.bytes += reply.bytes;
@@ -42,8 +42,8 @@ export function createRpcClient(pool: UpstreamPool, meter?: { bytes: number }): 
     return r.result as T;
   };
   return {
-    async call<T>(method: string, params: unknown[]) {
-      return resultOf<T>(method, (await post({ jsonrpc: "2.0", id: 1, method, params })) as RpcReply);
+    async call<T>(method: string, params: unknown[], options: { maxDepth?: number } = {}) {
+      return resultOf<T>(method, (await post({ jsonrpc: "2.0", id: 1, method, params }, options.maxDepth)) as RpcReply);
     },
     async batch<T>(calls: { method: string; params: unknown[] }[]) {
       if (calls.length === 0) return [];

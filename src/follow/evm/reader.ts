@@ -58,7 +58,7 @@ export function evmReaderFor(network: string, n: NetworkConfig, pool: UpstreamPo
   const rpc = createRpcClient(checked);
   return createEvmReader({
     network,
-    source: createEvmSource(rpc),
+    source: createEvmSource(rpc, n.traces),
     decimals: createTokenDecimals({ db: deps.db, clock: deps.clock, network, tokens: n.tokens, rpc }),
     recheckChainId: checked.recheck,
   });

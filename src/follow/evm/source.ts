@@ -2,6 +2,7 @@ import { numberToHex, type RpcTransactionReceipt } from "viem";
 import type { FetchedBlock, RpcFullBlock } from "./block.ts";
 import { checkBlock, checkHeadNumber, checkReceipts } from "./shape.ts";
 import { type RpcClient, RpcError } from "./client.ts";
+import { debugInternalMoves, type InternalMove, parityInternalMoves, TRACE_MAX_DEPTH, traceCall, type TraceMode } from "./traces.ts";
 
 /** What the follower reads from an EVM node. */
 export type EvmSource = {
@@ -20,9 +21,11 @@ const RECEIPT_BATCH = 100;
  * Reads blocks and receipts. Receipts come from `eth_getBlockReceipts` (one call a block); when the
  * node answers that with a JSON-RPC error (a node or provider without the method), the source
  * switches to batched `eth_getTransactionReceipt` calls for good. Every answer is shape-checked
- * (shape.ts) before it is used: a malformed one throws MalformedUpstreamData.
+ * (shape.ts) before it is used: a malformed one throws MalformedUpstreamData. With `traces` on,
+ * each block with transactions is also traced (traces.ts); a node's error answer to the trace
+ * throws like any other, so the height is read again.
  */
-export function createEvmSource(rpc: RpcClient): EvmSource {
+export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmSource {
   let blockReceipts = true;
 
   const perTxReceipts = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
@@ -67,7 +70,22 @@ export function createEvmSource(rpc: RpcClient): EvmSource {
       checkBlock(height, block, true);
       const receipts = await receiptsOf(metered, block);
       checkReceipts(height, receipts);
-      return { height, hash: (block.hash as string).toLowerCase(), parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes };
+      const hash = (block.hash as string).toLowerCase();
+      const internal = traces === "off" || block.transactions.length === 0 ? undefined : await internalOf(metered, traces, height, hash, block);
+      return { height, hash, parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes, ...(internal ? { internal } : {}) };
     },
   };
+}
+
+/**
+ * The block's internal moves by transaction. Traced by number (the methods the modes name), so the
+ * answer is checked against the block read just before: callTracer's results name each
+ * transaction, trace_block's entries the block hash. A block that changed in between fails the
+ * check and the height is read again.
+ */
+async function internalOf(rpc: RpcClient, mode: Exclude<TraceMode, "off">, height: number, hash: string, block: RpcFullBlock): Promise<Map<string, InternalMove[]>> {
+  const call = traceCall(mode, height);
+  const answer = await rpc.call<unknown>(call.method, call.params, { maxDepth: TRACE_MAX_DEPTH });
+  if (mode === "parity") return parityInternalMoves(height, hash, answer);
+  return debugInternalMoves(height, block.transactions.map((tx) => tx.hash.toLowerCase()), answer);
 }

@@ -1,0 +1,249 @@
+// Compiled from TestWallet.sol beside this file with solc 0.8.28 (solc-js), optimizer on:
+//   bunx solc@0.8.28 --optimize --bin --abi -o out test/support/contracts/TestWallet.sol
+// Committed so tests need no compiler; recompile and paste when the source changes.
+// (Child, which TestWallet creates, is part of TestWallet's bytecode; Refuser, below, is the same file's third contract.)
+
+export const testWalletAbi = [
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "Paid",
+    "type": "event"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "createChild",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "target",
+        "type": "address"
+      },
+      {
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
+    ],
+    "name": "delegate",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "beneficiary",
+        "type": "address"
+      }
+    ],
+    "name": "destroy",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "a",
+        "type": "address"
+      },
+      {
+        "internalType": "address payable",
+        "name": "b",
+        "type": "address"
+      }
+    ],
+    "name": "forward",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "pay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "depth",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address payable",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "payDeep",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "payIgnoringFailure",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "payInFailingFrame",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address payable",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "payThenRevert",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "stateMutability": "payable",
+    "type": "receive"
+  }
+] as const;
+
+export const testWalletBytecode: `0x${string}` = `0x${[
+  "6080604052348015600e575f5ffd5b5061093f8061001c5f395ff3fe608060405260043610610086575f3560e01c806395ccf8bf1161005757806395",
+  "ccf8bf1461012b5780639e4d4cc31461013e578063c40768761461015d578063c91538801461017c578063d6d2b6ba1461019b575f5ffd5b8062f55d",
+  "9d146100915780630419eca5146100b25780633d25bd25146100ed57806340f5c9001461010c575f5ffd5b3661008d57005b5f5ffd5b34801561009c",
+  "575f5ffd5b506100b06100ab3660046106f6565b6101ae565b005b3480156100bd575f5ffd5b506100d16100cc366004610718565b6101ba565b6040",
+  "516001600160a01b03909116815260200160405180910390f35b3480156100f8575f5ffd5b506100b061010736600461072f565b6101ea565b348015",
+  "610117575f5ffd5b506100b0610126366004610759565b610245565b6100b061013936600461078e565b610342565b348015610149575f5ffd5b5061",
+  "00b061015836600461072f565b610449565b348015610168575f5ffd5b506100b061017736600461072f565b61052c565b348015610187575f5ffd5b",
+  "506100b061019636600461072f565b6105e2565b6100b06101a93660046107c5565b610638565b806001600160a01b0316ff5b5f816040516101c890",
+  "6106d3565b6040518091039082f09050801580156101e3573d5f5f3e3d5ffd5b5092915050565b604051639e4d4cc360e01b81526001600160a01b03",
+  "83166004820152602481018290523090639e4d4cc3906044015f604051808303815f87803b15801561022f575f5ffd5b505af1925050508015610240",
+  "575060015b505050565b825f036102ca575f826001600160a01b0316826040515f6040518083038185875af1925050503d805f811461029557604051",
+  "9150601f19603f3d011682016040523d82523d5f602084013e61029a565b606091505b50509050806102c45760405162461bcd60e51b815260040161",
+  "02bb90610845565b60405180910390fd5b50505050565b306340f5c9006102db600186610869565b6040516001600160e01b031960e084901b168152",
+  "60048101919091526001600160a01b0385166024820152604481018490526064015f604051808303815f87803b158015610327575f5ffd5b505af115",
+  "8015610339573d5f5f3e3d5ffd5b50505050505050565b5f61034e60023461088e565b90505f836001600160a01b0316826040515f60405180830381",
+  "85875af1925050503d805f8114610399576040519150601f19603f3d011682016040523d82523d5f602084013e61039e565b606091505b505090505f",
+  "836001600160a01b031683346103b99190610869565b6040515f81818185875af1925050503d805f81146103f2576040519150601f19603f3d011682",
+  "016040523d82523d5f602084013e6103f7565b606091505b505090508180156104055750805b6104425760405162461bcd60e51b8152602060048201",
+  "52600e60248201526d199bdc9dd85c990819985a5b195960921b60448201526064016102bb565b5050505050565b3330146104845760405162461bcd",
+  "60e51b815260206004820152600960248201526873656c66206f6e6c7960b81b60448201526064016102bb565b5f826001600160a01b031682604051",
+  "5f6040518083038185875af1925050503d805f81146104cd576040519150601f19603f3d011682016040523d82523d5f602084013e6104d2565b6060",
+  "91505b50509050806104f35760405162461bcd60e51b81526004016102bb90610845565b60405162461bcd60e51b815260206004820152600e602482",
+  "01526d616c77617973207265766572747360901b60448201526064016102bb565b5f826001600160a01b0316826040515f6040518083038185875af1",
+  "925050503d805f8114610575576040519150601f19603f3d011682016040523d82523d5f602084013e61057a565b606091505b505090508061059b57",
+  "60405162461bcd60e51b81526004016102bb90610845565b604080516001600160a01b0385168152602081018490527f737c69225d647e5994eab1a6",
+  "c301bf6d9232beb2759ae1e27a8966b4732bc489910160405180910390a1505050565b5f826001600160a01b0316826040515f604051808303818587",
+  "5af1925050503d805f811461062b576040519150601f19603f3d011682016040523d82523d5f602084013e610630565b606091505b50505050505056",
+  "5b5f836001600160a01b031683836040516106539291906108ad565b5f60405180830381855af49150503d805f811461068b576040519150601f1960",
+  "3f3d011682016040523d82523d5f602084013e610690565b606091505b50509050806102c45760405162461bcd60e51b815260206004820152600f60",
+  "248201526e19195b1959d85d194819985a5b1959608a1b60448201526064016102bb565b604d806108bd83390190565b6001600160a01b0381168114",
+  "6106f3575f5ffd5b50565b5f60208284031215610706575f5ffd5b8135610711816106df565b9392505050565b5f60208284031215610728575f5ffd",
+  "5b5035919050565b5f5f60408385031215610740575f5ffd5b823561074b816106df565b946020939093013593505050565b5f5f5f60608486031215",
+  "61076b575f5ffd5b83359250602084013561077d816106df565b929592945050506040919091013590565b5f5f6040838503121561079f575f5ffd5b",
+  "82356107aa816106df565b915060208301356107ba816106df565b809150509250929050565b5f5f5f604084860312156107d7575f5ffd5b83356107",
+  "e2816106df565b9250602084013567ffffffffffffffff8111156107fd575f5ffd5b8401601f8101861361080d575f5ffd5b803567ffffffffffffff",
+  "ff811115610823575f5ffd5b866020828401011115610834575f5ffd5b939660209190910195509293505050565b6020808252600a90820152691c18",
+  "5e4819985a5b195960b21b604082015260600190565b8181038181111561088857634e487b7160e01b5f52601160045260245ffd5b92915050565b5f",
+  "826108a857634e487b7160e01b5f52601260045260245ffd5b500490565b818382375f910190815291905056fe6080604052603e80600f5f395ff3fe",
+  "60806040525f5ffdfea2646970667358221220cbbd3e49bc5950ff6892fb4a2802fa1eaf23453f9c958fd23f0bd3bcfb7f59f564736f6c634300081c",
+  "0033a2646970667358221220d02268ebb72d266ef2f41336da44b8e0fbe3493cbc6c3b3dcfa542457b5cfc1b64736f6c634300081c0033"
+].join("")}`;
+
+export const refuserAbi = [
+  {
+    "stateMutability": "payable",
+    "type": "receive"
+  }
+] as const;
+
+export const refuserBytecode: `0x${string}` = `0x${[
+  "6080604052348015600e575f5ffd5b50607a80601a5f395ff3fe60806040523660405760405162461bcd60e51b815260206004820152600960248201",
+  "52686e6f207468616e6b7360b81b604482015260640160405180910390fd5b5f5ffdfea2646970667358221220fbf0515941999c48ac66c27750547e",
+  "8118abc6175d6bea47b45ebe889664352664736f6c634300081c0033"
+].join("")}`;
