@@ -10,7 +10,9 @@
 // the daemon on a throwaway PostgreSQL cluster instead of SQLite; BENCH_QUORUM=2 runs the daemon
 // twice over the same chain, with quorum = 1 and with quorum = 2 (the node under a second URL),
 // the account's webhook held for min_confirmations = 1 in both, so every block with a payment
-// waits for the quorum, and prints the two side by side.
+// waits for the quorum, and prints the two side by side. BENCH_TRACES=debug|parity has
+// the daemon trace every block (`traces` of the network; `bun run bench:follow-traces` is debug):
+// its CPU µs per block against a run without is what tracing costs the follower.
 import type { Subprocess } from "bun";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,6 +44,7 @@ const CLI = join(import.meta.dir, "../cli/index.ts");
 const children: Subprocess[] = [];
 const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
 const QUORUM = num("BENCH_QUORUM", 1);
+const TRACES = process.env.BENCH_TRACES ?? "off";
 /** CPU ms this process has used so far (the bare loop runs in it). */
 const ownCpuMs = () => {
   const u = process.cpuUsage();
@@ -168,7 +171,7 @@ async function main() {
         `[secrets]\nmaster_key_file = "${dir}/master.key"`,
         `[delivery]\nallow_private_targets = true`,
         `[billing]\nenabled = false`,
-        `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [anvil.url, `http://localhost:${anvil.port}`] : [anvil.url])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}`,
+        `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [anvil.url, `http://localhost:${anvil.port}`] : [anvil.url])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}\ntraces = "${TRACES}"`,
         "",
       ].join("\n"),
     );
@@ -227,7 +230,7 @@ async function main() {
     const pgPart = cpu.postgres === undefined ? "" : ` = daemon ${cpu.daemon} + PostgreSQL ${cpu.postgres}`;
     console.log(
       `CPU µs/block ${ours}${pgPart} from the first block stored (bare loop ${bare.cpu.loop}; ${(ours / Math.max(1, bare.cpu.loop)).toFixed(1)}× it); ` +
-        `anvil ${cpu.anvil} for chainwatch, ${bare.cpu.anvil} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}`,
+        `anvil ${cpu.anvil} for chainwatch, ${bare.cpu.anvil} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}; traces ${TRACES}`,
     );
     console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (transaction sent with automine → payment webhook received; poll_interval_ms = 250)`);
     if (runs.length > 1) {

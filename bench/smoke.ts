@@ -49,6 +49,10 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_BLOCKS: "5", BENCH_TX_PER_BLOCK: "4", BENCH_LAG_SAMPLES: "2" },
     prints: [/^CPU µs\/block \d+/m, /^ratio +\d+\.\d+ of the bare loop/m, /^lag +p50 \d+ ms/m],
   },
+  "bench:follow-traces": {
+    env: { BENCH_BLOCKS: "5", BENCH_TX_PER_BLOCK: "4", BENCH_LAG_SAMPLES: "2" },
+    prints: [/^CPU µs\/block \d+.*; traces debug$/m, /^ratio +\d+\.\d+ of the bare loop/m],
+  },
   "bench:follow-tron": {
     env: { BENCH_BLOCKS: "5", BENCH_TX_PER_BLOCK: "10", BENCH_LAG_SAMPLES: "2" },
     prints: [/^daemon CPU +\d+ µs per block/m, /^ratio +\d+\.\d+ of the bare loop/m, /^lag +p50 \d+ ms/m],
