@@ -1,8 +1,9 @@
 import { defineCommand } from "citty";
+import { findNetwork } from "../../src/config/networks.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { MAX_BATCH, unwatchAddresses, watchAddresses } from "../../src/watch/watch-batch.ts";
 import { withContext } from "../context.ts";
-import { CommandError, type Globals } from "../globals.ts";
+import { CommandError, type Globals, UsageError } from "../globals.ts";
 import { emit, table } from "../output.ts";
 import { globalArgs, requireAccount } from "./common.ts";
 
@@ -56,10 +57,13 @@ export function watchesCommand(g: Globals) {
         run: async ({ args }) => {
           const items = await readList(String(args.file));
           await withContext(g, async (ctx) => {
+            const network = String(args.network);
+            // One network for the whole list: a wrong one is the flag's mistake, not every line's.
+            if (!findNetwork(ctx.config.networks, network)) throw new UsageError(`--network: unknown network ${network}`);
             const account = await requireAccount(ctx.db, String(args.account));
             const results: Record<string, unknown>[] = [];
             for (const slice of slices(items)) {
-              const outcome = await watchAddresses({ ...ctx, snapshots: NO_SNAPSHOTS }, account.id, { addresses: slice.map((address) => ({ network_slug: String(args.network), address })) });
+              const outcome = await watchAddresses({ ...ctx, snapshots: NO_SNAPSHOTS }, account.id, { addresses: slice.map((address) => ({ network_slug: network, address })) });
               if (!outcome.ok) throw new CommandError(failureMessage(outcome));
               for (const r of outcome.results) results.push(r.ok ? r.watch : { error: failureMessage(r) });
             }

@@ -85,6 +85,8 @@ const VALID: Record<string, string[]> = {
   "keys list": [],
   "keys revoke": ["{api_key}"],
   ingest: ["{block_file}"],
+  "watches add": ["--account", "shop", "--network", "eth", "{address_list}"],
+  "watches remove": ["--account", "shop", "{watch_list}"],
   "webhook set": ["--account", "shop", "--url", "http://127.0.0.1:9/hook"],
   "webhook rotate-secret": ["--account", "shop"],
   "webhook test": ["--account", "shop", "--event", "block", "--network", "eth"],
@@ -317,6 +319,13 @@ beforeAll(async () => {
   seeded.endpoint_id = String((await seed(["webhook", "endpoints", "add", "--account", "shop", "--url", "http://127.0.0.1:9/second"])).endpoint_id);
   seeded.block_file = join(dir, "block.json");
   writeFileSync(seeded.block_file, JSON.stringify({ network: "eth", height: 1, hash: "0xb1", transactions: [] }));
+  // A list of one address to watch, and a list of the id of a watch already there to remove.
+  seeded.address_list = join(dir, "addresses.txt");
+  writeFileSync(seeded.address_list, "0x00000000000000000000000000000000000000a1\n");
+  writeFileSync(join(dir, "watched.txt"), "0x00000000000000000000000000000000000000a2\n");
+  const watched = (await seed(["watches", "add", "--account", "shop", "--network", "eth", join(dir, "watched.txt")])) as unknown as { results: { watch_id: string }[] };
+  seeded.watch_list = join(dir, "watch-ids.txt");
+  writeFileSync(seeded.watch_list, `${watched.results[0].watch_id}\n`);
   seeded.backup_file = join(dir, "good-backup.db");
   await seed(["backup", seeded.backup_file]);
   seeded.new_file = "new-backup.db";

@@ -88,6 +88,7 @@ const EVERY_KEY: [string, string[], string, unknown, ConfigEnv?][] = [
   ["networks.*.max_reorg_depth", ["networks", "dev", "max_reorg_depth"], "16", 16, DEV],
   ["networks.*.max_reorgs_per_minute", ["networks", "dev", "max_reorgs_per_minute"], "0", 0, DEV],
   ["networks.*.chain_id", ["networks", "dev", "chain_id"], "31337", 31337, DEV],
+  ["networks.*.traces", ["networks", "dev", "traces"], "parity", "parity", DEV],
   ["networks.*.api_key", ["networks", "tron", "api_key"], "k3y", "k3y"],
   ["networks.*.rpc_timeout_ms", ["networks", "dev", "rpc_timeout_ms"], "3000", 3000, DEV],
   ["networks.*.max_response_bytes", ["networks", "dev", "max_response_bytes"], "1024", 1024, DEV],

@@ -52,7 +52,7 @@ describe("batch watch", () => {
     expect(first).toEqual({ watch_id: expect.stringMatching(/^aw_/), network_slug: "eth", address: "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", created_at: expect.any(String) });
     expect(unknown).toEqual({ error: "Unknown network: nope" });
     expect(again).toEqual(single.body);
-    expect(badChecksum).toEqual({ error: "Invalid address for network eth" });
+    expect(badChecksum).toEqual({ error: "Invalid address for network eth: its mixed-case letters do not match its EIP-55 checksum; check it for a mistyped character" });
     expect(btc).toMatchObject({ network_slug: "btc", address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" });
     // An address given twice in one batch is one watch: the second answers the first's record.
     expect(sameAsFirst).toEqual(first);
