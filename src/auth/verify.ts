@@ -1,5 +1,6 @@
 import type { AuthFailure, Failure, Result } from "../lib/error-codes.ts";
 import type { Instant } from "../lib/clock.ts";
+import { andThen, type MaybePromise } from "../lib/maybe-promise.ts";
 import { type Cidr, cidrContains, parseIp } from "../net/ip.ts";
 import { canonicalString, hexMatches, hmacSha256 } from "./canonical.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -36,7 +37,7 @@ export type SignedRequest = {
 };
 
 export type VerifyDeps = {
-  findKey(apiKey: string): KeyRecord | null | Promise<KeyRecord | null>;
+  findKey(apiKey: string): MaybePromise<KeyRecord | null>;
   limiter: RateLimiter;
   rateLimit: number;
   /** Now: the timestamp is checked against the wall clock, the rate limit counts on both (rate-limiter.ts). */
@@ -46,23 +47,30 @@ export type VerifyDeps = {
 
 const TIMESTAMP = /^\d{1,12}$/;
 
-/** Runs the checks of docs/api.md in order; only a request that passes the signature counts toward the rate limit. */
-export async function verifySignedRequest(req: SignedRequest, deps: VerifyDeps): Promise<AuthOutcome> {
+/**
+ * Runs the checks of docs/api.md in order; only a request that passes the signature counts toward
+ * the rate limit. Synchronous when the key is cached, the body known and the limiter answers at
+ * once (the common case); a promise only when one of them waits.
+ */
+export function verifySignedRequest(req: SignedRequest, deps: VerifyDeps): MaybePromise<AuthOutcome> {
   if (!req.apiKey) return fail("MISSING_API_KEY");
-  const key = await deps.findKey(req.apiKey);
-  if (!key) return fail("INVALID_API_KEY");
-  const skew = deps.skewSeconds ?? 300;
-  if (!req.timestamp || !TIMESTAMP.test(req.timestamp)) return fail("INVALID_TIMESTAMP");
-  if (Math.abs(Math.floor(deps.at.wallMs / 1000) - Number(req.timestamp)) > skew) return fail("INVALID_TIMESTAMP");
-  if (!req.signature) return fail("MISSING_SIGNATURE");
-  const bodySha256 = typeof req.bodySha256 === "string" ? req.bodySha256 : await req.bodySha256();
-  const expected = hmacSha256(key.secret, canonicalString(req.timestamp, req.method, req.path, bodySha256));
-  if (!hexMatches(req.signature, expected)) return fail("INVALID_SIGNATURE");
-  if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
-  // After the signature: only the key's holder learns that its account is disabled.
-  if (key.accountDisabled) return fail("ACCOUNT_DISABLED");
-  if ((await deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at)) === 0) return fail("RATE_LIMITED");
-  return { ok: true, key };
+  return andThen(deps.findKey(req.apiKey), (key) => {
+    if (!key) return fail("INVALID_API_KEY");
+    const skew = deps.skewSeconds ?? 300;
+    const { timestamp, signature } = req;
+    if (!timestamp || !TIMESTAMP.test(timestamp)) return fail("INVALID_TIMESTAMP");
+    if (Math.abs(Math.floor(deps.at.wallMs / 1000) - Number(timestamp)) > skew) return fail("INVALID_TIMESTAMP");
+    if (!signature) return fail("MISSING_SIGNATURE");
+    const bodySha256 = typeof req.bodySha256 === "string" ? req.bodySha256 : req.bodySha256();
+    return andThen(bodySha256, (sha256): MaybePromise<AuthOutcome> => {
+      const expected = hmacSha256(key.secret, canonicalString(timestamp, req.method, req.path, sha256));
+      if (!hexMatches(signature, expected)) return fail("INVALID_SIGNATURE");
+      if (!keyAllowsIp(key, req.clientIp)) return fail("IP_NOT_ALLOWED");
+      // After the signature: only the key's holder learns that its account is disabled.
+      if (key.accountDisabled) return fail("ACCOUNT_DISABLED");
+      return andThen(deps.limiter.acquire(key.apiKey, deps.rateLimit, 1, deps.at), (admitted): AuthOutcome => (admitted === 0 ? fail("RATE_LIMITED") : { ok: true, key }));
+    });
+  });
 }
 
 /** Whether a key's allowlist admits the client IP (an empty list admits everyone); an unknown client IP never passes a list. */
