@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/database.ts";
+import { andThen, type MaybePromise } from "../lib/maybe-promise.ts";
 import { planView } from "./plans.ts";
 import type { SnapshotCache } from "./snapshot-cache.ts";
 
@@ -27,15 +28,14 @@ export type AccountOverview = {
   address_slots: { used: number; limit: number };
 };
 
-/** The account as GET /v1/account shows it, from a snapshot at most a second old. */
-export async function accountOverview(deps: { snapshots: SnapshotCache; config: Pick<Config, "environment"> }, accountId: string): Promise<AccountOverview> {
-  const a = await deps.snapshots.get(accountId);
-  return {
+/** The account as GET /v1/account shows it, from a snapshot at most a second old (at once when it is cached). */
+export function accountOverview(deps: { snapshots: SnapshotCache; config: Pick<Config, "environment"> }, accountId: string): MaybePromise<AccountOverview> {
+  return andThen(deps.snapshots.get(accountId), (a) => ({
     account_id: a.id,
     name: a.name,
     environment: deps.config.environment,
-    plan: planView({ ...a, name: a.plan }),
+    plan: planView({ name: a.plan, address_slots: a.address_slots, rpc_rps: a.rpc_rps, monthly_credits: a.monthly_credits }),
     credits: { balance: Number(a.credits), spent_today: Number(a.spent_today) },
     address_slots: { used: Number(a.slots_used), limit: a.address_slots },
-  };
+  }));
 }
