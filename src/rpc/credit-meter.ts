@@ -5,6 +5,7 @@ import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { fail, type Result } from "../lib/error-codes.ts";
 import type { Logger } from "../lib/log.ts";
+import type { MaybePromise } from "../lib/maybe-promise.ts";
 import { utcDayCache } from "../lib/time.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
 import { type AccountMeter, isForgettable, type MeterFailure, newAccountMeter } from "./credits/account-meter.ts";
@@ -32,9 +33,10 @@ export type { AccountMeter, MeterFailure };
 export type CreditMeter = {
   /**
    * The account's record; loads its view on first use (a failure when that read fails) and
-   * refreshes it in the background when stale.
+   * refreshes it in the background when stale. A record already read is answered at once, a
+   * promise only on first use (every /rpc call asks: a promise a call showed in its CPU).
    */
-  account(accountId: string): Promise<Result<AccountMeter, MeterFailure>>;
+  account(accountId: string): MaybePromise<Result<AccountMeter, MeterFailure>>;
   /**
    * Holds `cost` credits for a call: at once from what is set aside, else after setting another
    * slice aside (a promise). False when the account's free credits cannot cover it.
@@ -197,7 +199,7 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
   const today = utcDayCache();
 
   const meter: CreditMeter = {
-    async account(accountId) {
+    account(accountId) {
       let a = accounts.get(accountId);
       if (!a) {
         if (accounts.size > MAX_ACCOUNTS) for (const [id, m] of accounts) if (isForgettable(m)) accounts.delete(id);
@@ -207,9 +209,10 @@ export function createCreditMeter(deps: CreditMeterDeps): CreditMeter {
       const needs = viewNeeds(a, deps.clock.now(), refreshMs);
       if (needs === "first") {
         // Never read: nothing to serve the call from. Callers sharing the read share its failure.
-        const failed = await refresh(a);
-        if (failed) return failed;
-      } else if (needs === "stale") {
+        const read = a;
+        return refresh(read).then((failed) => failed ?? read);
+      }
+      if (needs === "stale") {
         // Stale: this call is served from the view while it is re-read.
         void refresh(a);
       }

@@ -121,7 +121,9 @@ export function createRpcProxy(deps: RpcProxyDeps) {
       const small = await req.readBody(MAX_ID_BODY_LENGTH);
       return { status: e.status, body: errorObject(small === null ? null : requestId(small), e.code, message), retryAfter: false };
     };
-    const key = req.apiKey ? await deps.keys.find(req.apiKey) : null;
+    // A cached key and an account already read come back as values: awaited only when they are promises.
+    const found = req.apiKey ? deps.keys.find(req.apiKey) : null;
+    const key = found instanceof Promise ? await found : found;
     if (!key) return refuse(RPC_ERRORS.INVALID_API_KEY);
     if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
     if (key.accountDisabled) return refuse(RPC_ERRORS.ACCOUNT_DISABLED);
@@ -138,7 +140,8 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     if (invalid) return invalid;
     const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
 
-    const account = await deps.meter.account(key.accountId);
+    const metered = deps.meter.account(key.accountId);
+    const account = metered instanceof Promise ? await metered : metered;
     // The account's credits unread (the database away): answered as the API answers it.
     if (!account.ok) throw fromFailure(account);
     const at = instantOf(deps.clock);
