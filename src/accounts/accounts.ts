@@ -10,6 +10,7 @@ import { rfc3339 } from "../lib/time.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { getPlan, unknownPlan } from "./plans.ts";
 import { accountStatements } from "./sql/dialects.ts";
+import type { AccountSnapshotRow } from "./sql/statements.ts";
 
 export type AccountResult = Result<{ account: Account }, Explained<"INVALID_INPUT" | "PLAN_NOT_FOUND" | "ACCOUNT_EXISTS">>;
 
@@ -67,17 +68,7 @@ export function listAccounts(db: Db): Promise<Account[]> {
 }
 
 /** What GET /v1/account shows: the account, its plan, slots used and credits spent on one day. */
-export type AccountSnapshot = {
-  id: string;
-  name: string;
-  plan: string;
-  credits: number;
-  address_slots: number;
-  rpc_rps: number;
-  monthly_credits: number;
-  slots_used: number;
-  spent_today: number;
-};
+export type AccountSnapshot = AccountSnapshotRow;
 
 // GET /v1/account is the hot path of the signed API. One statement instead of three, written out
 // per dialect (sql/) because building it with Kysely's query builder costs more than
