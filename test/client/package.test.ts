@@ -102,10 +102,13 @@ console.log(JSON.stringify(await client.getAccount()));
   });
 
   test("its declarations type a project's code on their own: tsc, strict, with no other types", () => {
+    // skipDefaultLibCheck: TypeScript's own lib files (lib.dom.d.ts is most of the program) are not
+    // checked again, which was two thirds of tsc's CPU here; the package's client.d.ts and typed.ts
+    // still are, in full.
     writeFileSync(
       join(app, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "Preserve", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: [], strict: true, noEmit: true },
+        compilerOptions: { target: "ES2022", module: "Preserve", moduleResolution: "bundler", lib: ["ES2022", "DOM"], types: [], strict: true, noEmit: true, skipDefaultLibCheck: true },
         files: ["typed.ts"],
       }),
     );
