@@ -65,8 +65,7 @@ function foreignAliases(checker: ts.TypeChecker, type: ts.Type, found: Map<strin
  * src/client/types.ts with every type written out: its own aliases keep their names and doc
  * comments; the daemon's aliases they use (`PaymentStatus`, `TestEvent`) become local ones.
  */
-function expandedTypes(): string {
-  const program = ts.createProgram([TYPES], COMPILER_OPTIONS);
+function expandedTypes(program: ts.Program): string {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(TYPES) ?? fail(`cannot read ${TYPES}`);
   const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
@@ -95,14 +94,19 @@ function expandedTypes(): string {
   return `${out.join("\n")}\n`;
 }
 
-/** The SDK's declarations, one text per file, emitted against the expanded types.ts. */
-function declarations(types: string): Map<string, string> {
+/**
+ * The SDK's declarations, one text per file, emitted against the expanded types.ts. Every other file
+ * `parsed` (the program types.ts was expanded in) already holds is taken from it as parsed there:
+ * the lib files, lib.dom.d.ts most of all, are not parsed a second time.
+ */
+function declarations(types: string, parsed: ts.Program): Map<string, string> {
   const files = readdirSync(SDK).filter((f) => f.endsWith(".ts")).map((f) => join(SDK, f));
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (name === TYPES ? types : readFile(name));
-  host.getSourceFile = (name, version, onError) => (name === TYPES ? ts.createSourceFile(name, types, version) : getSourceFile(name, version, onError));
+  host.getSourceFile = (name, version, onError) =>
+    name === TYPES ? ts.createSourceFile(name, types, version) : (parsed.getSourceFile(name) ?? getSourceFile(name, version, onError));
   const program = ts.createProgram(files, { ...COMPILER_OPTIONS, declaration: true, emitDeclarationOnly: true, noEmit: false }, host);
   const problems = ts.getPreEmitDiagnostics(program);
   if (problems.length > 0) fail(`the SDK does not compile on its own:\n${diagnosticsText(problems)}`);
@@ -180,7 +184,8 @@ export async function buildClient(): Promise<string[]> {
   writeFileSync(js, await built.outputs[0].text());
   const dts = join(OUT, "client.d.ts");
   const header = "// chainwatch's TypeScript client: its types, written out in full by packages/client/build.ts.\n";
-  writeFileSync(dts, header + joined(declarations(expandedTypes())));
+  const program = ts.createProgram([TYPES], COMPILER_OPTIONS);
+  writeFileSync(dts, header + joined(declarations(expandedTypes(program), program)));
   return [js, dts];
 }
 
