@@ -34,13 +34,8 @@ export async function addWatch(
     const existing = await findWatchByAddress(trx, input.accountId, input.network, input.address);
     // Re-adding is idempotent even at a full cap: it takes no new slot.
     if (existing) return { ok: true, created: false, watch: existing };
-    const plan = await trx
-      .selectFrom("accounts")
-      .innerJoin("plans", "plans.name", "accounts.plan")
-      .select("plans.address_slots")
-      .where("accounts.id", "=", input.accountId)
-      .executeTakeFirstOrThrow();
-    if ((await slotsUsed(trx, input.accountId)) >= plan.address_slots) return { ok: false, code: "SLOT_LIMIT" };
+    const slots = await slotLimit(trx, input.accountId);
+    if ((await slotsUsed(trx, input.accountId)) >= slots) return { ok: false, code: "SLOT_LIMIT" };
     const watch: Watch = {
       id: newId("aw"),
       account_id: input.accountId,
@@ -74,12 +69,7 @@ export async function addWatches(
 ): Promise<AddWatchOutcome[]> {
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, input.accountId);
-    const plan = await trx
-      .selectFrom("accounts")
-      .innerJoin("plans", "plans.name", "accounts.plan")
-      .select("plans.address_slots")
-      .where("accounts.id", "=", input.accountId)
-      .executeTakeFirstOrThrow();
+    const slots = await slotLimit(trx, input.accountId);
     let used = await slotsUsed(trx, input.accountId);
     const known = new Map<string, Watch>();
     const byNetwork = new Map<string, Set<string>>();
@@ -106,7 +96,7 @@ export async function addWatches(
       const key = keyOf(item.network, item.address);
       const existing = known.get(key);
       if (existing) return { ok: true, created: false, watch: existing };
-      if (used >= plan.address_slots) return { ok: false, code: "SLOT_LIMIT" };
+      if (used >= slots) return { ok: false, code: "SLOT_LIMIT" };
       const watch: Watch = { id: newId("aw"), account_id: input.accountId, network: item.network, address: item.address, created_at: input.now };
       used += 1;
       known.set(key, watch);
@@ -138,6 +128,17 @@ export async function deleteWatches(db: Kysely<DB>, accountId: string, watchIds:
     }
     return watchIds.map((id) => deleted.delete(id));
   });
+}
+
+/** How many addresses the account's plan lets it watch. */
+async function slotLimit(db: Executor, accountId: string): Promise<number> {
+  const plan = await db
+    .selectFrom("accounts")
+    .innerJoin("plans", "plans.name", "accounts.plan")
+    .select("plans.address_slots")
+    .where("accounts.id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return plan.address_slots;
 }
 
 /** Address slots in use: watches only (payment addresses take no slot). */

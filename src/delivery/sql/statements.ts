@@ -1,5 +1,6 @@
 import type { CompiledQuery } from "kysely";
 import type { Delivery } from "../../db/schema.ts";
+import type { AttemptLog } from "../send.ts";
 
 // The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
 // `src/db/statements.ts`): a delivery's claim and settlement. What each does, here; each dialect's
@@ -40,16 +41,7 @@ export type FailedAttempt = {
 };
 
 /** One row of the attempt log. */
-export type NewAttempt = {
-  deliveryId: string;
-  attempt: number;
-  url: string | null;
-  startedAt: number;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  snippet: string | null;
-};
+export type NewAttempt = AttemptLog & { deliveryId: string; attempt: number };
 
 /**
  * The hand-written statements of the outbox, one set per dialect. Each returns a compiled query to
