@@ -70,7 +70,11 @@ test(
     // their replacements, so a poll in between reads a lower head.
     expect(stopped.node_height as number).toBeGreaterThanOrEqual(3);
     expect(stopped.node_height as number).toBeLessThanOrEqual(6);
-    expect(serve.lines.filter((l) => l.msg === "deep reorg: follower stopped")).toEqual([
+    // The state is read from the database; the log line comes through the process's stdout, which
+    // this test reads on its own schedule.
+    const stoppedLines = () => (serve as ServeProcess).lines.filter((l) => l.msg === "deep reorg: follower stopped");
+    await until(async () => stoppedLines().length, (n) => n > 0, 20_000);
+    expect(stoppedLines()).toEqual([
       expect.objectContaining({ level: "error", network: "anv", stored_tip: 6, max_reorg_depth: 2 }),
     ]);
     const metrics = await (await fetch(`${serve.url}/metrics`)).text();
