@@ -52,8 +52,8 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
   const ts = String(input.timestampSec);
   // Bun's native HMAC, fed piece by piece (no copies of the body): two run on every attempt (three
   // in a grace period), and this is about half the cost of node:crypto's createHmac over
-  // concatenated strings.
-  const hmac = (key: Uint8Array) => new Bun.CryptoHasher("sha256", key);
+  // concatenated strings. Each starts as a copy of one hasher already keyed with the secret.
+  const hmac = keyedHasher;
   const hex = hmac(input.key).update(ts).update(".").update(input.body).digest("hex");
   const standard = (key: Uint8Array) => `v1,${hmac(key).update(input.id).update(".").update(ts).update(".").update(input.body).digest("base64")}`;
   const signature = input.previousKey ? `${standard(input.previousKey)} ${standard(input.key)}` : standard(input.key);
@@ -70,3 +70,17 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
     ...(input.replay ? { "X-Webhook-Replay": "true" } : {}),
   };
 }
+
+/**
+ * A fresh HMAC-SHA256 keyed with `key`: a copy of one hasher keyed once per key object (the
+ * delivery loop keeps each endpoint's key as one object), which skips hashing the key's pads
+ * again on every signature.
+ */
+function keyedHasher(key: Uint8Array): Bun.CryptoHasher {
+  let keyed = keyedHashers.get(key);
+  if (!keyed) keyedHashers.set(key, (keyed = new Bun.CryptoHasher("sha256", key)));
+  return keyed.copy();
+}
+
+/** Keyed hashers by key object; a key no longer used (a rotated secret, a finished pass) takes its hasher with it. */
+const keyedHashers = new WeakMap<Uint8Array, Bun.CryptoHasher>();
