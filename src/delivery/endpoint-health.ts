@@ -25,13 +25,15 @@ export function createEndpointHealth(log: Logger, max = 10_000): EndpointHealth 
   const runs = new Map<string, Run>();
   return {
     record(accountId, deliveryId, attempt) {
+      // A success while no endpoint has a run of failures (the usual case) has nothing to end.
+      if (attempt.error === null && runs.size === 0) return;
       const key = `${accountId} ${attempt.url ?? ""}`;
-      const url = attempt.url === null ? null : urlLabel(attempt.url);
       const run = runs.get(key);
+      const label = () => (attempt.url === null ? null : urlLabel(attempt.url));
       if (attempt.error === null) {
         if (!run) return;
         runs.delete(key);
-        if (run.logged) log.info("webhook endpoint recovered", { account_id: accountId, url, delivery_id: deliveryId });
+        if (run.logged) log.info("webhook endpoint recovered", { account_id: accountId, url: label(), delivery_id: deliveryId });
         return;
       }
       const next: Run = run ?? { failures: 0, since: attempt.startedAt, logged: false };
@@ -43,7 +45,7 @@ export function createEndpointHealth(log: Logger, max = 10_000): EndpointHealth 
       next.logged = true;
       log.warn("webhook endpoint failing", {
         account_id: accountId,
-        url,
+        url: label(),
         delivery_id: deliveryId,
         error: attempt.error,
         status_code: attempt.statusCode,
