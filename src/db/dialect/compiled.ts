@@ -8,7 +8,24 @@ import { type CompiledQuery, createQueryId, RawNode } from "kysely";
  * frozen array about three times slower (a multi-row INSERT has hundreds).
  */
 export function compiled<R = unknown>(sql: string, parameters: unknown[]): CompiledQuery<R> {
-  return { sql, parameters, query: RawNode.createWithSql(sql), queryId: createQueryId() };
+  return { sql, parameters, query: rawNodeOf(sql), queryId: createQueryId() };
+}
+
+/** Texts whose raw node is kept; past this many (texts built per call) the cache starts afresh. */
+const MAX_NODES = 2048;
+const nodes = new Map<string, RawNode>();
+
+/**
+ * The raw node of a text, built (and frozen) once: the texts are the statement files' constants
+ * and their per-count variants, run thousands of times a second by the delivery loop.
+ */
+function rawNodeOf(sql: string): RawNode {
+  let node = nodes.get(sql);
+  if (node === undefined) {
+    if (nodes.size >= MAX_NODES) nodes.clear();
+    nodes.set(sql, (node = RawNode.createWithSql(sql)));
+  }
+  return node;
 }
 
 /**

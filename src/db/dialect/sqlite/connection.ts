@@ -34,7 +34,10 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
-      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      await connection.executeQuery(BEGIN_IMMEDIATE);
+    };
+    driver.commitTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(COMMIT);
     };
     // On a full disk (SQLITE_FULL, and likewise SQLITE_IOERR or SQLITE_NOMEM) SQLite may roll the
     // transaction back by itself; Kysely's ROLLBACK then fails with "no transaction is active" and
@@ -71,6 +74,11 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
     return driver;
   }
 }
+
+// Built once: the delivery loop begins and commits a transaction hundreds of times a second, and a
+// compiled query costs a frozen node and parameter list each time it is built.
+const BEGIN_IMMEDIATE = CompiledQuery.raw("begin immediate");
+const COMMIT = CompiledQuery.raw("commit");
 
 /** Statements whose success says nothing about the disk: reads, and the ends of transactions that wrote nothing. */
 const NOT_WRITES = new Set(["select", "pragma", "explain", "begin", "rollback"]);
