@@ -28,13 +28,22 @@
 // BENCH_REPLAY=1 runs the replay run instead: one account floods the events replay (70 calls in
 // 28 s, capped by delivery.max_replay_pending) while another account's webhooks are timed
 // (deliver-replay.ts; BENCH_REPLAY_CALLS and BENCH_REPLAY_EVERY_MS change the flood).
-// Sizes (env): BENCH_DELIVERIES (20,000 queued), BENCH_LATENCY_SAMPLES (200 blocks), BENCH_ACCOUNTS (1).
+// Rounds: the throughput run goes BENCH_ROUNDS times (5) round every set-up in turn — its daemons,
+// its durable loop, its raw loop — with every set-up's daemons running from the start, so a spell of
+// load on the shared machine falls on each alike; it prints each round's line, then medians and
+// spread (min–max), and its last line says whether the targets were reached (CPU per delivery on
+// SQLite <= 1.3× the durable loop's; one daemon on PostgreSQL >= 0.6 of the SQLite daemon's
+// deliveries/s) and, when not, the figure, the target and why. BENCH_BEFORE=<checkout> (another
+// source tree sharing this one's node_modules, e.g. `git archive REV | tar -x -C /tmp/t && ln -s
+// $PWD/node_modules /tmp/t/`) adds that tree's daemons to every round, each over its own database:
+// before and after measured interleaved in one run. Latency is measured once, after the rounds.
+// Sizes (env): BENCH_DELIVERIES (20,000 queued a round), BENCH_LATENCY_SAMPLES (200 blocks), BENCH_ACCOUNTS (1).
 import type { Subprocess } from "bun";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
 import { sql } from "kysely";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
@@ -64,6 +73,14 @@ const REPLAY_EVERY_MS = positiveIntFromEnv("BENCH_REPLAY_EVERY_MS", 400);
 const LATENCY_SAMPLES = positiveIntFromEnv("BENCH_LATENCY_SAMPLES", 200);
 /** The durable raw loop baseline (support/durable-loop.ts); BENCH_DURABLE=0 leaves it out. */
 const DURABLE = process.env.BENCH_DURABLE !== "0";
+/** Rounds of the throughput run: each set-up's daemons, the durable loop and the raw loop in turn, every round. */
+const ROUNDS = positiveIntFromEnv("BENCH_ROUNDS", 5);
+/** BENCH_BEFORE=<checkout>: another source tree (sharing this one's node_modules) whose daemons run in the same rounds. */
+const BEFORE = process.env.BENCH_BEFORE || undefined;
+/** The target of a delivery on SQLite: CPU µs per delivery (every process) at most this many times the durable loop's. */
+const SQLITE_TARGET = 1.3;
+/** The target on PostgreSQL: one daemon's deliveries/s at least this share of the SQLite daemon's, in the same round. */
+const POSTGRES_TARGET = 0.6;
 const INGEST_TOKEN = "bench-token";
 const WATCHED = "0x52908400098527886e0f7030069857d2e4169ee7";
 
@@ -153,21 +170,30 @@ function eventBody(i: number): string {
 
 type Stats = { count: number; unique: number; first: number; last: number };
 
-type Outcome = {
-  scenario: Scenario;
-  daemonRate: number;
+/** One daemon set-up's delivery of the queued outbox in one round. */
+type DaemonRun = {
+  rate: number;
   /** From the outbox's commit to the last arrival, incl. the wait for the daemons' next tick (SQLite). */
-  daemonWallMs: number;
+  wallMs: number;
   duplicates: number;
-  rawRate: number;
-  /** CPU of the raw fetch loop (this process) and the receiver while the loop ran. */
-  rawCpu: CpuWindow;
-  /** The durable raw loop(s), when run. */
-  durable: DurableOutcome | null;
-  p50: number;
-  p99: number;
   cpu: CpuWindow;
   load: string;
+};
+
+/** The raw fetch loop of one round: its rate, and the CPU of this process and the receiver while it ran. */
+type RawRun = { rate: number; cpu: CpuWindow };
+
+/** Whose daemon a set-up runs: this tree's, or the tree in BENCH_BEFORE (a before/after comparison in one run). */
+type Tree = { label: string; path: string | undefined };
+
+/** A set-up's rounds: the daemons' runs (each tree's), the durable loop's and the raw loop's, and the latency of this tree's daemons. */
+type ScenarioRounds = {
+  scenario: Scenario;
+  daemon: Map<string, DaemonRun[]>;
+  durable: DurableOutcome[];
+  raw: RawRun[];
+  p50: number;
+  p99: number;
 };
 
 async function main(): Promise<void> {
@@ -211,18 +237,55 @@ async function main(): Promise<void> {
       }
       return printRecovery(recoveries, { postgres: cluster ? await serverVersion(cluster.url) : "", loadBefore, loadAfter: loadAverage() });
     }
-    const outcomes: Outcome[] = [];
-    for (const [i, scenario] of scenarios.entries()) {
-      if (compare) console.log(`bench:deliver ${scenarioLabel(scenario)}…`);
-      const sub = join(dir, `s${i}`);
-      mkdirSync(sub);
-      const url = scenario.database === "sqlite" ? `sqlite://${sub}/cw.db` : await cluster!.createDatabase(`bench_deliver_${i}`);
-      outcomes.push(await runScenario(scenario, { dir: sub, url, base, receiver, cluster, track: (p) => children.push(p) }));
-    }
 
-    if (!compare) return printSingle(outcomes[0]);
-    const version = cluster ? await serverVersion(cluster.url) : "";
-    printComparison(outcomes, { postgres: version, loadBefore, loadAfter: loadAverage() });
+    const trees: Tree[] = [{ label: "daemon", path: undefined }, ...(BEFORE ? [{ label: "before", path: BEFORE }] : [])];
+    const bodies = Array.from({ length: TOTAL }, (_, i) => eventBody(i));
+    const hookUrl = `${base}/hook`;
+    // Every set-up's daemons run from the start: the rounds go round them in turn, so a spell of
+    // load on the machine falls on each alike. Between its turns a daemon idles on its own database.
+    const setups: Setup[] = [];
+    try {
+      for (const [i, scenario] of scenarios.entries()) {
+        for (const [j, tree] of trees.entries()) {
+          const sub = join(dir, `s${i}-${j}`);
+          mkdirSync(sub);
+          const url = scenario.database === "sqlite" ? `sqlite://${sub}/cw.db` : await cluster!.createDatabase(`bench_deliver_${i}_${j}`);
+          setups.push(await startSetup(scenario, tree, { dir: sub, url, base, receiver, cluster, track: (p) => children.push(p) }));
+        }
+      }
+      const results: ScenarioRounds[] = scenarios.map((scenario) => ({ scenario, daemon: new Map(trees.map((t) => [t.label, []])), durable: [], raw: [], p50: 0, p99: 0 }));
+      for (let round = 1; round <= ROUNDS; round++) {
+        const line: string[] = [];
+        for (const [i, r] of results.entries()) {
+          for (const s of setups.filter((x) => x.scenario === r.scenario)) {
+            const run = await s.deliver(bodies);
+            r.daemon.get(s.tree.label)!.push(run);
+            line.push(`${s.tree.label === "daemon" ? "" : `${s.tree.label} `}${scenarioLabel(r.scenario)} ${totalUs(run.cpu)} µs ${run.rate.toFixed(0)}/s`);
+          }
+          const env = setups.find((x) => x.scenario === r.scenario)!.env;
+          if (DURABLE) {
+            const d = await runDurableLoops(r.scenario, env, bodies, hookUrl, `${i}_${round}`);
+            r.durable.push(d);
+            line.push(`durable ${totalUs(d.cpu)} µs ${d.rate.toFixed(0)}/s`);
+          }
+          const raw = await runRawLoop(env, bodies, hookUrl);
+          r.raw.push(raw);
+          line.push(`raw ${totalUs(raw.cpu)} µs ${raw.rate.toFixed(0)}/s`);
+        }
+        console.log(`round ${round}/${ROUNDS} (load ${loadAverage()}): ${line.join(", ")}`);
+      }
+      // Latency: ingest → receipt, daemons idle, through the wake-up path; this tree's daemons only.
+      for (const r of results) {
+        const s = setups.find((x) => x.scenario === r.scenario && x.tree.path === undefined)!;
+        Object.assign(r, await s.latency());
+      }
+      const version = cluster ? await serverVersion(cluster.url) : "";
+      if (!compare) printSingle(results[0], trees);
+      else printComparison(results, trees, { postgres: version, loadBefore, loadAfter: loadAverage() });
+      console.log(verdict(results, compare));
+    } finally {
+      for (const s of setups) await s.stop();
+    }
   } finally {
     await stopAll(children);
     cluster?.stop();
@@ -247,8 +310,19 @@ type DurableOutcome = {
 
 type ScenarioEnv = { dir: string; url: string; base: string; receiver: Subprocess; cluster: BenchCluster | undefined; track: (p: Subprocess) => void };
 
-/** One set-up end to end: its own database and daemons, stopped before the next set-up runs. */
-async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcome> {
+/** A set-up ready for its rounds: its own database, account and running daemons. */
+type Setup = {
+  scenario: Scenario;
+  tree: Tree;
+  env: ScenarioEnv;
+  /** Queues `bodies` in one commit and measures the daemons until the last one arrived. */
+  deliver(bodies: string[]): Promise<DaemonRun>;
+  latency(): Promise<{ p50: number; p99: number }>;
+  stop(): Promise<void>;
+};
+
+/** Sets up one set-up's database (account, endpoint, watch) and starts its daemons (`tree`'s CLI). */
+async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Promise<Setup> {
   const { dir, base } = env;
   const hookUrl = `${base}/hook`;
   const configPath = writeDaemonConfig(dir, env.url, [
@@ -262,6 +336,10 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
   if (!loaded.ok) throw new Error(loaded.error);
   const ctx = await openContext(loaded.config, { env: {} });
   const daemons: Subprocess[] = [];
+  const stop = async () => {
+    await stopAll(daemons);
+    await ctx.db.destroy();
+  };
   try {
     const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 1 });
     if (!plan.ok) throw new Error(plan.error);
@@ -280,96 +358,110 @@ async function runScenario(scenario: Scenario, env: ScenarioEnv): Promise<Outcom
       targets.push({ accountId: more.account.id, endpointId: await pointWebhook(ctx.db, more.account.id, hookUrl) });
     }
 
-    // BENCH_PROFILE_DIR=<dir> writes a CPU profile (markdown) of each daemon there when it exits.
-    const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const started = await spawnDaemons(configPath, scenario.daemons, (p) => (daemons.push(p), env.track(p)), profile);
+    // BENCH_PROFILE_DIR=<dir> writes a CPU profile (markdown) of each daemon there when it exits;
+    // BENCH_DAEMON_ARGS adds any other arguments to the daemons' `bun` (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+    const profile = [
+      ...(process.env.BENCH_PROFILE_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []),
+      ...(process.env.BENCH_DAEMON_ARGS ?? "").split(" ").filter(Boolean),
+    ];
+    const started = await spawnDaemons(configPath, scenario.daemons, (p) => (daemons.push(p), env.track(p)), profile, tree.path);
     const daemonUrls = started.map((d) => d.url);
-
-    const bodies = Array.from({ length: TOTAL }, (_, i) => eventBody(i));
-    const load = loadAverage();
-
-    // --- Throughput: the daemons ---
-    await fetch(`${base}/reset`);
-    await ctx.db.transaction().execute(async (trx) => {
-      const now = Date.now();
-      for (const [i, body] of bodies.entries())
-        await enqueueDelivery(trx, { ...targets[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
-    });
-    // The outbox went from empty to 20,000 pending rows in one commit: until autovacuum analyzes
-    // the table, PostgreSQL's planner thinks a couple of rows are pending (the claim no longer
-    // sorts because of it: orderedClaimPlan; docs/benchmarks.md). Analyze as autovacuum would
-    // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures without.
-    if (env.cluster && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
-    const queuedAt = wallNow();
-    const window = startCpuWindow({
-      daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
-      ...(env.cluster ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
-      receiver: () => cpuOf(env.receiver.pid),
-    });
-    // Queued from outside a daemon: on PostgreSQL tell them all, as a daemon that queued work
-    // would, so every one starts claiming at once. On SQLite the daemon's next tick picks it up.
-    if (env.cluster) {
-      const bus = createWakeBus({ db: ctx.db, url: env.url, log: ctx.log });
-      bus.notify("delivery");
-      await Bun.sleep(50);
-      await bus.close();
-    }
-    let stats: Stats = { count: 0, unique: 0, first: 0, last: 0 };
-    const deadline = Date.now() + 120_000;
-    while (stats.count < TOTAL) {
-      if (Date.now() > deadline) throw new Error(`only ${stats.count} of ${TOTAL} deliveries arrived within 120 s`);
-      await Bun.sleep(100);
-      stats = (await (await fetch(`${base}/stats`)).json()) as Stats;
-    }
-    const cpu = window();
-    const daemonRate = ((TOTAL - 1) / (stats.last - stats.first)) * 1000;
-    const daemonWallMs = stats.last - queuedAt;
-    const duplicates = stats.count - stats.unique;
-
-    // --- Throughput: a raw fetch loop, same bodies, same concurrency, same receiver ---
-    await fetch(`${base}/reset`);
-    const rawWindow = startCpuWindow({ loop: () => cpuOf(process.pid), receiver: () => cpuOf(env.receiver.pid) });
-    let next = 0;
-    const worker = async () => {
-      while (next < TOTAL) {
-        const body = bodies[next++];
-        const res = await fetch(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body });
-        await res.text();
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    stats = (await (await fetch(`${base}/stats`)).json()) as Stats;
-    const rawCpu = rawWindow();
-    const rawRate = ((TOTAL - 1) / (stats.last - stats.first)) * 1000;
-
-    // --- Throughput: the durable raw loop(s), same bodies, concurrency and receiver, one per daemon ---
-    const durable = DURABLE ? await runDurableLoops(scenario, env, bodies, hookUrl) : null;
-
-    // --- Latency: ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons) ---
-    await Bun.sleep(1500);
-    const latencies: number[] = [];
-    for (let i = 0; i < LATENCY_SAMPLES; i++) {
-      const { tx, block } = payingBlock(20_000_000 + i, i, WATCHED);
-      const t0 = wallNow();
-      await postBlock(daemonUrls[i % daemonUrls.length], INGEST_TOKEN, block);
-      const waitUntil = Date.now() + 30_000;
-      for (;;) {
-        const r = await fetch(`${base}/tx/${tx}`);
-        if (r.status === 200) {
-          latencies.push(((await r.json()) as { at: number }).at - t0);
-          break;
+    let blocks = 0;
+    return {
+      scenario,
+      tree,
+      env,
+      stop,
+      async deliver(bodies) {
+        const load = loadAverage();
+        await fetch(`${base}/reset`);
+        await ctx.db.transaction().execute(async (trx) => {
+          const now = Date.now();
+          for (const [i, body] of bodies.entries())
+            await enqueueDelivery(trx, { ...targets[i % ACCOUNTS], kind: "event", eventType: "payment", network: "eth", body, nowMs: now });
+        });
+        // The outbox went from empty to 20,000 pending rows in one commit: until autovacuum analyzes
+        // the table, PostgreSQL's planner thinks a couple of rows are pending (the claim no longer
+        // sorts because of it: orderedClaimPlan; docs/benchmarks.md). Analyze as autovacuum would
+        // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures without.
+        if (env.cluster && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
+        const queuedAt = wallNow();
+        const window = startCpuWindow({
+          daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
+          ...(env.cluster ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
+          receiver: () => cpuOf(env.receiver.pid),
+        });
+        // Queued from outside a daemon: on PostgreSQL tell them all, as a daemon that queued work
+        // would, so every one starts claiming at once. On SQLite the daemon's next tick picks it up.
+        if (env.cluster) {
+          const bus = createWakeBus({ db: ctx.db, url: env.url, log: ctx.log });
+          bus.notify("delivery");
+          await Bun.sleep(50);
+          await bus.close();
         }
-        if (Date.now() > waitUntil) throw new Error(`the webhook of block ${block.height} did not arrive within 30 s`);
-        await Bun.sleep(1);
-      }
-      await Bun.sleep(10);
-    }
-    latencies.sort((a, b) => a - b);
-    return { scenario, daemonRate, daemonWallMs, duplicates, rawRate, rawCpu, durable, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu, load };
-  } finally {
-    await stopAll(daemons);
-    await ctx.db.destroy();
+        const stats = await waitForArrivals(base, bodies.length, (s) => s.count, "deliveries");
+        const cpu = window();
+        return { rate: ((bodies.length - 1) / (stats.last - stats.first)) * 1000, wallMs: stats.last - queuedAt, duplicates: stats.count - stats.unique, cpu, load };
+      },
+      async latency() {
+        // Ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons).
+        await Bun.sleep(1500);
+        const latencies: number[] = [];
+        for (let i = 0; i < LATENCY_SAMPLES; i++) {
+          const { tx, block } = payingBlock(20_000_000 + blocks, blocks, WATCHED);
+          blocks++;
+          const t0 = wallNow();
+          await postBlock(daemonUrls[i % daemonUrls.length], INGEST_TOKEN, block);
+          const waitUntil = Date.now() + 30_000;
+          for (;;) {
+            const r = await fetch(`${base}/tx/${tx}`);
+            if (r.status === 200) {
+              latencies.push(((await r.json()) as { at: number }).at - t0);
+              break;
+            }
+            if (Date.now() > waitUntil) throw new Error(`the webhook of block ${block.height} did not arrive within 30 s`);
+            await Bun.sleep(1);
+          }
+          await Bun.sleep(10);
+        }
+        latencies.sort((a, b) => a - b);
+        return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+      },
+    };
+  } catch (e) {
+    await stop();
+    throw e;
   }
+}
+
+/** Polls the receiver until `count(stats)` reaches `total` (bounded to 120 s). */
+async function waitForArrivals(base: string, total: number, count: (s: Stats) => number, what: string): Promise<Stats> {
+  let stats: Stats = { count: 0, unique: 0, first: 0, last: 0 };
+  const deadline = Date.now() + 120_000;
+  while (count(stats) < total) {
+    if (Date.now() > deadline) throw new Error(`${what}: only ${count(stats)} of ${total} arrived within 120 s`);
+    await Bun.sleep(100);
+    stats = (await (await fetch(`${base}/stats`)).json()) as Stats;
+  }
+  return stats;
+}
+
+/** The raw fetch loop: the same bodies with the same concurrency to the same receiver, from this process. */
+async function runRawLoop(env: ScenarioEnv, bodies: string[], hookUrl: string): Promise<RawRun> {
+  await fetch(`${env.base}/reset`);
+  const window = startCpuWindow({ loop: () => cpuOf(process.pid), receiver: () => cpuOf(env.receiver.pid) });
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const res = await fetch(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      await res.text();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const stats = (await (await fetch(`${env.base}/stats`)).json()) as Stats;
+  const cpu = window();
+  return { rate: ((bodies.length - 1) / (stats.last - stats.first)) * 1000, cpu };
 }
 
 /** One line at a time from a subprocess's stdout. */
@@ -390,10 +482,11 @@ async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<stri
  * a SQLite file of its own beside the daemon's or a fresh database on the same PostgreSQL cluster,
  * filled with the same bodies before the window opens. Measured from "go" to the last arrival.
  */
-async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: string[], hookUrl: string): Promise<DurableOutcome> {
+async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: string[], hookUrl: string, tag: string): Promise<DurableOutcome> {
   const bodiesFile = join(env.dir, "durable-bodies.json");
   writeFileSync(bodiesFile, JSON.stringify(bodies));
-  const url = scenario.database === "sqlite" ? `sqlite://${env.dir}/durable.db` : await env.cluster!.createDatabase(`bench_durable_${basename(env.dir)}`);
+  // A fresh table each round, as the daemon gets a fresh batch in its outbox.
+  const url = scenario.database === "sqlite" ? `sqlite://${env.dir}/durable-${tag}.db` : await env.cluster!.createDatabase(`bench_durable_${tag}`);
   const loops = scenario.database === "sqlite" ? 1 : scenario.daemons;
   const script = join(import.meta.dir, "support/durable-loop.ts");
   const procs: Subprocess<"pipe", "pipe", "inherit">[] = [];
@@ -442,99 +535,200 @@ async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: str
   }
 }
 
+/** CPU µs per delivery of every process in a window. */
+function totalUs(w: CpuWindow): number {
+  return Object.values(cpuPerUnit(w, TOTAL)).reduce((a, b) => a + b, 0);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** "130 (122–141)": the median over the rounds and their spread, min–max. */
+function spread(xs: number[], digits = 0): string {
+  const f = (x: number) => x.toFixed(digits);
+  return xs.length === 1 ? f(xs[0]) : `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
+}
+
+/** The rounds' windows as one: each role's and the machine's CPU and the wall time, medians over the rounds. */
+function medianWindow(ws: CpuWindow[]): CpuWindow {
+  const roles = Object.keys(ws[0].byRole);
+  return {
+    wallMs: median(ws.map((w) => w.wallMs)),
+    byRole: Object.fromEntries(roles.map((k) => [k, median(ws.map((w) => w.byRole[k]))])),
+    machineBusy: median(ws.map((w) => w.machineBusy)),
+    machineTotal: median(ws.map((w) => w.machineTotal)),
+  };
+}
+
+/** "daemons 104 + receiver 26": each role's median µs per delivery. */
+function roles(ws: CpuWindow[]): string {
+  return Object.entries(cpuPerUnit(medianWindow(ws), TOTAL))
+    .map(([k, us]) => `${k} ${us}`)
+    .join(" + ");
+}
+
 /** "daemon 223 = durable loop 120 + 103 of chainwatch's own; raw fetch loop 85". */
 function describeFloor(daemonUs: number, durableUs: number, rawUs: number): string {
   return `daemon ${daemonUs} = durable loop ${durableUs} + ${daemonUs - durableUs} of chainwatch's own; durable loop = raw fetch loop ${rawUs} + ${durableUs - rawUs} for the outbox`;
 }
 
-/** The report of a plain `bun run bench:deliver` (docs/benchmarks.md quotes it): CPU per delivery first. */
-function printSingle(o: Outcome): void {
-  const ratio = o.daemonRate / o.rawRate;
-  const per = cpuPerUnit(o.cpu, TOTAL);
-  const raw = cpuPerUnit(o.rawCpu, TOTAL);
-  const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-  const list = (r: Record<string, number>) => Object.entries(r).map(([k, us]) => `${k} ${us}`).join(" + ");
-  console.log(`deliveries:           ${TOTAL} (concurrency ${CONCURRENCY}, receiver answers 200 at once)`);
-  const d = o.durable;
-  const durableUs = d ? cpuPerUnit(d.cpu, TOTAL) : null;
-  const durablePart = durableUs ? `; durable loop ${total(durableUs)} (${list(durableUs)})` : "";
-  console.log(`CPU µs per delivery:  ${total(per)} (${list(per)})${durablePart}; raw fetch loop ${total(raw)} (${list(raw)})`);
-  if (durableUs) console.log(`stack floor:          ${describeFloor(total(per), total(durableUs), total(raw))}`);
-  console.log(`daemon throughput:    ${o.daemonRate.toFixed(0)} deliveries/s (first→last arrival; ${(o.daemonWallMs / 1000).toFixed(2)} s from commit incl. the next tick)`);
-  if (d)
+/** The report of a plain `bun run bench:deliver` (docs/benchmarks.md quotes it): CPU per delivery first, medians over the rounds. */
+function printSingle(r: ScenarioRounds, trees: Tree[]): void {
+  const runs = r.daemon.get("daemon")!;
+  const cpu = (ws: CpuWindow[]) => spread(ws.map(totalUs));
+  console.log(`deliveries:           ${TOTAL} a round, ${ROUNDS} round(s) (concurrency ${CONCURRENCY}, receiver answers 200 at once); median (min–max) over the rounds`);
+  const durablePart = r.durable.length > 0 ? `; durable loop ${cpu(r.durable.map((d) => d.cpu))} (${roles(r.durable.map((d) => d.cpu))})` : "";
+  console.log(
+    `CPU µs per delivery:  ${cpu(runs.map((x) => x.cpu))} (${roles(runs.map((x) => x.cpu))})${durablePart}; raw fetch loop ${cpu(r.raw.map((x) => x.cpu))} (${roles(r.raw.map((x) => x.cpu))})`,
+  );
+  for (const t of trees.slice(1)) {
+    const other = r.daemon.get(t.label)!;
+    console.log(`${`${t.label} (${t.path}):`.padEnd(21)} ${cpu(other.map((x) => x.cpu))} (${roles(other.map((x) => x.cpu))}), ${spread(other.map((x) => x.rate))} deliveries/s`);
+  }
+  const daemonUs = Math.round(median(runs.map((x) => totalUs(x.cpu))));
+  const rawUs = Math.round(median(r.raw.map((x) => totalUs(x.cpu))));
+  if (r.durable.length > 0) console.log(`stack floor:          ${describeFloor(daemonUs, Math.round(median(r.durable.map((d) => totalUs(d.cpu)))), rawUs)}`);
+  const wall = median(runs.map((x) => x.wallMs));
+  console.log(`daemon throughput:    ${median(runs.map((x) => x.rate)).toFixed(0)} deliveries/s (${spread(runs.map((x) => x.rate))}; first→last arrival; ${(wall / 1000).toFixed(2)} s from commit incl. the next tick)`);
+  for (const d of r.durable.slice(0, 1))
     console.log(
-      `durable loop:         ${d.rate.toFixed(0)} deliveries/s, ${d.duplicates} duplicates, ${d.lost} lost, ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
+      `durable loop:         ${spread(r.durable.map((x) => x.rate))} deliveries/s, ${r.durable.reduce((a, x) => a + x.duplicates, 0)} duplicates, ${r.durable.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
     );
-  console.log(`raw fetch throughput: ${o.rawRate.toFixed(0)} requests/s`);
-  console.log(`ratio daemon/raw:     ${ratio.toFixed(2)} (target >= 0.8) ${ratio >= 0.8 ? "OK" : "MISSED"}`);
-  if (d) console.log(`ratio durable/raw:    ${(d.rate / o.rawRate).toFixed(2)} (the floor's own ratio); daemon/durable ${(o.daemonRate / d.rate).toFixed(2)}`);
-  console.log(`ingest→receipt:       p50 ${o.p50.toFixed(1)} ms, p99 ${o.p99.toFixed(1)} ms over ${LATENCY_SAMPLES} blocks (target p99 < 100 ms) ${o.p99 < 100 ? "OK" : "MISSED"}`);
-  console.log(`CPU (share of one core) while the daemon delivered: ${describeCpu(o.cpu, navigator.hardwareConcurrency)}; load average ${o.load}`);
-  if (d) console.log(`CPU (share of one core) while the durable loop delivered: ${describeCpu(d.cpu, navigator.hardwareConcurrency)}`);
+  console.log(`raw fetch throughput: ${spread(r.raw.map((x) => x.rate))} requests/s`);
+  const ratios = runs.map((x, i) => x.rate / r.raw[i].rate);
+  console.log(`ratio daemon/raw:     ${spread(ratios, 2)} (target >= 0.8) ${median(ratios) >= 0.8 ? "OK" : "MISSED"}`);
+  if (r.durable.length > 0) {
+    console.log(`ratio durable/raw:    ${spread(r.durable.map((d, i) => d.rate / r.raw[i].rate), 2)} (the floor's own ratio); daemon/durable ${spread(runs.map((x, i) => x.rate / r.durable[i].rate), 2)}`);
+    console.log(`CPU daemon/durable:   ${spread(runs.map((x, i) => totalUs(x.cpu) / totalUs(r.durable[i].cpu)), 2)} (target <= ${SQLITE_TARGET})`);
+  }
+  console.log(`duplicates:           ${runs.reduce((a, x) => a + x.duplicates, 0)} in all rounds`);
+  console.log(`ingest→receipt:       p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms over ${LATENCY_SAMPLES} blocks (target p99 < 100 ms) ${r.p99 < 100 ? "OK" : "MISSED"}`);
+  console.log(`CPU (share of one core) while the daemon delivered: ${describeCpu(medianWindow(runs.map((x) => x.cpu)), navigator.hardwareConcurrency)}; load average ${runs.map((x) => x.load.split(" ")[0]).join(", ")} at the rounds' starts`);
+  if (r.durable.length > 0) console.log(`CPU (share of one core) while the durable loop delivered: ${describeCpu(medianWindow(r.durable.map((d) => d.cpu)), navigator.hardwareConcurrency)}`);
 }
 
-function printComparison(outcomes: Outcome[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
+function printComparison(results: ScenarioRounds[], trees: Tree[], run: { postgres: string; loadBefore: string; loadAfter: string }): void {
   const cores = navigator.hardwareConcurrency;
   console.log("");
-  console.log(`deliveries: ${TOTAL} per set-up over ${ACCOUNTS} account(s), concurrency ${CONCURRENCY} per daemon, receiver answers 200 at once; PostgreSQL ${run.postgres} on this machine; ${cores} CPUs`);
-  console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after`);
+  console.log(
+    `deliveries: ${TOTAL} per set-up and round, ${ROUNDS} round(s), over ${ACCOUNTS} account(s), concurrency ${CONCURRENCY} per daemon, receiver answers 200 at once; PostgreSQL ${run.postgres} on this machine; ${cores} CPUs`,
+  );
+  console.log(`load average: ${run.loadBefore} before, ${run.loadAfter} after; figures are medians (min–max) over the rounds`);
   console.log("");
   // CPU per delivery first: on shared cores it is the steady figure, throughput swings with the load.
-  const head = ["set-up", "CPU µs/deliv", "durable µs", "raw loop µs", "deliveries/s", "durable/s", "raw fetch/s", "ratio", "dup", "p50 ms", "p99 ms", "CPU µs/delivery by process"];
-  console.log(`${head[0].padEnd(16)} ${head.slice(1, 11).map((h) => h.padStart(12)).join(" ")}  ${head[11]}`);
-  for (const o of outcomes) {
-    const byRole = cpuPerUnit(o.cpu, TOTAL);
-    const per = Object.entries(byRole).map(([k, us]) => `${k} ${us}`).join(", ");
-    const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
-    const durableUs = o.durable ? cpuPerUnit(o.durable.cpu, TOTAL) : null;
-    const cells = [
-      String(sum(byRole)),
-      durableUs ? String(sum(durableUs)) : "-",
-      String(sum(cpuPerUnit(o.rawCpu, TOTAL))),
-      o.daemonRate.toFixed(0),
-      o.durable ? o.durable.rate.toFixed(0) : "-",
-      o.rawRate.toFixed(0),
-      (o.daemonRate / o.rawRate).toFixed(2),
-      String(o.duplicates),
-      o.p50.toFixed(1),
-      o.p99.toFixed(1),
-    ];
-    const durablePer = durableUs ? `; durable ${Object.entries(durableUs).map(([k, us]) => `${k} ${us}`).join(", ")}` : "";
-    console.log(`${scenarioLabel(o.scenario).padEnd(16)} ${cells.map((c) => c.padStart(12)).join(" ")}  ${per}${durablePer}`);
+  const head = ["set-up", "CPU µs/delivery", "deliveries/s", "dup", "p50 ms", "p99 ms", "CPU µs/delivery by process (medians)"];
+  console.log(`${head[0].padEnd(28)} ${head.slice(1, 6).map((h) => h.padStart(18)).join(" ")}  ${head[6]}`);
+  const row = (label: string, ws: CpuWindow[], rates: number[], dup: string, p50: string, p99: string) =>
+    console.log(`${label.padEnd(28)} ${[spread(ws.map(totalUs)), spread(rates), dup, p50, p99].map((c) => c.padStart(18)).join(" ")}  ${roles(ws)}`);
+  for (const r of results) {
+    const name = scenarioLabel(r.scenario);
+    for (const t of trees) {
+      const runs = r.daemon.get(t.label)!;
+      const mine = t.path === undefined;
+      row(`${name}${mine ? "" : `, ${t.label}`}`, runs.map((x) => x.cpu), runs.map((x) => x.rate), String(runs.reduce((a, x) => a + x.duplicates, 0)), mine ? r.p50.toFixed(1) : "-", mine ? r.p99.toFixed(1) : "-");
+    }
+    if (r.durable.length > 0) row(`${name}, durable loop`, r.durable.map((d) => d.cpu), r.durable.map((d) => d.rate), String(r.durable.reduce((a, d) => a + d.duplicates, 0)), "-", "-");
+    row(`${name}, raw fetch loop`, r.raw.map((x) => x.cpu), r.raw.map((x) => x.rate), "-", "-", "-");
   }
   console.log("");
-  for (const o of outcomes) {
-    const d = o.durable;
+  for (const r of results) {
+    const d = r.durable[0];
     if (!d) continue;
     console.log(
-      `durable loop, ${scenarioLabel(o.scenario)}: ${d.loops} loop(s), ${d.duplicates} duplicates, ${d.lost} lost, ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
+      `durable loop, ${scenarioLabel(r.scenario)}: ${d.loops} loop(s), ${r.durable.reduce((a, x) => a + x.duplicates, 0)} duplicates and ${r.durable.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
     );
   }
-  for (const o of outcomes) console.log(`CPU while ${scenarioLabel(o.scenario)} delivered (share of one core): ${describeCpu(o.cpu, cores)}; load average ${o.load}`);
+  const sqlite = results.find((r) => r.scenario.database === "sqlite");
+  for (const r of results) {
+    if (r.scenario.database !== "postgres" || !sqlite) continue;
+    for (const t of trees) {
+      const pg = r.daemon.get(t.label)!;
+      const lite = sqlite.daemon.get(t.label)!;
+      const floor = r.durable.length > 0 ? `; the floor's (durable loop on PostgreSQL / on SQLite) ${spread(r.durable.map((d, i) => d.rate / sqlite.durable[i].rate), 2)}` : "";
+      console.log(
+        `${scenarioLabel(r.scenario)}${t.path === undefined ? "" : ` (${t.label})`} / SQLite daemon: ${spread(pg.map((x, i) => x.rate / lite[i].rate), 2)} of its deliveries/s, ${spread(pg.map((x, i) => totalUs(lite[i].cpu) / totalUs(x.cpu)), 2)} by CPU per delivery${floor}`,
+      );
+    }
+  }
+  for (const r of results) console.log(`CPU while ${scenarioLabel(r.scenario)} delivered (share of one core, medians): ${describeCpu(medianWindow(r.daemon.get("daemon")!.map((x) => x.cpu)), cores)}`);
   console.log(
     JSON.stringify({
       bench: "deliver",
       deliveries: TOTAL,
+      rounds: ROUNDS,
       accounts: ACCOUNTS,
       concurrency: CONCURRENCY,
       postgres: run.postgres,
       load_before: run.loadBefore,
       load_after: run.loadAfter,
-      setups: outcomes.map((o) => ({
-        database: o.scenario.database,
-        daemons: o.scenario.daemons,
-        deliveries_per_s: Math.round(o.daemonRate),
-        raw_per_s: Math.round(o.rawRate),
-        ratio: Number((o.daemonRate / o.rawRate).toFixed(3)),
-        duplicates: o.duplicates,
-        p50_ms: Number(o.p50.toFixed(1)),
-        p99_ms: Number(o.p99.toFixed(1)),
-        cpu_us_per_delivery: cpuPerUnit(o.cpu, TOTAL),
-        raw_cpu_us_per_delivery: cpuPerUnit(o.rawCpu, TOTAL),
-        durable: o.durable && durableJson(o.durable),
+      setups: results.map((r) => ({
+        database: r.scenario.database,
+        daemons: r.scenario.daemons,
+        trees: Object.fromEntries(
+          trees.map((t) => {
+            const runs = r.daemon.get(t.label)!;
+            return [t.label, { deliveries_per_s: runs.map((x) => Math.round(x.rate)), cpu_us_per_delivery: runs.map((x) => cpuPerUnit(x.cpu, TOTAL)), duplicates: runs.map((x) => x.duplicates) }];
+          }),
+        ),
+        raw_per_s: r.raw.map((x) => Math.round(x.rate)),
+        raw_cpu_us_per_delivery: r.raw.map((x) => cpuPerUnit(x.cpu, TOTAL)),
+        p50_ms: Number(r.p50.toFixed(1)),
+        p99_ms: Number(r.p99.toFixed(1)),
+        durable: r.durable.map(durableJson),
       })),
     }),
   );
+}
+
+/**
+ * The last line: whether the targets were reached (medians over the rounds), and when one was not,
+ * the figure, the target and why — what of a delivery's CPU is the floor's and what chainwatch's own.
+ */
+function verdict(results: ScenarioRounds[], compare: boolean): string {
+  const missed: string[] = [];
+  const met: string[] = [];
+  const sqlite = results.find((r) => r.scenario.database === "sqlite")!;
+  const lite = sqlite.daemon.get("daemon")!;
+  if (sqlite.durable.length === 0) missed.push("SQLite: no durable loop to compare with (BENCH_DURABLE=0)");
+  else {
+    const daemonUs = Math.round(median(lite.map((x) => totalUs(x.cpu))));
+    const durableUs = Math.round(median(sqlite.durable.map((d) => totalUs(d.cpu))));
+    const ratio = median(lite.map((x, i) => totalUs(x.cpu) / totalUs(sqlite.durable[i].cpu)));
+    const figure = `SQLite ${daemonUs} µs a delivery = ${ratio.toFixed(2)}× the durable loop's ${durableUs} (target <= ${SQLITE_TARGET}×)`;
+    if (ratio <= SQLITE_TARGET) met.push(figure);
+    else
+      missed.push(
+        `${figure}: ${daemonUs - durableUs} µs are chainwatch's own work above the floor — the claim's joins, the settlement's writes (attempt log, the outbox's indexes, charge, usage, endpoint health) and two signatures with their headers (profile in docs/benchmarks.md)`,
+      );
+  }
+  if (compare) {
+    for (const r of results) {
+      if (r.scenario.database !== "postgres" || r.scenario.daemons !== 1) continue;
+      const pg = r.daemon.get("daemon")!;
+      const ratio = median(pg.map((x, i) => x.rate / lite[i].rate));
+      const figure = `PostgreSQL ${ratio.toFixed(2)} of the SQLite daemon's deliveries/s (target >= ${POSTGRES_TARGET})`;
+      if (ratio >= POSTGRES_TARGET) {
+        met.push(figure);
+        continue;
+      }
+      if (r.durable.length === 0) {
+        missed.push(`${figure}: no durable loop to compare with (BENCH_DURABLE=0)`);
+        continue;
+      }
+      const floor = median(r.durable.map((d, i) => d.rate / sqlite.durable[i].rate));
+      const own = Math.round(median(pg.map((x, i) => totalUs(x.cpu) - totalUs(r.durable[i].cpu))));
+      const why =
+        floor < POSTGRES_TARGET
+          ? `the floor itself reaches ${floor.toFixed(2)} of SQLite's (the durable loop's commit a round trip to the server); chainwatch's own work above the PostgreSQL floor is ${own} µs a delivery (its round trips per commit, the server's share of them)`
+          : `the floor reaches ${floor.toFixed(2)}: ${own} µs a delivery of chainwatch's own above it (round trips per commit and the server's work for them)`;
+      missed.push(`${figure}: ${why}`);
+    }
+  }
+  if (missed.length === 0) return `targets met: ${met.join("; ")}`;
+  return `target missed: ${missed.join("; ")}${met.length > 0 ? `; met: ${met.join("; ")}` : ""}`;
 }
 
 /** Wall µs inside the durable loops' commits per delivery. */

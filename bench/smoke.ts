@@ -34,7 +34,7 @@ const SMALL: Record<string, Small> = {
     prints: [/^CPU µs\/tx +\d+/m, /^chainwatch +\d+ tx\/s/m],
   },
   "bench:deliver": {
-    env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10" },
+    env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10", BENCH_ROUNDS: "2" },
     prints: [/^CPU µs per delivery: +\d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
   "bench:cabinet": {
