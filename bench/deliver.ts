@@ -384,16 +384,16 @@ async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Pro
         // the table, PostgreSQL's planner thinks a couple of rows are pending (the claim no longer
         // sorts because of it: orderedClaimPlan; docs/benchmarks.md). Analyze as autovacuum would
         // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures without.
-        if (env.cluster && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
+        if (scenario.database === "postgres" && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
         const queuedAt = wallNow();
         const window = startCpuWindow({
           daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
-          ...(env.cluster ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
+          ...(scenario.database === "postgres" ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
           receiver: () => cpuOf(env.receiver.pid),
         });
         // Queued from outside a daemon: on PostgreSQL tell them all, as a daemon that queued work
         // would, so every one starts claiming at once. On SQLite the daemon's next tick picks it up.
-        if (env.cluster) {
+        if (scenario.database === "postgres") {
           const bus = createWakeBus({ db: ctx.db, url: env.url, log: ctx.log });
           bus.notify("delivery");
           await Bun.sleep(50);
@@ -404,8 +404,10 @@ async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Pro
         return { rate: ((bodies.length - 1) / (stats.last - stats.first)) * 1000, wallMs: stats.last - queuedAt, duplicates: stats.count - stats.unique, cpu, load };
       },
       async latency() {
-        // Ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons).
+        // Ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons). Every
+        // set-up pays the same blocks: the receiver forgets the last set-up's arrivals first.
         await Bun.sleep(1500);
+        await fetch(`${base}/reset`);
         const latencies: number[] = [];
         for (let i = 0; i < LATENCY_SAMPLES; i++) {
           const { tx, block } = payingBlock(20_000_000 + blocks, blocks, WATCHED);
@@ -505,7 +507,7 @@ async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: str
     await fetch(`${env.base}/reset`);
     const window = startCpuWindow({
       loop: () => procs.reduce((sum, p) => sum + cpuOf(p.pid), 0),
-      ...(env.cluster ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
+      ...(scenario.database === "postgres" ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
       receiver: () => cpuOf(env.receiver.pid),
     });
     for (const p of procs) {
