@@ -1,4 +1,5 @@
 import type { UpstreamPool } from "../../upstream/pool.ts";
+import { MAX_JSON_DEPTH } from "../../lib/json-depth.ts";
 import { MalformedUpstreamData, preview } from "../core/upstream-data.ts";
 
 /**
@@ -28,19 +29,93 @@ export type BtcClient = {
   metered(meter: { bytes: number }): BtcClient;
 };
 
-// `"value": <JSON number>`, as Bitcoin Core prints amounts (ValueFromAmount: `0.00100000`). In
-// valid JSON the closing quote of `"value"` ends a string and `:` follows only a key, so this
-// matches keys alone, never text inside a string; the number is captured whole (a number token
-// ends at `,` `}` `]` or whitespace, none of which the class holds).
-const VALUE_NUMBER = /"value"(\s*):(\s*)(-?[0-9][0-9.eE+-]*)/g;
+// Characters of a node's answer the scan below looks at.
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** JSON's whitespace: any other character between tokens makes the text no JSON at all. */
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** What a JSON number token is made of after its first digit (it ends at `,` `}` `]` or whitespace). */
+const isNumberPart = (c: number) => isDigit(c) || c === DOT || c === 0x65 || c === 0x45 || c === PLUS || c === MINUS;
+
+/** The message of an answer nesting too deep: the upstream pool's own, so a btc node's failure reads as any other's. */
+const TOO_DEEP = `answered with JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
 
 /**
  * Parses a node's answer keeping each `"value"` number as the decimal string it was printed as
  * (`"0.00100000"`), so amounts never pass through a float: a double holds 15-17 significant
  * digits, and a Dogecoin amount in satoshi has up to 20. Other numbers parse as usual.
+ *
+ * One pass over the text finds the `"value"` keys (Bitcoin Core prints amounts with
+ * ValueFromAmount: `"value":0.00100000`) and refuses an answer that nests deeper than
+ * MAX_JSON_DEPTH before JSON.parse builds it, which the upstream pool's scan would do in a second
+ * pass (the client asks the pool to skip it). It walks the text as the pool's scan does
+ * (lib/json-depth.ts): strings are skipped whole, so text inside one is never taken for a key or a
+ * bracket, and an unclosed string ends the scan (JSON.parse then refuses the text). A key is a
+ * string whose text is exactly `value` followed by `:`; the number after it (`-`, a digit, then
+ * digits, `.`, `e`, `E`, `+`, `-`) becomes a string. A block of 100 transactions costs this pass and
+ * one JSON.parse, where a regular-expression rewrite, the parse of its result and the pool's
+ * scan cost twice the CPU.
  */
 export function parseExactValues(text: string): unknown {
-  return JSON.parse(text.replace(VALUE_NUMBER, '"value"$1:$2"$3"'));
+  const pieces: string[] = [];
+  let copied = 0;
+  let depth = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const close = closingQuote(text, i);
+      if (close < 0) break;
+      if (close === i + 6 && text.startsWith("value", i + 1)) {
+        let j = close + 1;
+        while (isSpace(text.charCodeAt(j))) j++;
+        if (text.charCodeAt(j) === COLON) {
+          j++;
+          while (isSpace(text.charCodeAt(j))) j++;
+          const number = j;
+          if (text.charCodeAt(j) === MINUS) j++;
+          if (isDigit(text.charCodeAt(j))) {
+            j++;
+            while (isNumberPart(text.charCodeAt(j))) j++;
+            pieces.push(text.slice(copied, number), '"', text.slice(number, j), '"');
+            copied = j;
+            // Nothing between the key and the number's end opens or closes anything.
+            i = j - 1;
+            continue;
+          }
+        }
+      }
+      i = close;
+    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > MAX_JSON_DEPTH) throw new Error(TOO_DEEP);
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+      depth--;
+    }
+  }
+  return JSON.parse(pieces.length === 0 ? text : (pieces.push(text.slice(copied)), pieces.join("")));
+}
+
+/** The index of the quote closing the string opened at `open`, or -1 when it is never closed. */
+function closingQuote(text: string, open: number): number {
+  let at = text.indexOf('"', open + 1);
+  while (at > 0) {
+    // A quote preceded by an odd run of backslashes is escaped.
+    let slashes = 0;
+    for (let j = at - 1; text.charCodeAt(j) === BACKSLASH; j--) slashes++;
+    if (slashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+  return -1;
 }
 
 type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } | null; id?: unknown };
@@ -56,7 +131,8 @@ type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } |
 export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): BtcClient {
   return {
     async call(method, params) {
-      const reply = await pool.send(JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]), { parse: parseExactValues });
+      // parseExactValues bounds the nesting in its own pass: the pool's scan of the same text is skipped.
+      const reply = await pool.send(JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]), { parse: parseExactValues, maxDepth: Number.POSITIVE_INFINITY });
       // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
       if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
       if (meter) meter.bytes += reply.bytes;
