@@ -5,10 +5,13 @@
 // payees from a pool of 1,000 addresses, half bech32 and half legacy, and 1 % of all outputs pay
 // one of 10 watched addresses), against a bare loop in this process that reads the same blocks
 // from the same node (`getblockhash` + `getblock <hash> 2`, each a JSON-RPC batch of one, parsed
-// with the daemon's parseExactValues) with the same 8 requests in flight and does nothing else.
-// The CPU time per block of the daemon and of litecoind comes from /proc. Then the steady-state
-// lag: `sendtoaddress` to a watched address and `generatetoaddress 1`, how long until the payment
-// webhook reaches a receiver (poll_interval_ms = 250).
+// with plain JSON.parse) with the same 8 requests in flight and finds the same payments (the
+// outputs to the watched addresses, counted and summed; every daemon's payment events must agree).
+// BENCH_ROUNDS rounds (3), each a bare run and a fresh daemon's catch-up from height 0, the order
+// alternating; medians and spread over the rounds. The CPU time per block of the daemon, of
+// litecoind and of this process comes from /proc. Then the steady-state lag: `sendtoaddress` to a
+// watched address and `generatetoaddress 1`, how long until the payment webhook reaches a receiver
+// (poll_interval_ms = 250). Under the 0.7 target, the last line says why, from the figures.
 //
 // The chain is built once and kept: the node's datadir goes to `.bench/` under a name holding the
 // sizes, and each run starts litecoind on a copy of it (the lag samples mine more blocks). The node
@@ -16,11 +19,11 @@
 // wallets (a killed node's datadir starts again at height 0), and a copy is started and its height
 // checked before the cache is saved. A cache whose copy does not start at the height it recorded
 // (one saved by a killed node) is built again.
-// Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_LAG_SAMPLES, BENCH_NODE_LATENCY_MS (0: the
-// node directly; above 0, a proxy in this process delays every answer by that much, for both, and
-// its CPU counts in the bare loop's),
-// BENCH_CPU_PROF_DIR (the serve process writes a Markdown CPU profile there when it exits; with
-// BENCH_LAG_SAMPLES=0 it covers the catch-up alone).
+// Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_ROUNDS, BENCH_LAG_SAMPLES,
+// BENCH_NODE_LATENCY_MS (0: the node directly; above 0, a proxy in this process delays every
+// answer by that much, for both, and its CPU counts in the bare loop's), BENCH_COMPARE_TREE (see
+// below), BENCH_CPU_PROF_DIR (each serve process writes a Markdown CPU profile there when it
+// exits; with BENCH_LAG_SAMPLES=0 it covers the catch-up alone).
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -32,10 +35,9 @@ import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
-import { parseExactValues } from "../src/follow/btc/client.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
-import { cpuOf, loadAverage } from "./support/cpu.ts";
+import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { pointWebhook } from "./support/endpoint.ts";
 
@@ -43,8 +45,12 @@ const num = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const BLOCKS = num("BENCH_BLOCKS", 1000);
 const TX_PER_BLOCK = num("BENCH_TX_PER_BLOCK", 100);
 const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 20);
+const ROUNDS = num("BENCH_ROUNDS", 3);
 const LATENCY_MS = num("BENCH_NODE_LATENCY_MS", 0);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+// Another checkout (e.g. `git archive REV | tar -x -C /tmp/t && ln -s "$PWD/node_modules" /tmp/t/`): its
+// daemon catches up in every round too, between this tree's and the bare loop, for a before/after in one run.
+const COMPARE_TREE = process.env.BENCH_COMPARE_TREE;
 const WATCHED = 10;
 const POOL = 1000;
 // The follower's fetch-ahead window (createChainFollower's default); the bare loop uses the same.
@@ -222,32 +228,52 @@ async function buildChain(): Promise<ChainFacts> {
   return facts;
 }
 
-/** Reads heights 0..head, `CONCURRENCY` at a time, as the daemon's client does (batches of one, exact amounts), and does nothing else. */
-async function bareLoop(url: string, head: number): Promise<{ seconds: number; txs: number }> {
+/** What the bare loop found: the outputs paying a watched address, and their sum in satoshi. */
+type Found = { payments: number; satoshi: bigint };
+
+/**
+ * Reads heights 0..head, `CONCURRENCY` at a time (batches of one, as the daemon's client sends),
+ * and finds the payments: every output whose address is a watched one, counted and summed in
+ * satoshi. Nothing else: plain JSON.parse (amounts as floats: `Math.round(value × 10⁸)` is exact
+ * for this chain's amounts, and the sum is held against the daemons' exact ones), no shape
+ * checks, no store.
+ */
+async function bareLoop(url: string, head: number): Promise<{ seconds: number; txs: number } & Found> {
   const call = async (method: string, params: unknown[]) => {
     const res = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]) });
-    const [answer] = parseExactValues(await res.text()) as { result: unknown; error: unknown }[];
+    const [answer] = (await res.json()) as { result: unknown; error: unknown }[];
     if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
     return answer.result;
   };
+  const watchedSet = new Set(watched);
   let next = 0;
   let txs = 0;
+  let payments = 0;
+  let satoshi = 0;
   const started = performance.now();
   const lane = async () => {
     while (next <= head) {
       const hash = await call("getblockhash", [next++]);
-      const block = (await call("getblock", [hash, 2])) as { tx: unknown[] };
+      const block = (await call("getblock", [hash, 2])) as { tx: { vout: { value: number; scriptPubKey: { address?: string; addresses?: string[] } }[] }[] };
       txs += block.tx.length;
+      for (const tx of block.tx)
+        for (const out of tx.vout) {
+          const script = out.scriptPubKey;
+          const address = script.address ?? (script.addresses?.length === 1 ? script.addresses[0] : undefined);
+          if (address === undefined || !watchedSet.has(address)) continue;
+          payments++;
+          satoshi += Math.round(out.value * 1e8);
+        }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return { seconds: (performance.now() - started) / 1000, txs };
+  return { seconds: (performance.now() - started) / 1000, txs, payments, satoshi: BigInt(satoshi) };
 }
 
 /** `chainwatch serve` on the config; counts its "ingested" log lines (one per ingest transaction that stored blocks). */
-function spawnServe(configPath: string): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
+function spawnServe(configPath: string, cli = CLI): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
   const profile = CPU_PROF_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const proc = Bun.spawn([process.execPath, ...profile, CLI, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, ...profile, cli, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
   children.push(proc);
   let batches = 0;
   // Reads the JSON log to its end, so the daemon never blocks on a full pipe.
@@ -339,6 +365,81 @@ const ownCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const int = (n: number) => Math.round(n).toLocaleString("en-US");
+/** "median (min–max)" of a figure over the rounds. */
+const spread = (xs: number[], show: (n: number) => string = int) => `${show(median(xs))} (${show(Math.min(...xs))}–${show(Math.max(...xs))})`;
+
+/** One bare run: its wall time, what it found, and the CPU ms of this process and of litecoind over it. */
+type BareRun = { seconds: number; txs: number; payments: number; satoshi: bigint; ownCpuMs: number; nodeCpuMs: number; machine: number };
+/** One catch-up of a fresh daemon: its wall time, CPU ms of the daemon (whole, and from its first stored block) and of litecoind. */
+type ChainwatchRun = {
+  seconds: number;
+  daemonCpuMs: number;
+  afterFirst: { ms: number; blocks: number } | null;
+  nodeCpuMs: number;
+  machine: number;
+  batches: number;
+  payments: number;
+  satoshi: bigint;
+  load: string;
+};
+
+/** Busy share of the machine over a window, in % of one core (200 % is both cores). */
+function machineShare(from: { busy: number; total: number }): number {
+  const now = machineCpu();
+  return now.total > from.total ? ((now.busy - from.busy) / (now.total - from.total)) * cpus().length * 100 : 0;
+}
+
+async function bareRun(node: Litecoind, url: string, head: number): Promise<BareRun> {
+  const [nodeCpu, ownCpu, machine] = [cpuOf(node.pid), ownCpuMs(), machineCpu()];
+  const run = await bareLoop(url, head);
+  return { ...run, ownCpuMs: ownCpuMs() - ownCpu, nodeCpuMs: cpuOf(node.pid) - nodeCpu, machine: machineShare(machine) };
+}
+
+/** A fresh daemon (its own database in `dir`) catching up from height 0 to `head`; it is left running. */
+async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookUrl: string, head: number, cli = CLI): Promise<{ run: ChainwatchRun; serve: ReturnType<typeof spawnServe> }> {
+  mkdirSync(dir, { recursive: true });
+  const { configPath, dbPath } = await prepareDaemon(dir, rpcUrl, hookUrl);
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const tip = () => (db.query(`SELECT max(height) AS h FROM blocks WHERE network = '${NETWORK}'`).get() as { h: number | null }).h ?? -1;
+    const load = loadAverage();
+    const [t, machine] = [performance.now(), machineCpu()];
+    const serve = spawnServe(configPath, cli);
+    const start = { serve: cpuOf(serve.proc.pid), node: cpuOf(node.pid) };
+    // The first stored block ends the daemon's start-up (module loading, migrations, first look at the node).
+    let first: { height: number; serve: number } | null = null;
+    for (let h = tip(); h < head; h = tip()) {
+      if (serve.proc.exitCode !== null) throw new Error(`chainwatch serve exited (${serve.proc.exitCode}) during the catch-up`);
+      if (first === null && h >= 0) first = { height: h, serve: cpuOf(serve.proc.pid) };
+      await Bun.sleep(20);
+    }
+    const seconds = (performance.now() - t) / 1000;
+    const daemonCpuMs = cpuOf(serve.proc.pid) - start.serve;
+    const nodeCpuMs = cpuOf(node.pid) - start.node;
+    const share = machineShare(machine);
+    const afterFirst = first ? { ms: cpuOf(serve.proc.pid) - first.serve, blocks: head - first.height } : null;
+    // The payment events it stored, to hold against what the bare loop found.
+    const found = db
+      .query(`SELECT count(*) AS n, coalesce(sum(CAST(json_extract(body, '$.amount_raw') AS INTEGER)), 0) AS sat FROM events WHERE network = '${NETWORK}' AND type = 'payment'`)
+      .get() as { n: number; sat: number | bigint };
+    // The last batch's log line may still be in the pipe.
+    await Bun.sleep(200);
+    return { serve, run: { seconds, daemonCpuMs, afterFirst, nodeCpuMs, machine: share, batches: serve.batches(), payments: found.n, satoshi: BigInt(found.sat), load } };
+  } finally {
+    db.close();
+  }
+}
+
+async function stopServe(serve: ReturnType<typeof spawnServe>): Promise<void> {
+  serve.proc.kill("SIGTERM");
+  await serve.proc.exited;
+  children.splice(children.indexOf(serve.proc), 1);
+}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-follow-btc-"));
@@ -355,6 +456,7 @@ async function main() {
       return new Response("ok");
     },
   });
+  const hookUrl = `http://127.0.0.1:${sink.port}/hook`;
   let proxy: ReturnType<typeof Bun.serve> | null = null;
   try {
     const { node, facts, head } = await nodeOnCachedChain(join(dir, "node"));
@@ -374,71 +476,109 @@ async function main() {
           })
         : null;
     const rpcUrl = proxy ? node.url.replace(`:${node.rpcPort}/`, `:${proxy.port}/`) : node.url;
+    const blocks = head + 1;
+    const perBlock = (ms: number, n = blocks) => (ms * 1000) / n;
 
-    // Baseline twice, the faster run kept (the first also brings the block files into the page cache).
-    const bareRuns = [];
-    for (let i = 0; i < 2; i++) {
-      const [nodeCpu, ownCpu] = [cpuOf(node.pid), ownCpuMs()];
-      const run = await bareLoop(rpcUrl, head);
-      bareRuns.push({ ...run, nodeCpuMs: cpuOf(node.pid) - nodeCpu, ownCpuMs: ownCpuMs() - ownCpu });
+    // A first bare run, not counted, brings the block files into the page cache. Then the rounds,
+    // each a bare run and a fresh daemon's catch-up one after the other (the order alternating), so
+    // both sides of a round meet the same load and each round gives a ratio.
+    const warm = await bareRun(node, rpcUrl, head);
+    console.log(`warm-up      bare loop ${(blocks / warm.seconds).toFixed(0)} blocks/s (not counted)`);
+    const bares: BareRun[] = [];
+    const runs: ChainwatchRun[] = [];
+    const compared: ChainwatchRun[] = [];
+    let serve: ReturnType<typeof spawnServe> | null = null;
+    const order: ("bare" | "chainwatch" | "compare")[] = COMPARE_TREE ? ["bare", "chainwatch", "compare"] : ["bare", "chainwatch"];
+    for (let r = 0; r < ROUNDS; r++) {
+      const sides = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
+      for (const side of sides) {
+        if (side === "bare") {
+          const b = await bareRun(node, rpcUrl, head);
+          bares.push(b);
+          console.log(
+            `round ${r + 1}      bare loop  ${(blocks / b.seconds).toFixed(0).padStart(5)} blocks/s  ${b.seconds.toFixed(2)} s   CPU per block: bare ${int(perBlock(b.ownCpuMs))} µs, litecoind ${int(perBlock(b.nodeCpuMs))} µs; machine ${b.machine.toFixed(0)} %`,
+          );
+          continue;
+        }
+        if (side === "compare") {
+          const done = await chainwatchRun(node, join(dir, `compare-${r}`), rpcUrl, hookUrl, head, join(COMPARE_TREE as string, "cli/index.ts"));
+          await stopServe(done.serve);
+          const c = done.run;
+          compared.push(c);
+          console.log(
+            `round ${r + 1}      compared   ${(blocks / c.seconds).toFixed(0).padStart(5)} blocks/s  ${c.seconds.toFixed(2)} s   CPU per block: daemon ${int(perBlock(c.daemonCpuMs))} µs, litecoind ${int(perBlock(c.nodeCpuMs))} µs; machine ${c.machine.toFixed(0)} %; ${c.batches} ingest transactions`,
+          );
+          continue;
+        }
+        // The daemon of the round before is stopped first: only the last one stays, for the lag.
+        if (serve) await stopServe(serve);
+        const done = await chainwatchRun(node, join(dir, `daemon-${r}`), rpcUrl, hookUrl, head);
+        serve = done.serve;
+        const c = done.run;
+        runs.push(c);
+        const fromFirst = c.afterFirst ? ` (${int(perBlock(c.afterFirst.ms, c.afterFirst.blocks))} from its first block)` : "";
+        console.log(
+          `round ${r + 1}      chainwatch ${(blocks / c.seconds).toFixed(0).padStart(5)} blocks/s  ${c.seconds.toFixed(2)} s   CPU per block: daemon ${int(perBlock(c.daemonCpuMs))} µs${fromFirst}, litecoind ${int(perBlock(c.nodeCpuMs))} µs; machine ${c.machine.toFixed(0)} %; load ${c.load}; ${c.batches} ingest transactions`,
+        );
+      }
     }
-    const bare = [...bareRuns].sort((a, b) => a.seconds - b.seconds)[0];
-
-    const { configPath, dbPath } = await prepareDaemon(dir, rpcUrl, `http://127.0.0.1:${sink.port}/hook`);
-    const db = new Database(dbPath, { readonly: true });
-    const tip = () => (db.query(`SELECT max(height) AS h FROM blocks WHERE network = '${NETWORK}'`).get() as { h: number | null }).h ?? -1;
-    const load = loadAverage();
-    const t = performance.now();
-    const serve = spawnServe(configPath);
-    const start = { serve: cpuOf(serve.proc.pid), node: cpuOf(node.pid) };
-    // The first stored block ends the daemon's start-up (module loading, migrations, first look at the node).
-    let first: { height: number; serve: number } | null = null;
-    for (let h = tip(); h < head; h = tip()) {
-      if (serve.proc.exitCode !== null) throw new Error(`chainwatch serve exited (${serve.proc.exitCode}) during the catch-up`);
-      if (first === null && h >= 0) first = { height: h, serve: cpuOf(serve.proc.pid) };
-      await Bun.sleep(20);
-    }
-    const seconds = (performance.now() - t) / 1000;
-    const daemonCpuMs = cpuOf(serve.proc.pid) - start.serve;
-    const nodeCpuMs = cpuOf(node.pid) - start.node;
-    const afterFirst = first ? { ms: cpuOf(serve.proc.pid) - first.serve, blocks: head - first.height } : null;
-    const loadAfter = loadAverage();
-    // The last batch's log line may still be in the pipe.
-    await Bun.sleep(200);
-    const batches = serve.batches();
+    for (const c of [...runs, ...compared])
+      if (c.payments !== bares[0].payments || c.satoshi !== bares[0].satoshi)
+        throw new Error(`chainwatch stored ${c.payments} payments of ${c.satoshi} satoshi, the bare loop found ${bares[0].payments} of ${bares[0].satoshi}`);
 
     // Steady state: one payment to a watched address, one block; lag = block mined → webhook received.
-    await node.rpc("loadwallet", ["miner"]);
-    const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "miner");
     const lags: number[] = [];
-    for (let i = 0; i < LAG_SAMPLES; i++) {
-      const txid = await node.rpc<string>("sendtoaddress", [watched[i % WATCHED], "0.001"], "miner");
-      // Land at a random point of the poll interval.
-      await Bun.sleep(Math.random() * 250);
-      const started = performance.now();
-      await node.rpc("generatetoaddress", [1, miner]);
-      while (!payments.has(txid)) await new Promise<void>((resolve) => (onPayment = resolve));
-      lags.push((payments.get(txid) as number) - started);
+    if (LAG_SAMPLES > 0) {
+      await node.rpc("loadwallet", ["miner"]);
+      const miner = await node.rpc<string>("getnewaddress", ["", "bech32"], "miner");
+      for (let i = 0; i < LAG_SAMPLES; i++) {
+        const txid = await node.rpc<string>("sendtoaddress", [watched[i % WATCHED], "0.001"], "miner");
+        // Land at a random point of the poll interval.
+        await Bun.sleep(Math.random() * 250);
+        const started = performance.now();
+        await node.rpc("generatetoaddress", [1, miner]);
+        while (!payments.has(txid)) await new Promise<void>((resolve) => (onPayment = resolve));
+        lags.push((payments.get(txid) as number) - started);
+      }
+      lags.sort((a, b) => a - b);
     }
-    db.close();
-    lags.sort((a, b) => a - b);
 
-    const blocks = head + 1;
-    const bps = blocks / seconds;
-    const bareBps = blocks / bare.seconds;
-    const perBlock = (ms: number, n = blocks) => `${Math.round((ms * 1000) / n).toLocaleString("en-US")} µs`;
+    const txs = bares[0].txs;
+    const ratios = runs.map((c, i) => bares[i].seconds / c.seconds);
+    const ratio = median(ratios);
+    const daemon = runs.map((c) => perBlock(c.daemonCpuMs));
+    const daemonNode = runs.map((c) => perBlock(c.nodeCpuMs));
+    const bare = bares.map((b) => perBlock(b.ownCpuMs));
+    const bareNode = bares.map((b) => perBlock(b.nodeCpuMs));
+    const afterFirst = runs.flatMap((c) => (c.afterFirst ? [perBlock(c.afterFirst.ms, c.afterFirst.blocks)] : []));
     console.log("");
-    console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${load} at the start of the catch-up, ${loadAfter} at its end`);
-    console.log(`chain        heights 0..${head}: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx from height ${facts.firstTxHeight}, ${bare.txs} transactions with the coinbases; node latency ${LATENCY_MS} ms`);
-    console.log(`chainwatch   ${bps.toFixed(0).padStart(6)} blocks/s  ${(bare.txs / seconds).toFixed(0).padStart(7)} tx/s   (catch-up from 0 to ${head} in ${seconds.toFixed(2)} s, process start included; ${batches} ingest transactions)`);
-    console.log(`bare loop    ${bareBps.toFixed(0).padStart(6)} blocks/s  ${(bare.txs / bare.seconds).toFixed(0).padStart(7)} tx/s   (${CONCURRENCY} in flight, ${bare.seconds.toFixed(2)} s; runs ${bareRuns.map((r) => r.seconds.toFixed(2)).join(" s, ")} s)`);
-    console.log(`ratio        ${(bps / bareBps).toFixed(2)} of the bare loop (target ≥ 0.7)`);
-    console.log(`daemon CPU   ${perBlock(daemonCpuMs)} per block, ${Math.round((daemonCpuMs * 1000) / bare.txs)} µs per transaction (user + system of the serve process over the catch-up, start-up included)`);
-    if (afterFirst) console.log(`             ${perBlock(afterFirst.ms, afterFirst.blocks)} per block after its first stored block (start-up left out)`);
-    console.log(`bare CPU     ${perBlock(bare.ownCpuMs)} per block (this process over the faster bare run)`);
-    console.log(`litecoind    ${perBlock(nodeCpuMs)} per block serving chainwatch, ${perBlock(bare.nodeCpuMs)} serving the bare loop`);
+    console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${loadAverage()} at the end`);
+    console.log(`chain        heights 0..${head}: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx from height ${facts.firstTxHeight}, ${txs} transactions with the coinbases; node latency ${LATENCY_MS} ms`);
+    console.log(`rounds       ${ROUNDS}, each a bare run and a fresh daemon's catch-up from 0 (process start included); median (min–max) over the rounds`);
+    console.log(`chainwatch   ${spread(runs.map((c) => blocks / c.seconds))} blocks/s, ${spread(runs.map((c) => txs / c.seconds))} tx/s`);
+    console.log(`bare loop    ${spread(bares.map((b) => blocks / b.seconds))} blocks/s, ${spread(bares.map((b) => txs / b.seconds))} tx/s (${CONCURRENCY} in flight)`);
+    console.log(`ratio        ${ratio.toFixed(2)} of the bare loop (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.7)`);
+    console.log(`daemon CPU   ${spread(daemon)} µs per block, ${spread(daemon.map((d) => (d * blocks) / txs))} µs per transaction (start-up included)`);
+    if (afterFirst.length > 0) console.log(`             ${spread(afterFirst)} µs per block after its first stored block`);
+    if (compared.length > 0)
+      console.log(
+        `compared     ${COMPARE_TREE}: ${spread(compared.map((c) => blocks / c.seconds))} blocks/s, daemon ${spread(compared.map((c) => perBlock(c.daemonCpuMs)))} µs per block, ratio ${median(compared.map((c, i) => bares[i].seconds / c.seconds)).toFixed(2)}`,
+      );
+    console.log(`bare CPU     ${spread(bare)} µs per block (this process over each bare run)`);
+    console.log(`litecoind    ${spread(daemonNode)} µs per block serving chainwatch, ${spread(bareNode)} serving the bare loop`);
+    console.log(`payments     ${bares[0].payments} outputs to the watched addresses, ${bares[0].satoshi} satoshi: the bare loop's and every daemon's payment events agree`);
     if (lags.length > 0)
       console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (generatetoaddress 1 → payment webhook received; poll_interval_ms = 250)`);
+    if (ratio < 0.7) {
+      // On two shared cores each side's blocks/s follows the CPU a block costs the machine: its own plus the node's.
+      const [d, dn, b, bn] = [median(daemon), median(daemonNode), median(bare), median(bareNode)];
+      const share = median(runs.map((c) => (c.daemonCpuMs / 1000 / c.seconds) * 100));
+      console.log(
+        `under target: ${ratio.toFixed(2)} < 0.7: a block costs chainwatch ${int(d)} µs of daemon CPU + ${int(dn)} µs of litecoind's, the bare loop ${int(b)} + ${int(bn)} µs ` +
+          `(${((b + bn) / (d + dn)).toFixed(2)} of chainwatch's); the daemon's own ${int(d - b)} µs a block above the bare loop is its ingest (storing every block, its payments and events in SQLite), ` +
+          `and its one thread ran at ${share.toFixed(0)} % of a core`,
+      );
+    }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     await Promise.all(children.map((c) => c.exited));
