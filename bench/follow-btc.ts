@@ -34,7 +34,15 @@ import { bech32, createBase58check } from "@scure/base";
 import { createAccount } from "../src/accounts/accounts.ts";
 import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
+import { btcMoneyLimit } from "../src/config/networks.ts";
+import type { NetworkConfig } from "../src/config/schema.ts";
 import { openContext } from "../src/daemon.ts";
+import { ingestedBlockOf } from "../src/follow/btc/block.ts";
+import { createBtcClient } from "../src/follow/btc/client.ts";
+import { createBtcSource } from "../src/follow/btc/source.ts";
+import { systemClock } from "../src/lib/clock.ts";
+import { silentLogger } from "../src/lib/log.ts";
+import { createUpstreamPool } from "../src/upstream/pool.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
@@ -270,6 +278,29 @@ async function bareLoop(url: string, head: number): Promise<{ seconds: number; t
   return { seconds: (performance.now() - started) / 1000, txs, payments, satoshi: BigInt(satoshi) };
 }
 
+/**
+ * The daemon's read path alone, in this process: the same heights through the upstream pool, the
+ * btc source (getblockhash + getblock, parsed, shape-checked) and the conversion to the block the
+ * ingest takes, `CONCURRENCY` at a time; nothing is stored. What the daemon spends a block beyond
+ * this is its ingest and what runs around it.
+ */
+async function readPath(url: string, head: number): Promise<{ seconds: number }> {
+  const pool = createUpstreamPool({ network: NETWORK, urls: [url], timeoutMs: 30_000, fetch, clock: systemClock, log: silentLogger });
+  const source = createBtcSource(createBtcClient(pool), btcMoneyLimit(NETWORK, { decimals: 8 } as NetworkConfig));
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next <= head) {
+      const height = next++;
+      const block = await source.fetch(height);
+      if (block === null) throw new Error(`no block at height ${height}`);
+      ingestedBlockOf(NETWORK, block);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return { seconds: (performance.now() - started) / 1000 };
+}
+
 /** `chainwatch serve` on the config; counts its "ingested" log lines (one per ingest transaction that stored blocks). */
 function spawnServe(configPath: string, cli = CLI): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
   const profile = CPU_PROF_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
@@ -394,6 +425,13 @@ function machineShare(from: { busy: number; total: number }): number {
   return now.total > from.total ? ((now.busy - from.busy) / (now.total - from.total)) * cpus().length * 100 : 0;
 }
 
+/** One run of the read path alone: its wall time and the CPU ms of this process and of litecoind over it. */
+async function readPathRun(node: Litecoind, url: string, head: number): Promise<{ seconds: number; ownCpuMs: number; nodeCpuMs: number }> {
+  const [nodeCpu, ownCpu] = [cpuOf(node.pid), ownCpuMs()];
+  const run = await readPath(url, head);
+  return { ...run, ownCpuMs: ownCpuMs() - ownCpu, nodeCpuMs: cpuOf(node.pid) - nodeCpu };
+}
+
 async function bareRun(node: Litecoind, url: string, head: number): Promise<BareRun> {
   const [nodeCpu, ownCpu, machine] = [cpuOf(node.pid), ownCpuMs(), machineCpu()];
   const run = await bareLoop(url, head);
@@ -488,7 +526,8 @@ async function main() {
     const runs: ChainwatchRun[] = [];
     const compared: ChainwatchRun[] = [];
     let serve: ReturnType<typeof spawnServe> | null = null;
-    const order: ("bare" | "chainwatch" | "compare")[] = COMPARE_TREE ? ["bare", "chainwatch", "compare"] : ["bare", "chainwatch"];
+    const reads: { seconds: number; ownCpuMs: number; nodeCpuMs: number }[] = [];
+    const order: ("bare" | "read" | "chainwatch" | "compare")[] = ["bare", "read", "chainwatch", ...(COMPARE_TREE ? (["compare"] as const) : [])];
     for (let r = 0; r < ROUNDS; r++) {
       const sides = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
       for (const side of sides) {
@@ -498,6 +537,12 @@ async function main() {
           console.log(
             `round ${r + 1}      bare loop  ${(blocks / b.seconds).toFixed(0).padStart(5)} blocks/s  ${b.seconds.toFixed(2)} s   CPU per block: bare ${int(perBlock(b.ownCpuMs))} µs, litecoind ${int(perBlock(b.nodeCpuMs))} µs; machine ${b.machine.toFixed(0)} %`,
           );
+          continue;
+        }
+        if (side === "read") {
+          const p = await readPathRun(node, rpcUrl, head);
+          reads.push(p);
+          console.log(`round ${r + 1}      read path  ${(blocks / p.seconds).toFixed(0).padStart(5)} blocks/s  ${p.seconds.toFixed(2)} s   CPU per block: this process ${int(perBlock(p.ownCpuMs))} µs, litecoind ${int(perBlock(p.nodeCpuMs))} µs`);
           continue;
         }
         if (side === "compare") {
@@ -558,12 +603,14 @@ async function main() {
     console.log(`chainwatch   ${spread(runs.map((c) => blocks / c.seconds))} blocks/s, ${spread(runs.map((c) => txs / c.seconds))} tx/s`);
     console.log(`bare loop    ${spread(bares.map((b) => blocks / b.seconds))} blocks/s, ${spread(bares.map((b) => txs / b.seconds))} tx/s (${CONCURRENCY} in flight)`);
     console.log(`ratio        ${ratio.toFixed(2)} of the bare loop (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.7)`);
-    console.log(`daemon CPU   ${spread(daemon)} µs per block, ${spread(daemon.map((d) => (d * blocks) / txs))} µs per transaction (start-up included)`);
+    console.log(`daemon CPU   ${int(median(daemon))} µs per block (${int(Math.min(...daemon))}–${int(Math.max(...daemon))}), ${spread(daemon.map((d) => (d * blocks) / txs))} µs per transaction (start-up included)`);
     if (afterFirst.length > 0) console.log(`             ${spread(afterFirst)} µs per block after its first stored block`);
     if (compared.length > 0)
       console.log(
         `compared     ${COMPARE_TREE}: ${spread(compared.map((c) => blocks / c.seconds))} blocks/s, daemon ${spread(compared.map((c) => perBlock(c.daemonCpuMs)))} µs per block, ratio ${median(compared.map((c, i) => bares[i].seconds / c.seconds)).toFixed(2)}`,
       );
+    const read = reads.map((p) => perBlock(p.ownCpuMs));
+    console.log(`read path    ${spread(read)} µs per block: the daemon's pool, btc source and conversion alone, in this process (${spread(reads.map((p) => blocks / p.seconds))} blocks/s)`);
     console.log(`bare CPU     ${spread(bare)} µs per block (this process over each bare run)`);
     console.log(`litecoind    ${spread(daemonNode)} µs per block serving chainwatch, ${spread(bareNode)} serving the bare loop`);
     console.log(`payments     ${bares[0].payments} outputs to the watched addresses, ${bares[0].satoshi} satoshi: the bare loop's and every daemon's payment events agree`);
@@ -571,12 +618,13 @@ async function main() {
       console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (generatetoaddress 1 → payment webhook received; poll_interval_ms = 250)`);
     if (ratio < 0.7) {
       // On two shared cores each side's blocks/s follows the CPU a block costs the machine: its own plus the node's.
-      const [d, dn, b, bn] = [median(daemon), median(daemonNode), median(bare), median(bareNode)];
+      const [d, dn, b, bn, p] = [median(daemon), median(daemonNode), median(bare), median(bareNode), median(read)];
       const share = median(runs.map((c) => (c.daemonCpuMs / 1000 / c.seconds) * 100));
+      const steady = afterFirst.length > 0 ? median(afterFirst) : d;
       console.log(
         `under target: ${ratio.toFixed(2)} < 0.7: a block costs chainwatch ${int(d)} µs of daemon CPU + ${int(dn)} µs of litecoind's, the bare loop ${int(b)} + ${int(bn)} µs ` +
-          `(${((b + bn) / (d + dn)).toFixed(2)} of chainwatch's); the daemon's own ${int(d - b)} µs a block above the bare loop is its ingest (storing every block, its payments and events in SQLite), ` +
-          `and its one thread ran at ${share.toFixed(0)} % of a core`,
+          `(${((b + bn) / (d + dn)).toFixed(2)} of chainwatch's; on shared cores blocks/s follow that cost, and the daemon's one thread ran at ${share.toFixed(0)} % of a core); ` +
+          `0.7 needs the daemon at ${int((b + bn) / 0.7 - dn)} µs a block; from its first stored block it spends ${int(steady)}, of which its read path alone costs ${int(p)}, leaving ${int(steady - p)} to the ingest's store and the rest of the daemon`,
       );
     }
   } finally {
