@@ -33,6 +33,8 @@ import { referencePage } from "./openapi/page-route.ts";
  */
 export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: "nothing-beside" })) {
   const countRequest = requestCounter(deps.metrics);
+  /** The last answer onAfterHandle counted, by its request's `set` (one object, reused: no allocation per request). */
+  const counted: { set: object | null; route: string; method: string; status: number } = { set: null, route: "", method: "", status: 0 };
   const rpc = createRpcProxy({ ...deps, pools: deps.upstreams, meter: deps.rpcMeter });
   // Read when the first unmatched request arrives, once every route below is registered.
   let listRoutes: () => readonly RouteEntry[] = () => [];
@@ -58,7 +60,7 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
   };
   const routes = nativeRoutes({ ...deps, rpc, countRequest, fallback: (request) => elysiaFetch(request) });
   const app = new Elysia({ strictPath: true, systemRouter: false, serve: { routes } })
-    .onError(({ code, error, set, request }) => {
+    .onError(({ code, error, set, request, route }) => {
       // A throw inside a parse hook (the JSON 413 over the body limit) arrives wrapped in Elysia's ParseError.
       if (code === "PARSE" && (error as Error).cause instanceof FailureError) error = (error as Error).cause as FailureError;
       // Elysia's own failures join the one code set; anything else is a bug, logged and hidden.
@@ -71,15 +73,33 @@ export function createApp(deps: AppDeps, beside: AnyElysia = new Elysia({ name: 
       });
       set.status = failure.status;
       Object.assign(set.headers, failure.headers);
+      // Every answer that is not a handler's passes here: refusals, 404 and 405, a bad URL or body.
+      // A handler's answer that Elysia then failed to serialise (a value JSON cannot hold) was
+      // counted by onAfterHandle below in this same turn, before any scrape could read it: it
+      // moves to this status, so the request is counted once, as answered.
+      if (counted.set === set) countRequest(counted.route, counted.method, counted.status, -1);
+      counted.set = null;
+      countRequest(route, request.method, failure.status);
       return { error: failure.message };
     })
     // A query or path parameter cannot carry a NUL character into a use case (src/lib/nul-text.ts).
-    .onRequest(({ request }) => refuseNulInUrl(request))
-    // A handler that returns its own Response (the cabinet's pages, /metrics) carries its status
-    // there; `set.status` is only what the other handlers set.
-    .onAfterResponse(({ request, route, set, responseValue }) =>
-      countRequest(route, request.method, responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200),
-    )
+    // A block body: Elysia awaits a hook whose body is a returned call, a microtask on every request.
+    .onRequest(({ request }) => {
+      refuseNulInUrl(request);
+    })
+    // Every handler's answer is counted here, and every other one in onError above. Not in
+    // onAfterResponse: Elysia runs that from a setImmediate with an async closure per request, and
+    // saves every response for it (about 5 µs a signed request, docs/benchmarks.md). A handler that
+    // returns its own Response (the cabinet's pages, /metrics) carries its status there;
+    // `set.status` is only what the other handlers set. A block body, for the same reason as above.
+    .onAfterHandle(({ request, route, set, responseValue }) => {
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+      countRequest(route, request.method, status);
+      counted.set = set;
+      counted.route = route;
+      counted.method = request.method;
+      counted.status = status;
+    })
     // The JSON document at /openapi/json; the page at /openapi is ours (below), not a CDN viewer.
     .use(openapiDocumentRoute(openapiDocumentation(VERSION, deps.config)))
     .use(healthRoutes(deps))

@@ -11,6 +11,8 @@ import type { Metrics } from "../../lib/metrics.ts";
 import { leaveBodyUnread, readBody } from "../../net/unread-body.ts";
 import { parseJsonBody } from "./json-body.ts";
 
+type PeerServer = Parameters<ClientIpResolver>[1];
+
 export type SignatureDeps = {
   keys: KeyStore;
   limiter: RateLimiter;
@@ -29,18 +31,25 @@ const EMPTY_SHA256 = sha256Hex("");
  * `body` the parsed JSON.
  */
 export function signature(deps: SignatureDeps) {
+  // The server the app listens on, for the peer's address (asked only when a key has an allowlist).
+  // Not taken from the hook's context: naming `server` there makes Elysia define it on every
+  // request's context, which cost every signed request. Null under app.handle, as it is there.
+  let server: PeerServer | null = null;
   // The parse hook sits on this instance, not in a nested plugin: a scoped hook climbs one level
   // only, and it must reach the routes of the module using this plugin, or Elysia's default parser
   // reads and parses the body before the signature is checked.
   return new Elysia()
     .onParse({ as: "scoped" }, leaveBodyUnread(deps.bodyLimit))
+    .onStart((app) => {
+      server = app.server;
+    })
     // Not an `async` function: a cached key and the in-memory limiter answer at once, and only a
     // check that waits (a key not cached, the cluster limiter, a body still to read) returns a
     // promise. Elysia awaits this hook all the same (it reads the source: a returned call), so a
     // promise or a value both work; an `async` function would allocate a promise on every request.
     .derive({ as: "scoped" }, (ctx) => {
       // Headers are read one by one: naming `headers` here makes Elysia copy every header of every request into an object.
-      const { request, server, path } = ctx;
+      const { request, path } = ctx;
       let raw = "";
       const outcome = verifySignedRequest(
         {
