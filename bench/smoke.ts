@@ -43,8 +43,9 @@ const SMALL: Record<string, Small> = {
     prints: [/^overview: \d+ bytes of HTML.* TTFB p50 \d+\.\d+ ms vs bare \d+\.\d+ ms/m],
   },
   "bench:rpc": {
-    env: { BENCH_DURATION_MS: "300", BENCH_WARMUP_MS: "100", BENCH_CONNECTIONS: "4" },
-    prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m],
+    env: { BENCH_DURATION_MS: "300", BENCH_WARMUP_MS: "100", BENCH_CONNECTIONS: "4", BENCH_ROUNDS: "2" },
+    // The verdict is the last line.
+    prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m, /(^|\n)targets? (met|missed) \(medians of 2 rounds\): [^\n]+\n?$/],
   },
   "bench:follow": {
     env: { BENCH_BLOCKS: "5", BENCH_TX_PER_BLOCK: "4", BENCH_LAG_SAMPLES: "2" },
