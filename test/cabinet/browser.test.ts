@@ -1,31 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { recordUsage } from "../../src/billing/usage.ts";
 import { verifyWebhook } from "../../src/client/webhooks.ts";
 import { runCli, until } from "../delivery/fixtures.ts";
 import { blockMaker, createOrder, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { releaseChromium, sharedChromium } from "../support/chromium.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { signInLink } from "./support.ts";
 
-// End to end in a real browser: Debian's chromium driven by playwright-core (never Playwright's
-// own browser download), against a real daemon and real webhook receivers on 127.0.0.1.
+// End to end in a real browser: Debian's chromium driven by playwright-core (test/support/chromium.ts),
+// against a real daemon and real webhook receivers on 127.0.0.1.
 // Screenshots are taken when $CABINET_SCREENSHOTS names a folder (docs/ when refreshing the
 // README's); they assert nothing, and a run without them is seconds faster.
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const WATCHED = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 // Chromium on a shared 2-core machine: a page step can take seconds; each test gets room.
 const SLOW = 90_000;
@@ -86,7 +76,6 @@ async function linkFor(account: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
   sink = startWebhookSink();
   failing = startWebhookSink();
   failing.respond(() => new Response("receiver unavailable", { status: 500 }));
@@ -107,7 +96,7 @@ beforeAll(async () => {
     ].join("\n"),
   );
   shop = await td.client({ name: "shop", slots: 3, credits: 100_000 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await sharedChromium();
   ctxA = await browser.newContext({ viewport: { width: 360, height: 740 } });
   a = await ctxA.newPage();
   // Revoke and Delete ask first; the user says yes.
@@ -115,7 +104,7 @@ beforeAll(async () => {
 }, SLOW);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await td?.stop();
   await sink?.stop();
   await failing?.stop();

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { until } from "../delivery/fixtures.ts";
 import { blockMaker, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
+import { releaseChromium, sharedChromium } from "../support/chromium.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { signInLink } from "./support.ts";
 
@@ -11,8 +11,6 @@ import { signInLink } from "./support.ts";
 // drives it): the first Tab stop skips the header and the navigation, and a full page of deliveries
 // reads as a compact list, each delivery two short lines.
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const SLOW = 90_000;
 const WATCHED = "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed";
 
@@ -30,7 +28,6 @@ const focused = (p: Page) =>
   }>;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
   sink = startWebhookSink();
   td = await startTestDaemon({ config: { delivery: { allow_private_targets: true } } });
   const shop = await td.client({ name: "phone-shop", slots: 1, credits: 1_000_000 });
@@ -43,7 +40,7 @@ beforeAll(async () => {
     () => td.ctx.db.selectFrom("deliveries").select("status").execute(),
     (rows) => rows.length === 60 && rows.every((r) => r.status === "succeeded"),
   );
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  browser = await sharedChromium();
   page = await (await browser.newContext({ viewport: { width: 360, height: 740 } })).newPage();
   await page.goto(await signInLink(td, shop.accountId));
   await page.getByRole("button", { name: "Sign in as phone-shop" }).click();
@@ -51,7 +48,7 @@ beforeAll(async () => {
 }, SLOW);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await td?.stop();
   await sink?.stop();
 });

@@ -6,7 +6,8 @@ import { createOrder } from "../payments/support.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { until } from "../support/poll.ts";
-import { checkReadable, headline, launchChromium, scanQr, screenshot, SLOW, stateOf, waitForHeadline } from "./browser.ts";
+import { releaseChromium, sharedChromium } from "../support/chromium.ts";
+import { checkReadable, headline, scanQr, screenshot, SLOW, stateOf, waitForHeadline } from "./browser.ts";
 
 // A payer's checkout page in Chromium, for an order on a real anvil node that the daemon follows:
 // the page shows the amount, the address and a QR code of the payment request; the payer pays too
@@ -33,14 +34,14 @@ beforeAll(async () => {
     },
   });
   shop = await td.client({ name: "shop", credits: 1_000_000 });
-  browser = await launchChromium();
+  browser = await sharedChromium();
   context = await browser.newContext({ viewport: { width: 360, height: 800 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: td.url });
   page = await context.newPage();
 }, SLOW);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await td?.stop();
   await anvil?.stop();
 });

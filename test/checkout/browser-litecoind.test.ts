@@ -5,7 +5,8 @@ import { createOrder } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { type Litecoind, startLitecoind } from "../support/litecoind.ts";
 import { until } from "../support/poll.ts";
-import { checkReadable, headline, launchChromium, scanQr, screenshot, SLOW, stateOf, waitForHeadline } from "./browser.ts";
+import { releaseChromium, sharedChromium } from "../support/chromium.ts";
+import { checkReadable, headline, scanQr, screenshot, SLOW, stateOf, waitForHeadline } from "./browser.ts";
 
 // A payer's checkout page in Chromium for an order on a real `litecoind -regtest` the daemon
 // follows: a BIP-21 request with the network's own scheme, a short payment seen from the mempool
@@ -48,13 +49,13 @@ beforeAll(async () => {
   });
   await caughtUp();
   shop = await td.client({ name: "shop", credits: 1_000_000 });
-  browser = await launchChromium();
+  browser = await sharedChromium();
   page = await (await browser.newContext({ viewport: { width: 360, height: 800 } })).newPage();
   plain = await (await browser.newContext({ viewport: { width: 360, height: 800 }, javaScriptEnabled: false })).newPage();
 }, SLOW);
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseChromium(browser);
   await td?.stop();
   await node?.stop();
 });

@@ -1,24 +1,17 @@
 import { expect } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { readQrPixels } from "./support.ts";
 
 // The checkout pages' end-to-end tests drive Debian's chromium through playwright-core, as the
-// cabinet's do (never Playwright's own browser download). Screenshots are taken when
-// $CABINET_SCREENSHOTS names a folder; they assert nothing.
+// cabinet's do (test/support/chromium.ts). Screenshots are taken when $CABINET_SCREENSHOTS names a
+// folder; they assert nothing.
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const SHOTS = process.env.CABINET_SCREENSHOTS;
 
 /** Chromium on a shared 2-core machine: a page step can take seconds. */
 export const SLOW = 120_000;
-
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-}
 
 /** A screenshot of the whole page (at most 1600 px of it) as `checkout-<name>.png`, when asked for. */
 export async function screenshot(p: Page, name: string): Promise<void> {
