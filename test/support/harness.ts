@@ -168,15 +168,21 @@ export async function seedTestDatabase(dir: string, config: Config): Promise<voi
   if (config.database.url === `sqlite://${dir}/chainwatch.db`) copyFileSync(await sqliteTemplateFile(), `${dir}/chainwatch.db`);
 }
 
-/** Starts a real daemon on an ephemeral port over a fresh SQLite file (a copy of the migrated template). */
+/**
+ * Starts a real daemon on an ephemeral port over a fresh SQLite file (a copy of the migrated template).
+ * Without the WAL checkpoint thread unless `walCheckpointThread`: its start is a third of a test
+ * daemon's CPU, and what it does is invisible to what these daemons are asked (SQLite's own
+ * automatic checkpoint takes over, as when the thread ends); test/db/wal-checkpoint.test.ts proves
+ * the thread, and every `serve` the suite spawns runs it.
+ */
 export async function startTestDaemon(
-  opts: { config?: Json; clock?: Clock; log?: Logger; fallbackClientIp?: string | null; resolveHost?: Resolver } = {},
+  opts: { config?: Json; clock?: Clock; log?: Logger; fallbackClientIp?: string | null; resolveHost?: Resolver; walCheckpointThread?: boolean } = {},
 ): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-test-"));
   const config = testConfig(dir, opts.config);
   await seedTestDatabase(dir, config);
   const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
-  const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost });
+  const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost, walCheckpointThread: opts.walCheckpointThread ?? false });
   const url = daemon.url;
   return {
     url,
