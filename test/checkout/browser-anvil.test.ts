@@ -30,7 +30,8 @@ beforeAll(async () => {
     config: {
       rate_limit: { per_key_rps: 1000 },
       checkout: { per_ip_rps: 1000 },
-      networks: { eth: { family: "evm", decimals: 18, confirmations: 3, chain_id: 31337, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 50 } },
+      // A page waits seconds on Chromium anyway; a 50 ms poll cost the daemon and the node ~60 ms of CPU a second for the whole file.
+      networks: { eth: { family: "evm", decimals: 18, confirmations: 3, chain_id: 31337, rpc_urls: [anvil.url], follow: true, start_height: 0, poll_interval_ms: 250 } },
     },
   });
   shop = await td.client({ name: "shop", credits: 1_000_000 });

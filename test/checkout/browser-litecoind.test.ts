@@ -42,7 +42,8 @@ beforeAll(async () => {
           rpc_urls: [node.url],
           follow: true,
           start_height: 0,
-          poll_interval_ms: 50,
+          // A page waits seconds on Chromium anyway; a 50 ms poll cost the daemon and the node ~60 ms of CPU a second for the whole file.
+          poll_interval_ms: 250,
         },
       },
     },
