@@ -334,7 +334,10 @@ async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Pro
   ]);
   const loaded = loadConfig(configPath);
   if (!loaded.ok) throw new Error(loaded.error);
-  const ctx = await openContext(loaded.config, { env: {} });
+  // Another tree's database is migrated by that tree's own code: its daemons refuse a schema
+  // migrated further than they know (a before tree older than an index this one adds).
+  const open: typeof openContext = tree.path ? (await import(join(tree.path, "src/daemon.ts"))).openContext : openContext;
+  const ctx = await open(loaded.config, { env: {} });
   const daemons: Subprocess[] = [];
   const stop = async () => {
     await stopAll(daemons);
