@@ -6,7 +6,7 @@ import type { HeldForCredits } from "./delivery-notices.ts";
 import { chooseTarget, type EndpointRoute, goesToEndpoint, waitsForEndpoint } from "./route.ts";
 import { deferToSlots, hasSlot, LATE_MS, lastRateSlot, resumeLateSlots, type Slot } from "./rate-slots.ts";
 import { deliveryStatements } from "./sql/dialects.ts";
-import type { DueDelivery } from "./sql/statements.ts";
+import type { ClaimAccount, ClaimEndpoint, DueDelivery } from "./sql/statements.ts";
 import type { DeliveryThrottle } from "./throttle.ts";
 
 // Step 2 of a delivery: claiming due rows (leasing them) and giving back leases not used. The
@@ -91,20 +91,23 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       newest = rows.filter((r) => !served.has(r.account_id)).reverse();
       if (newest.length > 0) due = oldest.slice(0, limit - newest.length);
     }
+    const { accounts, endpoints } = await readAccountsAndEndpoints(trx, due, newest);
     const promised = new Map(opts.reserved ?? []);
     // One route per endpoint (per account for rows to its payments URL): shared by its rows.
     const routes = new Map<string, EndpointRoute>();
-    const routeOf = (r: DueDelivery): EndpointRoute => {
+    const routeOf = (r: DueDelivery, account: ClaimAccount): EndpointRoute => {
       const key = r.endpoint_id ?? `payments:${r.account_id}`;
       let route = routes.get(key);
       if (!route) {
-        const expiresAt = r.endpoint_previous_secret_expires_at;
+        // A row without endpoint is signed with its account's default endpoint's secret.
+        const e = endpoints.get(r.endpoint_id ?? account.default_endpoint_id ?? "");
+        const expiresAt = e?.previous_secret_expires_at ?? null;
         route = {
           endpointId: r.endpoint_id,
-          url: r.endpoint_id === null ? r.payments_webhook_url : r.endpoint_url,
-          enabled: r.endpoint_id === null || Number(r.endpoint_enabled) === 1,
-          secretEnc: r.endpoint_secret_enc,
-          previousSecretEnc: r.endpoint_previous_secret_enc,
+          url: r.endpoint_id === null ? account.payments_webhook_url : (e?.url ?? null),
+          enabled: r.endpoint_id === null || Number(e?.enabled) === 1,
+          secretEnc: e?.secret_enc ?? null,
+          previousSecretEnc: e?.previous_secret_enc ?? null,
           previousSecretExpiresAt: expiresAt === null ? null : Number(expiresAt),
         };
         routes.set(key, route);
@@ -120,16 +123,18 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     // Rate-limited endpoints whose schedule fell behind: it moves on as a whole (resumeLateSlots).
     const late = new Map<string, Lane>();
     const take = (r: DueDelivery, fromNewest: boolean) => {
-      if (r.account_disabled_at !== null) {
+      // Read in the same transaction as the row, which the select joined to its account: always there.
+      const account = accounts.get(r.account_id) as ClaimAccount;
+      if (account.disabled_at !== null) {
         paused.push(r.id);
         return;
       }
-      const route = routeOf(r);
+      const route = routeOf(r, account);
       if (!route.enabled && waitsForEndpoint(r, route)) {
         waiting.push(r.id);
         return;
       }
-      const maxRps = opts.throttle && goesToEndpoint(route) ? (r.endpoint_max_rps ?? opts.defaultMaxRps ?? 0) : 0;
+      const maxRps = opts.throttle && goesToEndpoint(route) ? (endpoints.get(route.endpointId)?.max_rps ?? opts.defaultMaxRps ?? 0) : 0;
       let pacing = false;
       if (maxRps > 0 && goesToEndpoint(route) && chooseTarget(r, route).ok) {
         const lane = { accountId: r.account_id, endpointId: route.endpointId, maxRps };
@@ -143,18 +148,17 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       if (pacing && fromNewest) return;
       const price = opts.priceOf(r);
       if (price > 0) {
-        const credits = Number(r.account_credits);
+        const credits = Number(account.credits);
         if (credits < price) {
           paused.push(r.id);
           if (!heldForCredits.has(r.account_id)) heldForCredits.set(r.account_id, { accountId: r.account_id, eventType: r.event_type, price, balance: credits });
           return;
         }
         const held = promised.get(r.account_id) ?? 0;
-        if (credits - Number(r.account_leased) - held < price) return;
+        if (credits - Number(account.leased) - held < price) return;
         promised.set(r.account_id, held + price);
       }
-      // The row itself becomes the claimed delivery (the joined columns stay on it, unused):
-      // copying every column of every row showed up in profiles.
+      // The row itself becomes the claimed delivery: copying every column of every row showed up in profiles.
       const d = r as DueDelivery & ClaimedDelivery;
       d.route = route;
       d.price = price;
@@ -190,6 +194,37 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     if (deferred.length > 0) await deferToSlots(trx, deferred, nowMs);
     return { claimed, paused, held: [...heldForCredits.values()], more: full && paused.length + waiting.length + deferred.length + late.size > 0, lookedNewest };
   });
+}
+
+/**
+ * The accounts of the claim's rows and their endpoints (for a row without endpoint, its account's
+ * default one), each read once: a batch is mostly rows of a few endpoints, and joining them to
+ * every row cost more than reading the rows.
+ */
+async function readAccountsAndEndpoints(trx: Transaction<DB>, due: readonly DueDelivery[], newest: readonly DueDelivery[]) {
+  const accounts = new Map<string, ClaimAccount>();
+  const endpoints = new Map<string, ClaimEndpoint>();
+  if (due.length === 0 && newest.length === 0) return { accounts, endpoints };
+  const statements = deliveryStatements(trx);
+  const accountIds = new Set<string>();
+  const endpointIds = new Set<string>();
+  let payments = false;
+  for (const rows of [due, newest])
+    for (const r of rows) {
+      accountIds.add(r.account_id);
+      if (r.endpoint_id === null) payments = true;
+      else endpointIds.add(r.endpoint_id);
+    }
+  const { rows: accountRows } = await trx.executeQuery(statements.selectClaimAccounts([...accountIds]));
+  for (const a of accountRows) {
+    accounts.set(a.id, a);
+    if (payments && a.default_endpoint_id !== null) endpointIds.add(a.default_endpoint_id);
+  }
+  if (endpointIds.size > 0) {
+    const { rows: endpointRows } = await trx.executeQuery(statements.selectClaimEndpoints([...endpointIds]));
+    for (const e of endpointRows) endpoints.set(e.id, e);
+  }
+  return { accounts, endpoints };
 }
 
 /** A rate-limited endpoint: its account, and its limit. */

@@ -43,6 +43,8 @@ const suite = <S>(s: Suite<S>) => s as Suite<unknown>;
 const deliverySamples: Samples<DeliveryStatements> = {
   selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
+  selectClaimAccounts: (s) => [s.selectClaimAccounts(["acc_1"]), s.selectClaimAccounts(["acc_1", "acc_2", "acc_3"])],
+  selectClaimEndpoints: (s) => [s.selectClaimEndpoints(["ep_1"]), s.selectClaimEndpoints(["ep_1", "ep_2", "ep_3"])],
   leaseDeliveries: (s) => [s.leaseDeliveries(ids(1), 2000), s.leaseDeliveries(ids(3), 2000)],
   pauseDeliveries: (s) => [s.pauseDeliveries(ids(1), 1000), s.pauseDeliveries(ids(3), 1000)],
   releaseLease: (s) => [s.releaseLease("dlv_0", 2000)],

@@ -7,14 +7,9 @@ import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, failedParams }
 // `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
 
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
-// A row without endpoint (a payment-order webhook to the payments URL) is signed with the
-// account's default endpoint's secret: its endpoint with the smallest id, one seek on
-// webhook_endpoints_account, made only for such rows.
-const DUE_COLUMNS = `select d.*, a.credits as account_credits, ${LEASED_OF_ACCOUNT} as account_leased, a.payments_webhook_url, a.disabled_at as account_disabled_at,
-  e.url as endpoint_url, e.enabled as endpoint_enabled, e.max_rps as endpoint_max_rps, e.secret_enc as endpoint_secret_enc,
-  e.previous_secret_enc as endpoint_previous_secret_enc, e.previous_secret_expires_at as endpoint_previous_secret_expires_at
-from deliveries as d inner join accounts as a on a.id = d.account_id
-left join webhook_endpoints as e on e.id = coalesce(d.endpoint_id, (select min(x.id) from webhook_endpoints as x where x.account_id = d.account_id))`;
+// Only the rows of existing accounts: the claim reads each account of its rows once after them
+// (ACCOUNTS), and each endpoint once (ENDPOINTS); joined to every row, they cost more than the rows.
+const DUE_COLUMNS = `select d.* from deliveries as d inner join accounts as a on a.id = d.account_id`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
     where p.payment_id = d.payment_id and p.endpoint_id is d.endpoint_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
@@ -29,6 +24,19 @@ where d.status = 'pending' and d.replay = 0 and d.next_attempt_at > ? and d.next
   and ${PAYMENT_IN_TURN}
 order by d.next_attempt_at desc
 limit ?`;
+
+// A row without endpoint (a payment-order webhook to the payments URL) is signed with the
+// account's default endpoint's secret: its endpoint with the smallest id, one seek on
+// webhook_endpoints_account per account.
+const ACCOUNTS = textPerCount(
+  (n) => `select a.id, a.credits, ${LEASED_OF_ACCOUNT} as leased, a.payments_webhook_url, a.disabled_at,
+  (select min(x.id) from webhook_endpoints as x where x.account_id = a.id) as default_endpoint_id
+from accounts as a where a.id in (${marks(n)})`,
+);
+const ENDPOINTS = textPerCount(
+  (n) => `select e.id, e.url, e.enabled, e.max_rps, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at
+from webhook_endpoints as e where e.id in (${marks(n)})`,
+);
 
 const LEASE = textPerCount((n) => `update deliveries set lease_until = ? where id in (${marks(n)})`);
 const PAUSE = textPerCount((n) => `update deliveries set status = 'paused', lease_until = null, updated_at = ? where id in (${marks(n)})`);
@@ -47,6 +55,8 @@ const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_C
 export const sqliteDeliveryStatements: DeliveryStatements = {
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
+  selectClaimAccounts: (ids) => compiled(ACCOUNTS(ids.length), [...ids]),
+  selectClaimEndpoints: (ids) => compiled(ENDPOINTS(ids.length), [...ids]),
   leaseDeliveries: (ids, leaseUntil) => compiled(LEASE(ids.length), [leaseUntil, ...ids]),
   pauseDeliveries: (ids, nowMs) => compiled(PAUSE(ids.length), [nowMs, ...ids]),
   releaseLease: (id, leaseUntil) => compiled(RELEASE, [id, leaseUntil]),

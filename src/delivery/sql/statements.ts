@@ -5,29 +5,36 @@ import type { AttemptLog } from "../send.ts";
 // The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
 // `src/db/statements.ts`): a delivery's claim and settlement. What each does, here; each dialect's
 // text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same parameters, built
-// here once for both. The claim's select also reads what it needs of the account (its balance and
-// what /rpc has set aside of it, billing/sql/) and of the endpoint (its route and secrets).
+// here once for both. The claim also reads what it needs of the batch's accounts (their balance and
+// what /rpc has set aside of it, billing/sql/) and endpoints (their route and secrets): once per
+// account and endpoint of the batch, not joined to every row (a batch is mostly one endpoint's rows).
 
-/**
- * A due delivery with its account's balance and its endpoint's route, as the claim reads it: the
- * row's endpoint, or for a row without one (a payment-order webhook to the payments URL) the
- * account's default endpoint, whose secret signs it. The endpoint columns are null when the
- * endpoint is gone.
- */
-export type DueDelivery = Delivery & {
-  account_credits: number | string;
+/** A due delivery, as the claim reads it. */
+export type DueDelivery = Delivery;
+
+/** What a claim reads of an account its due rows belong to. */
+export type ClaimAccount = {
+  id: string;
+  credits: number | string;
   /** Credits daemons have set aside of the balance for /rpc calls (billing/credit-leases.ts). */
-  account_leased: number | string;
+  leased: number | string;
   payments_webhook_url: string | null;
   /** Set while an operator has the account disabled: its rows wait, paused (delivery/claim.ts). */
-  account_disabled_at: number | string | null;
-  endpoint_url: string | null;
-  endpoint_enabled: number | null;
+  disabled_at: number | string | null;
+  /** Its endpoint with the smallest id, whose secret signs a row without endpoint (a payment-order webhook to the payments URL); null when it has none. */
+  default_endpoint_id: string | null;
+};
+
+/** What a claim reads of an endpoint its due rows go to. A row's endpoint not found is gone. */
+export type ClaimEndpoint = {
+  id: string;
+  url: string | null;
+  enabled: number;
   /** The endpoint's own delivery rate limit; null: the config's `delivery.max_rps`. */
-  endpoint_max_rps: number | null;
-  endpoint_secret_enc: string | null;
-  endpoint_previous_secret_enc: string | null;
-  endpoint_previous_secret_expires_at: number | string | null;
+  max_rps: number | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: number | string | null;
 };
 
 /** A failed attempt's outcome: the row's next state. */
@@ -50,8 +57,7 @@ export type NewAttempt = AttemptLog & { deliveryId: string; attempt: number };
  */
 export type DeliveryStatements = {
   /**
-   * Due live rows (or, with `replay`, due replayed rows) with their account's balance and their
-   * endpoint's route, oldest due first, at most `limit`. A payment row waits while a lower sequence
+   * Due live rows (or, with `replay`, due replayed rows) of existing accounts, oldest due first, at most `limit`. A payment row waits while a lower sequence
    * of its payment to the same endpoint is still pending or paused. `next_attempt_at` is the only
    * sort key: the due index (status, replay, next_attempt_at) yields rows in that order (ties by insertion) and the scan stops at the limit.
    * The rows stay locked until the transaction ends, and rows another daemon is claiming are
@@ -64,6 +70,10 @@ export type DeliveryStatements = {
    * its batch also takes some of these, so work queued now is not stuck behind an old backlog.
    */
   selectNewestDueDeliveries(afterMs: number, nowMs: number, limit: number): CompiledQuery<DueDelivery>;
+  /** The claim's accounts, by id. */
+  selectClaimAccounts(ids: readonly string[]): CompiledQuery<ClaimAccount>;
+  /** The claim's endpoints, by id. */
+  selectClaimEndpoints(ids: readonly string[]): CompiledQuery<ClaimEndpoint>;
   /** Leases claimed rows until `leaseUntil`. */
   leaseDeliveries(ids: readonly string[], leaseUntil: number): CompiledQuery;
   /** Pauses rows their account cannot pay for. */
