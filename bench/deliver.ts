@@ -706,7 +706,7 @@ function verdict(results: ScenarioRounds[], compare: boolean): string {
     if (ratio <= SQLITE_TARGET) met.push(figure);
     else
       missed.push(
-        `${figure}: ${daemonUs - durableUs} µs are chainwatch's own work above the floor — the claim's joins, the settlement's writes (attempt log, the outbox's indexes, charge, usage, endpoint health) and two signatures with their headers (profile in docs/benchmarks.md)`,
+        `${figure}: ${daemonUs - durableUs} µs are chainwatch's own work above the floor — the claim's reads (its rows, their accounts and endpoints), the settlement's writes (attempt log, the outbox's indexes, charge, usage, endpoint health) and two signatures with their headers (profile in docs/benchmarks.md)`,
       );
   }
   if (compare) {
