@@ -1,4 +1,4 @@
-import { decodeEventLog, erc20Abi, hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
+import { hexToBigInt, hexToNumber, type RpcBlock, type RpcLog, type RpcTransaction, type RpcTransactionReceipt, toEventSelector } from "viem";
 import type { IngestedBlock, IngestedTx } from "../../chain/block.ts";
 import { nativeMovement, type TokenTransfer, transferMovements } from "../../chain/movements.ts";
 import { nftTransfers } from "./nft-logs.ts";
@@ -38,23 +38,31 @@ export function reverted(receipt: RpcTransactionReceipt): boolean {
   return receipt.status !== undefined && receipt.status !== null && hexToNumber(receipt.status as `0x${string}`) === 0;
 }
 
+// "0x" and one 32-byte word: the shortest data a uint256 decodes from.
+const WORD_DATA_LENGTH = 2 + 64;
+
 /**
- * The ERC-20 transfers a log list holds. ERC-721 emits the same topic with the token id indexed
- * (four topics, no data); viem's strict decoding refuses it against the ERC-20 ABI, so an NFT
- * move never becomes a fungible amount.
+ * The ERC-20 transfers a log list holds: `Transfer(address indexed, address indexed, uint256)`, so
+ * three topics, each address the low 20 bytes of its topic, and the value the first 32 bytes of
+ * the data. ERC-721 emits the same topic with the token id indexed (four topics, no data), and a
+ * log whose data holds less than a word decodes no amount: neither becomes a fungible transfer.
+ * Decoded by hand from the checked answer (shape.ts: every topic is 32 bytes of hex, data whole
+ * bytes): viem's decodeEventLog reads the same fields but hashes the event's signature and
+ * checksums both addresses for every log, most of a block's decoding time.
  */
 export function erc20Transfers(logs: readonly RpcLog[]): Erc20Transfer[] {
   const known = decoded.get(logs);
   if (known) return known;
   const out: Erc20Transfer[] = [];
   for (const log of logs) {
-    if (log.topics[0] !== TRANSFER_TOPIC || log.topics.length !== 3) continue;
-    try {
-      const decoded = decodeEventLog({ abi: erc20Abi, eventName: "Transfer", topics: log.topics as [`0x${string}`, ...`0x${string}`[]], data: log.data, strict: true });
-      out.push({ asset: log.address.toLowerCase(), from: decoded.args.from.toLowerCase(), to: decoded.args.to.toLowerCase(), value: decoded.args.value });
-    } catch {
-      // Same topic, other shape: not an ERC-20 Transfer.
-    }
+    const topics = log.topics;
+    if (topics[0] !== TRANSFER_TOPIC || topics.length !== 3 || log.data.length < WORD_DATA_LENGTH) continue;
+    out.push({
+      asset: log.address.toLowerCase(),
+      from: `0x${(topics[1] as string).slice(26).toLowerCase()}`,
+      to: `0x${(topics[2] as string).slice(26).toLowerCase()}`,
+      value: BigInt(`0x${log.data.slice(2, WORD_DATA_LENGTH)}`),
+    });
   }
   decoded.set(logs, out);
   return out;

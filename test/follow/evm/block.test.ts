@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeAbiParameters, pad, type RpcLog, type RpcTransactionReceipt, toEventSelector } from "viem";
+import { decodeEventLog, encodeAbiParameters, erc20Abi, pad, type RpcLog, type RpcTransactionReceipt, toEventSelector } from "viem";
 import { erc20Transfers, reverted, tokenContracts } from "../../../src/follow/evm/block.ts";
 
 // The pure half of the follower: which logs are ERC-20 transfers, which receipts reverted.
@@ -35,8 +35,16 @@ describe("ERC-20 transfers from logs", () => {
     ["an ERC-721 Transfer (token id indexed, no data)", log({ topics: [TRANSFER, pad(A), pad(B), pad("0x05")], data: "0x" })],
     ["another event", log({ topics: [toEventSelector("Approval(address,address,uint256)"), pad(A), pad(B)] })],
     ["a Transfer whose data is not a uint256", log({ data: "0x01" })],
+    ["a Transfer with no data", log({ data: "0x" })],
   ])("ignores %s", (_, l) => {
     expect(erc20Transfers([l])).toEqual([]);
+  });
+
+  test("reads what viem's strict decoding reads: the low 20 bytes of each address topic, the data's first word", () => {
+    const l = log({ topics: [TRANSFER, pad("0xAB", { size: 32 }).replace(/^0x00/, "0xff") as `0x${string}`, pad(B)], data: `${encodeAbiParameters([{ type: "uint256" }], [7n])}${"00".repeat(32)}` });
+    const viem = decodeEventLog({ abi: erc20Abi, eventName: "Transfer", topics: l.topics as [`0x${string}`], data: l.data, strict: true });
+    expect(erc20Transfers([l])).toEqual([{ asset: TOKEN.toLowerCase(), from: viem.args.from.toLowerCase(), to: viem.args.to.toLowerCase(), value: viem.args.value }]);
+    expect(viem.args.value).toBe(7n);
   });
 });
 
