@@ -42,9 +42,9 @@ describe("ERC-20 transfers from logs", () => {
 
   test("reads what viem's strict decoding reads: the low 20 bytes of each address topic, the data's first word", () => {
     const l = log({ topics: [TRANSFER, pad("0xAB", { size: 32 }).replace(/^0x00/, "0xff") as `0x${string}`, pad(B)], data: `${encodeAbiParameters([{ type: "uint256" }], [7n])}${"00".repeat(32)}` });
-    const viem = decodeEventLog({ abi: erc20Abi, eventName: "Transfer", topics: l.topics as [`0x${string}`], data: l.data, strict: true });
-    expect(erc20Transfers([l])).toEqual([{ asset: TOKEN.toLowerCase(), from: viem.args.from.toLowerCase(), to: viem.args.to.toLowerCase(), value: viem.args.value }]);
-    expect(viem.args.value).toBe(7n);
+    const { args } = decodeEventLog({ abi: erc20Abi, eventName: "Transfer", topics: l.topics as [`0x${string}`], data: l.data, strict: true }) as { args: { from: string; to: string; value: bigint } };
+    expect(erc20Transfers([l])).toEqual([{ asset: TOKEN.toLowerCase(), from: args.from.toLowerCase(), to: args.to.toLowerCase(), value: args.value }]);
+    expect(args.value).toBe(7n);
   });
 });
 
