@@ -66,13 +66,26 @@ export function isEmptyAnswer(value: unknown): boolean {
 
 type Rec = Record<string, unknown>;
 
-/** Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer and the field. */
+/**
+ * Checks values of one node answer (`what`: "a malformed block 5"); every failure names the answer
+ * and the field. Inside a list's item (`within`), fields are named from the item on (`.txID`) and
+ * the item's own name (`transactions[7]`) is built only for a failure: a block of 200
+ * transactions has thousands of fields, and naming each one cost more than checking it.
+ */
 function checker(what: string, book: TronAddressBook) {
   const base = answerChecker(what);
-  const { fail } = base;
+  let item: (() => string) | null = null;
+  const fail = (field: string, expected: string, value: unknown): never => base.fail(item ? `${item()}${field}` : field, expected, value);
   return {
     fail,
-    object: base.object,
+    /** Names the following fields from the list item `name` names (null: from the answer again). */
+    within(name: (() => string) | null): void {
+      item = name;
+    },
+    object(field: string, value: unknown): Rec {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(field, "an object", value);
+      return value as Rec;
+    },
     /** An array; absent is empty (protobuf leaves empty lists out). */
     list(field: string, value: unknown): unknown[] {
       if (value === undefined) return [];
@@ -164,38 +177,47 @@ export function checkBlock(height: number, value: unknown, book: TronAddressBook
   const c = checker(`a malformed block ${height}`, book);
   const head = header(c, height, value);
   const transactions = c.list("transactions", (value as Rec).transactions).map((item, i): TronTx => {
-    const at = `transactions[${i}]`;
-    const tx = c.object(at, item);
-    const hash = c.hash(`${at}.txID`, tx.txID);
-    const ret = c.list(`${at}.ret`, tx.ret);
-    const contractRet = ret.length === 0 ? null : c.enumName(`${at}.ret[0].contractRet`, c.object(`${at}.ret[0]`, ret[0]).contractRet);
-    const contracts = c.list(`${at}.raw_data.contract`, c.object(`${at}.raw_data`, tx.raw_data).contract);
-    if (contracts.length === 0) c.fail(`${at}.raw_data.contract`, "a list of one contract", contracts);
-    const contract = c.object(`${at}.raw_data.contract[0]`, contracts[0]);
-    const typeField = `${at}.raw_data.contract[0].type`;
-    if (typeof contract.type !== "string" || !CONTRACT_TYPE.test(contract.type)) c.fail(typeField, "a contract type", contract.type);
+    c.within(() => `transactions[${i}]`);
+    const tx = c.object("", item);
+    const hash = c.hash(".txID", tx.txID);
+    const ret = c.list(".ret", tx.ret);
+    const contractRet = ret.length === 0 ? null : c.enumName(".ret[0].contractRet", c.object(".ret[0]", ret[0]).contractRet);
+    const contracts = c.list(".raw_data.contract", c.object(".raw_data", tx.raw_data).contract);
+    if (contracts.length === 0) c.fail(".raw_data.contract", "a list of one contract", contracts);
+    const contract = c.object(".raw_data.contract[0]", contracts[0]);
+    if (typeof contract.type !== "string" || !CONTRACT_TYPE.test(contract.type)) c.fail(".raw_data.contract[0].type", "a contract type", contract.type);
     const type = contract.type as string;
-    const parameter = c.object(`${at}.raw_data.contract[0].parameter`, contract.parameter);
-    const field = (name: string) => `${at}.raw_data.contract[0].parameter.value.${name}`;
+    const parameter = c.object(".raw_data.contract[0].parameter", contract.parameter);
     if (parameter.value === null || parameter.value === undefined) return { hash, type, from: null, to: null, value: 0n, contractRet };
-    const v = c.object(`${at}.raw_data.contract[0].parameter.value`, parameter.value);
-    const optionalAddress = (name: string) => (v[name] === undefined ? null : c.address(field(name), v[name]));
-    const from = type === "TransferContract" || type === "TriggerSmartContract" ? c.address(field("owner_address"), v.owner_address) : optionalAddress("owner_address");
+    const v = c.object(VALUE, parameter.value);
+    const optionalAddress = (name: keyof typeof VALUE_FIELD) => (v[name] === undefined ? null : c.address(VALUE_FIELD[name], v[name]));
+    const from = type === "TransferContract" || type === "TriggerSmartContract" ? c.address(VALUE_FIELD.owner_address, v.owner_address) : optionalAddress("owner_address");
     let to: string | null;
     let moved = 0n;
     if (type === "TransferContract") {
-      to = c.address(field("to_address"), v.to_address);
-      moved = c.amount(field("amount"), v.amount);
+      to = c.address(VALUE_FIELD.to_address, v.to_address);
+      moved = c.amount(VALUE_FIELD.amount, v.amount);
     } else if (type === "TriggerSmartContract") {
-      to = c.address(field("contract_address"), v.contract_address);
-      moved = c.amount(field("call_value"), v.call_value);
+      to = c.address(VALUE_FIELD.contract_address, v.contract_address);
+      moved = c.amount(VALUE_FIELD.call_value, v.call_value);
     } else {
       to = optionalAddress("to_address") ?? optionalAddress("contract_address");
     }
     return { hash, type, from, to, value: moved, contractRet };
   });
+  c.within(null);
   return { ...head, transactions };
 }
+
+// A transaction's contract parameters, as fields of the transaction.
+const VALUE = ".raw_data.contract[0].parameter.value";
+const VALUE_FIELD = {
+  owner_address: `${VALUE}.owner_address`,
+  to_address: `${VALUE}.to_address`,
+  contract_address: `${VALUE}.contract_address`,
+  amount: `${VALUE}.amount`,
+  call_value: `${VALUE}.call_value`,
+};
 
 /**
  * The answer of `/wallet/gettransactioninfobyblocknum` (`visible: true`): per transaction its `id`,
@@ -206,21 +228,22 @@ export function checkBlock(height: number, value: unknown, book: TronAddressBook
 export function checkInfos(height: number, value: unknown, book: TronAddressBook): TronTxInfo[] {
   const c = checker(`malformed transaction info of block ${height}`, book);
   if (!Array.isArray(value)) c.fail("the answer", "an array", value);
-  return (value as unknown[]).map((item, i): TronTxInfo => {
-    const at = `[${i}]`;
-    const info = c.object(at, item);
-    const id = c.hash(`${at}.id`, info.id);
-    if (c.count(`${at}.blockNumber`, info.blockNumber) !== height) c.fail(`${at}.blockNumber`, `height ${height}`, info.blockNumber);
-    const failed = c.enumName(`${at}.result`, info.result) === "FAILED";
-    const receiptResult = info.receipt === undefined ? null : c.enumName(`${at}.receipt.result`, c.object(`${at}.receipt`, info.receipt).result);
-    const logs = c.list(`${at}.log`, info.log).map((entry, j): TronLog => {
-      const log = c.object(`${at}.log[${j}]`, entry);
-      return {
-        address: c.logAddress(`${at}.log[${j}].address`, log.address),
-        topics: c.list(`${at}.log[${j}].topics`, log.topics).map((t, k) => c.hash(`${at}.log[${j}].topics[${k}]`, t)),
-        data: c.data(`${at}.log[${j}].data`, log.data),
-      };
+  const infos = (value as unknown[]).map((item, i): TronTxInfo => {
+    c.within(() => `[${i}]`);
+    const info = c.object("", item);
+    const id = c.hash(".id", info.id);
+    if (c.count(".blockNumber", info.blockNumber) !== height) c.fail(".blockNumber", `height ${height}`, info.blockNumber);
+    const failed = c.enumName(".result", info.result) === "FAILED";
+    const receiptResult = info.receipt === undefined ? null : c.enumName(".receipt.result", c.object(".receipt", info.receipt).result);
+    const logs = c.list(".log", info.log).map((entry, j): TronLog => {
+      c.within(() => `[${i}].log[${j}]`);
+      const log = c.object("", entry);
+      const address = c.logAddress(".address", log.address);
+      const topics = c.list(".topics", log.topics).map((t, k) => (typeof t === "string" && HASH.test(t) ? t.toLowerCase() : c.hash(`.topics[${k}]`, t)));
+      return { address, topics, data: c.data(".data", log.data) };
     });
     return { id, failed, receiptResult, logs };
   });
+  c.within(null);
+  return infos;
 }
