@@ -15,7 +15,8 @@
 // daemon's CPU time per block comes from /proc. Then the steady-state lag: a block paying a watched
 // address is added, how long until its payment webhook reaches a receiver (poll_interval_ms = 250).
 // Knobs (env): BENCH_BLOCKS, BENCH_TX_PER_BLOCK, BENCH_LAG_SAMPLES, BENCH_NODE_LATENCY_MS,
-// BENCH_ROUNDS (3); BENCH_DAEMON_ARGS: extra flags for the daemon's bun (a profiler).
+// BENCH_ROUNDS (3); BENCH_DAEMON_ARGS: extra flags for the daemon's bun (a profiler);
+// BENCH_BEFORE_TREE: another checkout whose daemon each round also runs (before/after a change).
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { cpus } from "node:os";
@@ -39,6 +40,9 @@ const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 30);
 const LATENCY_MS = num("BENCH_NODE_LATENCY_MS", 50);
 const ROUNDS = num("BENCH_ROUNDS", 3);
 const DAEMON_ARGS = (process.env.BENCH_DAEMON_ARGS ?? "").split(/\s+/).filter(Boolean);
+// Another checkout of chainwatch (the code before a change, node_modules linked in): each round
+// also runs its daemon, so a change is measured against its parent in the same run, interleaved.
+const BEFORE_TREE = process.env.BENCH_BEFORE_TREE;
 const TARGET = 0.7;
 /** CPU ms this process has used so far (the bare loop runs in it, beside the node). */
 const ownCpuMs = () => {
@@ -116,8 +120,8 @@ async function bareLoop(url: string, head: number): Promise<{ seconds: number; t
   return { seconds: (performance.now() - started) / 1000, txs, payments };
 }
 
-function spawnServe(configPath: string): Subprocess<"ignore", "pipe", "inherit"> {
-  const proc = Bun.spawn([process.execPath, ...DAEMON_ARGS, CLI, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+function spawnServe(configPath: string, cli: string): Subprocess<"ignore", "pipe", "inherit"> {
+  const proc = Bun.spawn([process.execPath, ...DAEMON_ARGS, cli, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
   children.push(proc);
   // Drain the JSON log so the daemon never blocks on a full pipe.
   (async () => {
@@ -165,7 +169,7 @@ async function main() {
     };
 
     /** One daemon following the chain from 0 on a fresh database; with `lag`, then the steady-state lag. */
-    const runDaemon = async (name: string, lag: boolean): Promise<Side & { lags: number[] }> => {
+    const runDaemon = async (name: string, lag: boolean, cli = CLI): Promise<Side & { lags: number[] }> => {
       const dbPath = join(dir, `${name}.db`);
       const configPath = join(dir, `${name}.toml`);
       payments.clear();
@@ -195,7 +199,7 @@ async function main() {
       const db = new Database(dbPath, { readonly: true });
       const tip = () => (db.query("SELECT max(height) AS h FROM blocks WHERE network = 'tron'").get() as { h: number | null }).h ?? -1;
       const started = performance.now();
-      const serve = spawnServe(configPath);
+      const serve = spawnServe(configPath, cli);
       const window = startCpuWindow({ daemon: () => cpuOf(serve.pid), node: ownCpuMs });
       while (tip() < BLOCKS) await Bun.sleep(20);
       const seconds = (performance.now() - started) / 1000;
@@ -227,21 +231,28 @@ async function main() {
     const load = loadAverage();
     const bares: Side[] = [];
     const ours: (Side & { lags: number[] })[] = [];
+    const befores: Side[] = [];
+    const beforeRun = async (round: number) => {
+      if (BEFORE_TREE) befores.push(await runDaemon(`r${round}before`, false, join(BEFORE_TREE, "cli/index.ts")));
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       // The last round's daemon goes on to the steady-state lag (blocks above the heights the rounds read).
       const daemon = () => runDaemon(`r${round}`, round === ROUNDS);
       if (round % 2 === 1) {
         bares.push(await bareRun());
+        await beforeRun(round);
         ours.push(await daemon());
       } else {
         ours.push(await daemon());
+        await beforeRun(round);
         bares.push(await bareRun());
       }
       const [b, o] = [bares[bares.length - 1], ours[ours.length - 1]];
-      console.log(`round ${round}/${ROUNDS}: bare loop ${(BLOCKS / b.seconds).toFixed(1)} blocks/s, chainwatch ${(BLOCKS / o.seconds).toFixed(1)} blocks/s, ratio ${(b.seconds / o.seconds).toFixed(2)}`);
+      const before = BEFORE_TREE ? `; before: ${(BLOCKS / befores[befores.length - 1].seconds).toFixed(1)} blocks/s, ratio ${(b.seconds / befores[befores.length - 1].seconds).toFixed(2)}` : "";
+      console.log(`round ${round}/${ROUNDS}: bare loop ${(BLOCKS / b.seconds).toFixed(1)} blocks/s, chainwatch ${(BLOCKS / o.seconds).toFixed(1)} blocks/s, ratio ${(b.seconds / o.seconds).toFixed(2)}${before}`);
     }
     const found = bares[0].payments;
-    if ([...bares, ...ours].some((s) => s.payments !== found)) throw new Error(`payments found differ: bare loop ${bares.map((b) => b.payments).join(", ")}, chainwatch ${ours.map((s) => s.payments).join(", ")}`);
+    if ([...bares, ...ours, ...befores].some((s) => s.payments !== found)) throw new Error(`payments found differ: bare loop ${bares.map((b) => b.payments).join(", ")}, chainwatch ${ours.map((s) => s.payments).join(", ")}`);
     const lags = ours[ours.length - 1].lags;
     const ratios = ours.map((s, i) => bares[i].seconds / s.seconds);
     const txCount = BLOCKS * TX_PER_BLOCK;
@@ -252,6 +263,9 @@ async function main() {
     console.log(`bare loop    ${medianAndSpread(bares.map((s) => BLOCKS / s.seconds), 1)} blocks/s, ${medianAndSpread(bares.map((s) => txCount / s.seconds))} tx/s (${CONCURRENCY} in flight, node latency ${LATENCY_MS} ms an answer; the same ${found} payments found)`);
     console.log(`daemon CPU   ${medianAndSpread(ours.map((s) => s.cpuUs))} µs per block, ${medianAndSpread(ours.map((s) => s.cpuUs / TX_PER_BLOCK))} µs per transaction (user + system of the serve process over the catch-up, start-up included); the node ${medianAndSpread(ours.map((s) => s.nodeUs))} µs per block for it`);
     console.log(`bare CPU     ${medianAndSpread(bares.map((s) => s.cpuUs))} µs per block, the loop and the node together (one process)`);
+    if (BEFORE_TREE) {
+      console.log(`before       ${medianAndSpread(befores.map((s) => BLOCKS / s.seconds), 1)} blocks/s, daemon CPU ${medianAndSpread(befores.map((s) => s.cpuUs))} µs per block, ratio ${medianAndSpread(befores.map((s, i) => bares[i].seconds / s.seconds), 2)} (the daemon of ${BEFORE_TREE}, same rounds)`);
+    }
     console.log(`machine busy ${medianAndSpread(ours.map((s) => s.machineBusy * 100))} % during chainwatch's catch-up, ${medianAndSpread(bares.map((s) => s.machineBusy * 100))} % during the bare loop's`);
     console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (block added → payment webhook received; poll_interval_ms = 250)`);
     console.log(`ratio        ${medianAndSpread(ratios, 2)} of the bare loop (target ≥ ${TARGET})`);
