@@ -116,7 +116,10 @@ type ChainFacts = { head: number; token: Address };
 async function filledAnvil(dir: string): Promise<{ anvil: Anvil; facts: ChainFacts; seconds: number; cached: boolean }> {
   const t = performance.now();
   const factsFile = join(CACHE, "facts.json");
-  if (existsSync(factsFile)) {
+  // A node started on a saved state keeps its blocks but not the states behind them, so it cannot
+  // trace them: with tracing on, the chain is filled afresh (and not saved).
+  const tracing = TRACES !== "off";
+  if (!tracing && existsSync(factsFile)) {
     const facts = JSON.parse(readFileSync(factsFile, "utf8")) as ChainFacts;
     const state = join(dir, "state.json");
     writeFileSync(state, Bun.gunzipSync(readFileSync(join(CACHE, "state.json.gz"))));
@@ -135,6 +138,7 @@ async function filledAnvil(dir: string): Promise<{ anvil: Anvil; facts: ChainFac
   }
   await prefill(anvil, token);
   const facts = { head: Number(await anvil.public.getBlockNumber()), token };
+  if (tracing) return { anvil, facts, seconds: (performance.now() - t) / 1000, cached: false };
   // anvil_dumpState answers the state gzipped, as hex; --load-state reads it as plain JSON.
   const dump = await anvil.rpc<string>("anvil_dumpState");
   mkdirSync(CACHE, { recursive: true });
@@ -220,7 +224,7 @@ async function main() {
     console.log(
       filled.cached
         ? `anvil started on the cached chain (${CACHE}): ${BLOCKS} blocks × ${TX_PER_BLOCK} tx (head ${head}) in ${filled.seconds.toFixed(1)} s`
-        : `anvil pre-filled: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx (head ${head}) in ${filled.seconds.toFixed(1)} s, saved to ${CACHE}`,
+        : `anvil pre-filled: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx (head ${head}) in ${filled.seconds.toFixed(1)} s${TRACES === "off" ? `, saved to ${CACHE}` : " (not saved: tracing needs the node's own states)"}`,
     );
 
     const bareRun = async (): Promise<Side> => {
