@@ -30,7 +30,7 @@ import { openContext } from "../src/daemon.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { startTronNode, tronAddress, tronChain, type FakeTronTx, txIdOf } from "../test/support/tron-node.ts";
 import { cpuOf, loadAverage, startCpuWindow } from "./support/cpu.ts";
-import { median, medianAndSpread } from "./support/rounds.ts";
+import { median, spread } from "./support/rounds.ts";
 import { pointWebhook } from "./support/endpoint.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -260,16 +260,16 @@ async function main() {
 
     console.log("");
     console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${load} at the start, ${loadAverage()} at the end; ${ROUNDS} rounds, median (min–max)`);
-    console.log(`chainwatch   ${medianAndSpread(ours.map((s) => BLOCKS / s.seconds), 1)} blocks/s, ${medianAndSpread(ours.map((s) => txCount / s.seconds))} tx/s (catch-up from 0 to ${BLOCKS}, process start included; ${found} payments found)`);
-    console.log(`bare loop    ${medianAndSpread(bares.map((s) => BLOCKS / s.seconds), 1)} blocks/s, ${medianAndSpread(bares.map((s) => txCount / s.seconds))} tx/s (${CONCURRENCY} in flight, node latency ${LATENCY_MS} ms an answer; the same ${found} payments found)`);
-    console.log(`daemon CPU   ${medianAndSpread(ours.map((s) => s.cpuUs))} µs per block, ${medianAndSpread(ours.map((s) => s.cpuUs / TX_PER_BLOCK))} µs per transaction (user + system of the serve process over the catch-up, start-up included); the node ${medianAndSpread(ours.map((s) => s.nodeUs))} µs per block for it`);
-    console.log(`bare CPU     ${medianAndSpread(bares.map((s) => s.cpuUs))} µs per block, the loop and the node together (one process)`);
+    console.log(`chainwatch   ${spread(ours.map((s) => BLOCKS / s.seconds), 1)} blocks/s, ${spread(ours.map((s) => txCount / s.seconds))} tx/s (catch-up from 0 to ${BLOCKS}, process start included; ${found} payments found)`);
+    console.log(`bare loop    ${spread(bares.map((s) => BLOCKS / s.seconds), 1)} blocks/s, ${spread(bares.map((s) => txCount / s.seconds))} tx/s (${CONCURRENCY} in flight, node latency ${LATENCY_MS} ms an answer; the same ${found} payments found)`);
+    console.log(`daemon CPU   ${spread(ours.map((s) => s.cpuUs))} µs per block, ${spread(ours.map((s) => s.cpuUs / TX_PER_BLOCK))} µs per transaction (user + system of the serve process over the catch-up, start-up included); the node ${spread(ours.map((s) => s.nodeUs))} µs per block for it`);
+    console.log(`bare CPU     ${spread(bares.map((s) => s.cpuUs))} µs per block, the loop and the node together (one process)`);
     if (BEFORE_TREE) {
-      console.log(`before       ${medianAndSpread(befores.map((s) => BLOCKS / s.seconds), 1)} blocks/s, daemon CPU ${medianAndSpread(befores.map((s) => s.cpuUs))} µs per block, ratio ${medianAndSpread(befores.map((s, i) => bares[i].seconds / s.seconds), 2)} (the daemon of ${BEFORE_TREE}, same rounds)`);
+      console.log(`before       ${spread(befores.map((s) => BLOCKS / s.seconds), 1)} blocks/s, daemon CPU ${spread(befores.map((s) => s.cpuUs))} µs per block, ratio ${spread(befores.map((s, i) => bares[i].seconds / s.seconds), 2)} (the daemon of ${BEFORE_TREE}, same rounds)`);
     }
-    console.log(`machine busy ${medianAndSpread(ours.map((s) => s.machineBusy * 100))} % during chainwatch's catch-up, ${medianAndSpread(bares.map((s) => s.machineBusy * 100))} % during the bare loop's`);
+    console.log(`machine busy ${spread(ours.map((s) => s.machineBusy * 100))} % during chainwatch's catch-up, ${spread(bares.map((s) => s.machineBusy * 100))} % during the bare loop's`);
     console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (block added → payment webhook received; poll_interval_ms = 250)`);
-    console.log(`ratio        ${medianAndSpread(ratios, 2)} of the bare loop (target ≥ ${TARGET})`);
+    console.log(`ratio        ${spread(ratios, 2)} of the bare loop (target ≥ ${TARGET})`);
     if (median(ratios) < TARGET) {
       const cpuUs = median(ours.map((s) => s.cpuUs));
       const bps = median(ours.map((s) => BLOCKS / s.seconds));

@@ -33,7 +33,7 @@ import { openDatabase } from "../src/db/database.ts";
 import { sql } from "kysely";
 import { cpuOf, cpuOfTree, cpuPerUnit, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { type BenchCluster, startCluster } from "./support/postgres.ts";
-import { median, medianAndSpread } from "./support/rounds.ts";
+import { median, spread } from "./support/rounds.ts";
 import { addWatch } from "../src/watch/watches.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../test/support/contracts/test-token.ts";
@@ -340,13 +340,13 @@ async function main() {
 
     console.log("");
     console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${load} at the start, ${loadAverage()} at the end; ${ROUNDS} rounds, median (min–max)`);
-    console.log(`chainwatch   ${medianAndSpread(ours.map((s) => head / s.seconds), 1)} blocks/s, ${medianAndSpread(ours.map((s) => txs / s.seconds))} tx/s (catch-up from 0 to ${head}, process start included; ${bareFound} payments found)`);
-    console.log(`bare loop    ${medianAndSpread(bares.map((s) => head / s.seconds), 1)} blocks/s, ${medianAndSpread(bares.map((s) => txs / s.seconds))} tx/s (${CONCURRENCY} in flight; the same ${bareFound} payments found)`);
-    console.log(`CPU µs/block ${medianAndSpread(ours.map(daemonCpu))}${ON_POSTGRES ? ` (daemon ${medianAndSpread(ours.map((s) => s.cpu.daemon))} + PostgreSQL ${medianAndSpread(ours.map((s) => s.cpu.postgres ?? 0))})` : ""} from the first block stored; bare loop ${medianAndSpread(bares.map((s) => s.cpu.loop))}; anvil ${medianAndSpread(ours.map((s) => s.cpu.anvil))} for chainwatch, ${medianAndSpread(bares.map((s) => s.cpu.anvil))} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}; traces ${TRACES}`);
+    console.log(`chainwatch   ${spread(ours.map((s) => head / s.seconds), 1)} blocks/s, ${spread(ours.map((s) => txs / s.seconds))} tx/s (catch-up from 0 to ${head}, process start included; ${bareFound} payments found)`);
+    console.log(`bare loop    ${spread(bares.map((s) => head / s.seconds), 1)} blocks/s, ${spread(bares.map((s) => txs / s.seconds))} tx/s (${CONCURRENCY} in flight; the same ${bareFound} payments found)`);
+    console.log(`CPU µs/block ${spread(ours.map(daemonCpu))}${ON_POSTGRES ? ` (daemon ${spread(ours.map((s) => s.cpu.daemon))} + PostgreSQL ${spread(ours.map((s) => s.cpu.postgres ?? 0))})` : ""} from the first block stored; bare loop ${spread(bares.map((s) => s.cpu.loop))}; anvil ${spread(ours.map((s) => s.cpu.anvil))} for chainwatch, ${spread(bares.map((s) => s.cpu.anvil))} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}; traces ${TRACES}`);
     if (BEFORE_TREE) {
-      console.log(`before       ${medianAndSpread(befores.map((s) => head / s.seconds), 1)} blocks/s, CPU µs/block ${medianAndSpread(befores.map(daemonCpu))}, ratio ${medianAndSpread(befores.map((s, i) => bares[i].seconds / s.seconds), 2)} (the daemon of ${BEFORE_TREE}, same rounds)`);
+      console.log(`before       ${spread(befores.map((s) => head / s.seconds), 1)} blocks/s, CPU µs/block ${spread(befores.map(daemonCpu))}, ratio ${spread(befores.map((s, i) => bares[i].seconds / s.seconds), 2)} (the daemon of ${BEFORE_TREE}, same rounds)`);
     }
-    console.log(`machine busy ${medianAndSpread(ours.map((s) => s.machineBusy * 100))} % during chainwatch's catch-up, ${medianAndSpread(bares.map((s) => s.machineBusy * 100))} % during the bare loop's`);
+    console.log(`machine busy ${spread(ours.map((s) => s.machineBusy * 100))} % during chainwatch's catch-up, ${spread(bares.map((s) => s.machineBusy * 100))} % during the bare loop's`);
     if (lags.length > 0) console.log(`lag          p50 ${percentile(lags, 50).toFixed(0)} ms, p99 ${percentile(lags, 99).toFixed(0)} ms over ${LAG_SAMPLES} blocks (transaction sent with automine → payment webhook received; poll_interval_ms = 250)`);
     if (QUORUM > 1) {
       console.log("");
@@ -355,13 +355,13 @@ async function main() {
         const sides = counted(quorum);
         const lagged = daemons.find((d) => d.round === ROUNDS && d.quorum === quorum)?.side.lags ?? [];
         const lagP50 = lagged.length > 0 ? `, lag p50 ${percentile(lagged, 50).toFixed(0)} ms` : "";
-        console.log(`${String(quorum).padEnd(12)} ${medianAndSpread(sides.map((s, i) => bares[i].seconds / s.seconds), 2).padEnd(20)}  ${medianAndSpread(sides.map(daemonCpu))}${lagP50}`);
+        console.log(`${String(quorum).padEnd(12)} ${spread(sides.map((s, i) => bares[i].seconds / s.seconds), 2).padEnd(20)}  ${spread(sides.map(daemonCpu))}${lagP50}`);
       }
       const [one, two] = quorums.map((q) => median(counted(q).map(daemonCpu)));
       console.log(`quorum ${QUORUM} costs ${(((two - one) / Math.max(1, one)) * 100).toFixed(1)} % more CPU per block than quorum 1 (target < 10 %)`);
     }
     const ratio = median(ratios);
-    console.log(`ratio        ${medianAndSpread(ratios, 2)} of the bare loop (target ≥ ${TARGET})`);
+    console.log(`ratio        ${spread(ratios, 2)} of the bare loop (target ≥ ${TARGET})`);
     if (ratio < TARGET) console.log(`under ${TARGET}: ${whyUnder(ours, bares)}`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");

@@ -20,8 +20,3 @@ export function summary(xs: readonly number[], digits = 3): { median: number; mi
   const r = (x: number) => Number(x.toFixed(digits));
   return { median: r(median(xs)), min: r(Math.min(...xs)), max: r(Math.max(...xs)), rounds: xs.map(r) };
 }
-
-/** "0.74 (0.66–0.81)": the median, then the lowest and highest reading, with `digits` decimals. */
-export function medianAndSpread(xs: readonly number[], digits = 0): string {
-  return spread(xs, digits);
-}
