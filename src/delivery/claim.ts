@@ -123,8 +123,11 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
     // Rate-limited endpoints whose schedule fell behind: it moves on as a whole (resumeLateSlots).
     const late = new Map<string, Lane>();
     const take = (r: DueDelivery, fromNewest: boolean) => {
-      // Read in the same transaction as the row, which the select joined to its account: always there.
-      const account = accounts.get(r.account_id) as ClaimAccount;
+      // Read in the same transaction as the row, which the select joined to its account. On
+      // PostgreSQL (read committed) an account deleted between the two reads is gone from the
+      // second: its row is left alone, as the join leaves the rows of a deleted account.
+      const account = accounts.get(r.account_id);
+      if (account === undefined) return;
       if (account.disabled_at !== null) {
         paused.push(r.id);
         return;
