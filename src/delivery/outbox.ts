@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 import { resolveNotices } from "../notices/notices.ts";
+import { deliveryStatements } from "./sql/dialects.ts";
+import type { NewDelivery } from "./sql/statements.ts";
 
 // The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries`. Each
 // function runs in the caller's transaction, so a webhook row commits or rolls back with the event
@@ -44,7 +46,7 @@ export type EnqueueInput = {
  */
 export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
   const row = outboxRow(input);
-  await db.insertInto("deliveries").values(row).execute();
+  await db.executeQuery(deliveryStatements(db).insertDeliveries([row]));
   return row.id;
 }
 
@@ -66,12 +68,12 @@ export async function enqueueDeliveries(db: Executor, inputs: readonly EnqueueIn
     rows.push(row);
   }
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await db.insertInto("deliveries").values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+    await db.executeQuery(deliveryStatements(db).insertDeliveries(rows.slice(i, i + ROWS_PER_INSERT)));
   }
   return rows.map((r) => r.id);
 }
 
-function outboxRow(input: EnqueueInput) {
+function outboxRow(input: EnqueueInput): NewDelivery & { id: string } {
   return {
     id: input.id ?? newTimeOrderedId("dlv"),
     account_id: input.accountId,

@@ -10,7 +10,7 @@ import { isPostgres } from "../../src/db/dialect/detect.ts";
 import type { NewEvent } from "../../src/db/schema.ts";
 import type { PerDialect } from "../../src/db/statements.ts";
 import { deliveryStatements, deliveryStatementSets } from "../../src/delivery/sql/dialects.ts";
-import type { DeliveryStatements, NewAttempt } from "../../src/delivery/sql/statements.ts";
+import type { DeliveryStatements, NewAttempt, NewDelivery } from "../../src/delivery/sql/statements.ts";
 import { accountStatements, accountStatementSets } from "../../src/accounts/sql/dialects.ts";
 import { billingStatements, billingStatementSets } from "../../src/billing/sql/dialects.ts";
 import type { BillingStatements } from "../../src/billing/sql/statements.ts";
@@ -40,7 +40,15 @@ type Suite<S> = { folder: string; sets: PerDialect<S>; of: (db: Executor) => S; 
 
 const suite = <S>(s: Suite<S>) => s as Suite<unknown>;
 
+const outboxRows = (n: number): NewDelivery[] =>
+  ids(n).map((id, i) => ({
+    id, account_id: "acc_1", endpoint_id: i === 0 ? null : "ep_1", kind: "event", event_type: "payment", network: "eth", event_id: "evt_1", payment_id: null,
+    sequence: null, body: "{}", status: i === 0 ? "held" : "pending", hold_until_height: i === 0 ? 9 : null, attempts: 0, next_attempt_at: 1000, lease_until: null,
+    last_status_code: null, last_error: null, credits_charged: 0, created_at: 1000, updated_at: 1000, completed_at: null, replay: 0,
+  }));
+
 const deliverySamples: Samples<DeliveryStatements> = {
+  insertDeliveries: (s) => [s.insertDeliveries(outboxRows(1)), s.insertDeliveries(outboxRows(3))],
   selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
   selectClaimAccounts: (s) => [s.selectClaimAccounts(["acc_1"]), s.selectClaimAccounts(["acc_1", "acc_2", "acc_3"])],

@@ -2,7 +2,7 @@ import { textPerCount } from "../../db/dialect/compiled.ts";
 import { numbered, rowsOf } from "../../db/dialect/postgres/placeholders.ts";
 import { preparedQuery } from "../../db/dialect/postgres/prepared.ts";
 import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
-import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, failedParams } from "./statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
 
 // The statements of the outbox in PostgreSQL's SQL (what each does: statements.ts). Numbered
 // placeholders; the claim's plan is held by `orderedClaimPlan` in db/primitives.ts, and the settling
@@ -60,9 +60,11 @@ credits_charged = $2, updated_at = $3, completed_at = $3 where id in (${numbered
 );
 const FAILED = `update deliveries set status = $1, attempts = $2, next_attempt_at = $3, lease_until = null, last_status_code = $4, last_error = $5,
 updated_at = $6, completed_at = $7 where id = $8 and ${STILL_PENDING}`;
+const INSERT = textPerCount((n) => `insert into deliveries (${OUTBOX_COLUMNS}) values ${rowsOf(n, OUTBOX_WIDTH)}`);
 const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
 export const postgresDeliveryStatements: DeliveryStatements = {
+  insertDeliveries: (rows) => preparedQuery(INSERT(rows.length), deliveryParams(rows)),
   selectDueDeliveries: (nowMs, limit, replay) => preparedQuery(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => preparedQuery(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
   selectClaimAccounts: (ids) => preparedQuery(ACCOUNTS(ids.length), [...ids]),

@@ -1,7 +1,7 @@
 import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
 import { marks, rowsOf } from "../../db/dialect/sqlite/placeholders.ts";
 import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
-import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, failedParams } from "./statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
 
 // The statements of the outbox in SQLite's SQL (what each does: statements.ts). `?` placeholders;
 // `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
@@ -50,9 +50,11 @@ credits_charged = ?, updated_at = ?, completed_at = ? where id in (${marks(n)}) 
 );
 const FAILED = `update deliveries set status = ?, attempts = ?, next_attempt_at = ?, lease_until = null, last_status_code = ?, last_error = ?,
 updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`;
+const INSERT = textPerCount((n) => `insert into deliveries (${OUTBOX_COLUMNS}) values ${rowsOf(n, OUTBOX_WIDTH)}`);
 const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
 export const sqliteDeliveryStatements: DeliveryStatements = {
+  insertDeliveries: (rows) => compiled(INSERT(rows.length), deliveryParams(rows)),
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
   selectClaimAccounts: (ids) => compiled(ACCOUNTS(ids.length), [...ids]),

@@ -1,5 +1,6 @@
 import type { CompiledQuery } from "kysely";
-import type { Delivery } from "../../db/schema.ts";
+import type { Delivery, DeliveriesTable } from "../../db/schema.ts";
+import type { Insertable } from "kysely";
 import type { AttemptLog } from "../send.ts";
 
 // The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
@@ -56,6 +57,8 @@ export type NewAttempt = AttemptLog & { deliveryId: string; attempt: number };
  * multi-row inserts) take at most what their caller chunks them to: SQLite caps bound parameters.
  */
 export type DeliveryStatements = {
+  /** One multi-row INSERT of outbox rows, in the order given (the outbox writes a webhook per event and account as the ingest stores them). */
+  insertDeliveries(rows: readonly NewDelivery[]): CompiledQuery;
   /**
    * Due live rows (or, with `replay`, due replayed rows) of existing accounts, oldest due first, at most `limit`. A payment row waits while a lower sequence
    * of its payment to the same endpoint is still pending or paused. `next_attempt_at` is the only
@@ -101,4 +104,24 @@ export function attemptParams(rows: readonly NewAttempt[]): unknown[] {
 /** The parameters of a failed attempt's settlement, in the order both dialects' texts name them. */
 export function failedParams(f: FailedAttempt, nowMs: number): unknown[] {
   return [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id];
+}
+
+/** An outbox row as the outbox writes it: every column of OUTBOX_COLUMNS. */
+export type NewDelivery = Insertable<DeliveriesTable> & Record<(typeof OUTBOX_KEYS)[number], unknown>;
+
+const OUTBOX_KEYS = [
+  "id", "account_id", "endpoint_id", "kind", "event_type", "network", "event_id", "payment_id", "sequence", "body", "status",
+  "hold_until_height", "attempts", "next_attempt_at", "lease_until", "last_status_code", "last_error", "credits_charged",
+  "created_at", "updated_at", "completed_at", "replay",
+] as const;
+
+/** The columns an outbox insert writes, in the order `deliveryParams` binds them. */
+export const OUTBOX_COLUMNS = OUTBOX_KEYS.join(", ");
+export const OUTBOX_WIDTH = OUTBOX_KEYS.length;
+
+/** The parameters of a multi-row INSERT of outbox rows: OUTBOX_WIDTH a row, as OUTBOX_COLUMNS names them. */
+export function deliveryParams(rows: readonly NewDelivery[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) for (const k of OUTBOX_KEYS) params.push(r[k] ?? null);
+  return params;
 }
