@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
+import { chainStatements } from "./sql/dialects.ts";
 
 // Reads and admin moves over the stored chain of a network (docs/chains.md). A block is `canonical`,
 // `orphaned` (a reorg replaced it; kept, its events marked removed) or `rewound` (set aside by
@@ -7,7 +8,8 @@ import type { Db, Executor } from "../db/database.ts";
 
 /**
  * `status = 'canonical'` as a literal: SQLite uses the partial indexes (blocks_canonical_height)
- * only when the query spells the index's condition itself, not through a bound parameter.
+ * only when the query spells the index's condition itself, not through a bound parameter. The
+ * follower's per-block reads (tip, canonical range) are hand-written statements (sql/) that spell it too.
  */
 export const isCanonical = sql<boolean>`status = 'canonical'`;
 export const isRewound = sql<boolean>`status = 'rewound'`;
@@ -16,14 +18,7 @@ export type StoredBlock = { hash: string; height: number; parentHash: string | n
 
 /** The highest canonical block of a network, or null when none is stored. */
 export async function canonicalTip(db: Executor, network: string): Promise<StoredBlock | null> {
-  const row = await db
-    .selectFrom("blocks")
-    .select(["hash", "height", "parent_hash"])
-    .where("network", "=", network)
-    .where(isCanonical)
-    .orderBy("height", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const [row] = (await db.executeQuery(chainStatements(db).selectCanonicalTip(network))).rows;
   return row ? { hash: row.hash, height: Number(row.height), parentHash: row.parent_hash } : null;
 }
 
@@ -33,15 +28,7 @@ export async function canonicalTip(db: Executor, network: string): Promise<Store
  * with the node's hashes to find the common ancestor after a reorg.
  */
 export async function canonicalBlocks(db: Executor, network: string, fromHeight: number, toHeight: number): Promise<StoredBlock[]> {
-  const rows = await db
-    .selectFrom("blocks")
-    .select(["hash", "height", "parent_hash"])
-    .where("network", "=", network)
-    .where(isCanonical)
-    .where("height", ">=", fromHeight)
-    .where("height", "<=", toHeight)
-    .orderBy("height")
-    .execute();
+  const { rows } = await db.executeQuery(chainStatements(db).selectCanonicalBlocks(network, fromHeight, toHeight));
   return rows.map((r) => ({ hash: r.hash, height: Number(r.height), parentHash: r.parent_hash }));
 }
 

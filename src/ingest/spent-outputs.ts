@@ -3,6 +3,8 @@ import type { IngestedBlock, Movement } from "../chain/block.ts";
 import { type BlockRef, orphanedByNetwork } from "../chain/chain-change.ts";
 import type { DB } from "../db/schema.ts";
 import { watchesByAddress } from "../watch/watchers.ts";
+import { chainStatements } from "./sql/dialects.ts";
+import type { NewOutput } from "./sql/statements.ts";
 import type { NetworkViews } from "./store-events.ts";
 
 // The spent-output index of UTXO chains (docs/chains.md), a stage of the ingest pipeline
@@ -62,7 +64,7 @@ export async function applyOutputs(trx: Transaction<DB>, blocks: readonly Ingest
 
 /** Stores the block's outputs to watched addresses (one seen before in another block moves to this one); true when there were any. */
 async function recordOutputs(trx: Transaction<DB>, block: IngestedBlock, watched: (address: string) => boolean): Promise<boolean> {
-  const rows = [];
+  const rows: NewOutput[] = [];
   for (const tx of block.transactions) {
     for (const o of tx.outputs ?? []) {
       if (o.address === null || !watched(o.address)) continue;
@@ -70,11 +72,7 @@ async function recordOutputs(trx: Transaction<DB>, block: IngestedBlock, watched
     }
   }
   for (let i = 0; i < rows.length; i += CHUNK) {
-    await trx
-      .insertInto("watched_outputs")
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) => oc.columns(["network", "txid", "vout"]).doUpdateSet({ block_hash: block.hash, height: block.height }))
-      .execute();
+    await trx.executeQuery(chainStatements(trx).upsertOutputs(rows.slice(i, i + CHUNK), block.hash, block.height));
   }
   return rows.length > 0;
 }
@@ -127,12 +125,7 @@ function payouts(found: { input: number; row: Row }[]): Movement[] {
 async function recordedOutputs(trx: Transaction<DB>, network: string, txids: string[]): Promise<Map<string, Row>> {
   const out = new Map<string, Row>();
   for (let i = 0; i < txids.length; i += CHUNK) {
-    const rows = await trx
-      .selectFrom("watched_outputs")
-      .select(["txid", "vout", "address", "value_raw"])
-      .where("network", "=", network)
-      .where("txid", "in", txids.slice(i, i + CHUNK))
-      .execute();
+    const { rows } = await trx.executeQuery(chainStatements(trx).selectRecordedOutputs(network, txids.slice(i, i + CHUNK)));
     for (const r of rows) out.set(outpointKey(r.txid, Number(r.vout)), { ...r, vout: Number(r.vout) });
   }
   return out;

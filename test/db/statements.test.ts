@@ -19,6 +19,8 @@ import { eventStatements, eventStatementSets } from "../../src/watch/sql/dialect
 import type { EventStatements } from "../../src/watch/sql/statements.ts";
 import { endpointHealthStatements, endpointHealthStatementSets } from "../../src/webhooks/sql/dialects.ts";
 import type { EndpointHealthStatements } from "../../src/webhooks/sql/statements.ts";
+import { chainStatements, chainStatementSets } from "../../src/ingest/sql/dialects.ts";
+import type { ChainStatements, NewOutput } from "../../src/ingest/sql/statements.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
 // Each folder writes its hot-path statements out in each dialect's own SQL (`<folder>/sql/`).
@@ -30,6 +32,8 @@ const attempts = (n: number): NewAttempt[] =>
   ids(n).map((deliveryId) => ({ deliveryId, attempt: 1, url: "https://example.com/hook", startedAt: 1, durationMs: 2, statusCode: 200, error: null, snippet: "ok" }));
 const events = (n: number): NewEvent[] =>
   ids(n).map((id, i) => ({ id, account_id: "acc_1", type: "payment", network: "eth", watch_id: null, dedupe_key: `k${i}`, body: "{}", created_at: 1, block_height: 7, block_hash: null }));
+const outputs = (n: number): NewOutput[] =>
+  ids(n).map((txid, vout) => ({ network: "btc", txid, vout, address: "bc1q", value_raw: "1000", block_hash: "blk_1", height: 7 }));
 const usage = (n: number) => ids(n).map((accountId) => ({ accountId, credits: 1, deliveries: 1, events: 0 }));
 
 /** Samples of a set of statements: each statement with sample arguments; those over a list at one and at three items. */
@@ -101,6 +105,18 @@ const suites = [
       dropLease: (s) => [s.dropLease("daemon-a", "acc_1")],
       dropExpiredLeases: (s) => [s.dropExpiredLeases(1000)],
       dropAllLeases: (s) => [s.dropAllLeases()],
+    },
+  }),
+  suite<ChainStatements>({
+    folder: "ingest",
+    sets: chainStatementSets,
+    of: chainStatements,
+    samples: {
+      selectCanonicalTip: (s) => [s.selectCanonicalTip("btc")],
+      selectCanonicalBlocks: (s) => [s.selectCanonicalBlocks("btc", 5, 9)],
+      selectNetworkTip: (s) => [s.selectNetworkTip("btc")],
+      selectRecordedOutputs: (s) => [s.selectRecordedOutputs("btc", ["tx_1"]), s.selectRecordedOutputs("btc", ["tx_1", "tx_2", "tx_3"])],
+      upsertOutputs: (s) => [s.upsertOutputs(outputs(1), "blk_1", 7), s.upsertOutputs(outputs(3), "blk_1", 7)],
     },
   }),
   suite<AccountStatements>({
