@@ -1,6 +1,6 @@
 import type { Executor } from "../db/database.ts";
 import type { IngestedBlock } from "../chain/block.ts";
-import { chainStatements } from "./sql/dialects.ts";
+import { isCanonical } from "./canonical-chain.ts";
 
 
 // Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.
@@ -36,7 +36,12 @@ export async function insertBlocks(trx: Executor, blocks: readonly IngestedBlock
 export async function networkTips(db: Executor, networks: Iterable<string>): Promise<Map<string, number>> {
   const tips = new Map<string, number>();
   for (const network of new Set(networks)) {
-    const [row] = (await db.executeQuery(chainStatements(db).selectNetworkTip(network))).rows;
+    const row = await db
+      .selectFrom("blocks")
+      .select((eb) => eb.fn.max("height").as("tip"))
+      .where("network", "=", network)
+      .where(isCanonical)
+      .executeTakeFirst();
     if (row?.tip !== null && row?.tip !== undefined) tips.set(network, Number(row.tip));
   }
   return tips;

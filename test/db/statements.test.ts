@@ -114,7 +114,6 @@ const suites = [
     samples: {
       selectCanonicalTip: (s) => [s.selectCanonicalTip("btc")],
       selectCanonicalBlocks: (s) => [s.selectCanonicalBlocks("btc", 5, 9)],
-      selectNetworkTip: (s) => [s.selectNetworkTip("btc")],
       selectRecordedOutputs: (s) => [s.selectRecordedOutputs("btc", ["tx_1"]), s.selectRecordedOutputs("btc", ["tx_1", "tx_2", "tx_3"])],
       upsertOutputs: (s) => [s.upsertOutputs(outputs(1), "blk_1", 7), s.upsertOutputs(outputs(3), "blk_1", 7)],
     },

@@ -8,7 +8,6 @@ import { type ChainStatements, OUTPUT_COLUMNS, outputParams } from "./statements
 
 const TIP = "select hash, height, parent_hash from blocks where network = $1 and status = 'canonical' order by height desc limit 1";
 const RANGE = "select hash, height, parent_hash from blocks where network = $1 and status = 'canonical' and height >= $2 and height <= $3 order by height";
-const MAX = "select max(height) as tip from blocks where network = $1 and status = 'canonical'";
 const OUTPUTS = textPerCount((n) => `select txid, vout, address, value_raw from watched_outputs where network = $1 and txid in (${numbered(2, n)})`);
 const UPSERT = textPerCount(
   (n) =>
@@ -18,7 +17,6 @@ const UPSERT = textPerCount(
 export const postgresChainStatements: ChainStatements = {
   selectCanonicalTip: (network) => preparedQuery(TIP, [network]),
   selectCanonicalBlocks: (network, fromHeight, toHeight) => preparedQuery(RANGE, [network, fromHeight, toHeight]),
-  selectNetworkTip: (network) => preparedQuery(MAX, [network]),
   selectRecordedOutputs: (network, txids) => preparedQuery(OUTPUTS(txids.length), [network, ...txids]),
   upsertOutputs: (rows, blockHash, height) => preparedQuery(UPSERT(rows.length), outputParams(rows, blockHash, height)),
 };

@@ -6,7 +6,6 @@ import { type ChainStatements, OUTPUT_COLUMNS, outputParams } from "./statements
 
 const TIP = "select hash, height, parent_hash from blocks where network = ? and status = 'canonical' order by height desc limit 1";
 const RANGE = "select hash, height, parent_hash from blocks where network = ? and status = 'canonical' and height >= ? and height <= ? order by height";
-const MAX = "select max(height) as tip from blocks where network = ? and status = 'canonical'";
 const OUTPUTS = textPerCount((n) => `select txid, vout, address, value_raw from watched_outputs where network = ? and txid in (${marks(n)})`);
 const UPSERT = textPerCount(
   (n) => `insert into watched_outputs (${OUTPUT_COLUMNS}) values ${rowsOf(n, 7)} on conflict (network, txid, vout) do update set block_hash = ?, height = ?`,
@@ -15,7 +14,6 @@ const UPSERT = textPerCount(
 export const sqliteChainStatements: ChainStatements = {
   selectCanonicalTip: (network) => compiled(TIP, [network]),
   selectCanonicalBlocks: (network, fromHeight, toHeight) => compiled(RANGE, [network, fromHeight, toHeight]),
-  selectNetworkTip: (network) => compiled(MAX, [network]),
   selectRecordedOutputs: (network, txids) => compiled(OUTPUTS(txids.length), [network, ...txids]),
   upsertOutputs: (rows, blockHash, height) => compiled(UPSERT(rows.length), outputParams(rows, blockHash, height)),
 };

@@ -2,7 +2,7 @@ import type { CompiledQuery } from "kysely";
 
 // The hot-path statements of the stored chain, `blocks` and `watched_outputs` (why hand-written:
 // `src/db/statements.ts`): what a follower reads of the stored chain before each poll and block,
-// and what the ingest reads and writes once per batch or block. What each does, here; each
+// and what the spent-output index reads and writes once per block. What each does, here; each
 // dialect's text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same
 // parameters. Every read of canonical blocks spells `status = 'canonical'` in its text: SQLite
 // uses the partial index blocks_canonical_height only when the query states its condition itself.
@@ -22,8 +22,6 @@ export type ChainStatements = {
   selectCanonicalTip(network: string): CompiledQuery<BlockRow>;
   /** The canonical blocks of a network with `fromHeight <= height <= toHeight`, ascending. */
   selectCanonicalBlocks(network: string, fromHeight: number, toHeight: number): CompiledQuery<BlockRow>;
-  /** The highest canonical height of a network, `tip` null when none is stored. */
-  selectNetworkTip(network: string): CompiledQuery<{ tip: number | string | null }>;
   /** The recorded outputs of these transactions on a network, spent ones too. */
   selectRecordedOutputs(network: string, txids: readonly string[]): CompiledQuery<OutputRow>;
   /** Records outputs of one block; an outpoint recorded before (in another block) moves to this one. */
