@@ -1,6 +1,5 @@
-import type { CompiledQuery } from "kysely";
-import type { Delivery, DeliveriesTable } from "../../db/schema.ts";
-import type { Insertable } from "kysely";
+import type { CompiledQuery, Insertable } from "kysely";
+import type { DeliveriesTable, Delivery } from "../../db/schema.ts";
 import type { AttemptLog } from "../send.ts";
 
 // The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
