@@ -50,7 +50,7 @@ function hasAtMostOpeners(text: string, max: number): boolean {
 }
 
 /** The index of the quote closing the string opened at `open`, or -1 when it is never closed. */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   let at = text.indexOf('"', open + 1);
   while (at > 0) {
     // A quote preceded by an odd run of backslashes is escaped.

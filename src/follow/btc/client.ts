@@ -1,5 +1,5 @@
 import type { UpstreamPool } from "../../upstream/pool.ts";
-import { MAX_JSON_DEPTH } from "../../lib/json-depth.ts";
+import { closingQuote, MAX_JSON_DEPTH } from "../../lib/json-depth.ts";
 import { MalformedUpstreamData, preview } from "../core/upstream-data.ts";
 
 /**
@@ -31,7 +31,6 @@ export type BtcClient = {
 
 // Characters of a node's answer the scan below looks at.
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
@@ -103,19 +102,6 @@ export function parseExactValues(text: string): unknown {
     }
   }
   return JSON.parse(pieces.length === 0 ? text : (pieces.push(text.slice(copied)), pieces.join("")));
-}
-
-/** The index of the quote closing the string opened at `open`, or -1 when it is never closed. */
-function closingQuote(text: string, open: number): number {
-  let at = text.indexOf('"', open + 1);
-  while (at > 0) {
-    // A quote preceded by an odd run of backslashes is escaped.
-    let slashes = 0;
-    for (let j = at - 1; text.charCodeAt(j) === BACKSLASH; j--) slashes++;
-    if (slashes % 2 === 0) return at;
-    at = text.indexOf('"', at + 1);
-  }
-  return -1;
 }
 
 type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } | null; id?: unknown };
