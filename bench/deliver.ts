@@ -59,6 +59,7 @@ import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scena
 import { RECOVERED, type RecoveryOutcome, runRecovery } from "./deliver-recovery.ts";
 import { type ReplayOutcome, runReplay, STORED } from "./deliver-replay.ts";
 import { pointWebhook } from "./support/endpoint.ts";
+import { median, spread } from "./support/rounds.ts";
 
 const TOTAL = positiveIntFromEnv("BENCH_DELIVERIES", 20_000);
 const CONCURRENCY = 32;
@@ -543,18 +544,6 @@ async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: str
 /** CPU µs per delivery of every process in a window. */
 function totalUs(w: CpuWindow): number {
   return Object.values(cpuPerUnit(w, TOTAL)).reduce((a, b) => a + b, 0);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** "130 (122–141)": the median over the rounds and their spread, min–max. */
-function spread(xs: number[], digits = 0): string {
-  const f = (x: number) => x.toFixed(digits);
-  return xs.length === 1 ? f(xs[0]) : `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
 }
 
 /** The rounds' windows as one: each role's and the machine's CPU and the wall time, medians over the rounds. */
