@@ -48,6 +48,7 @@ import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { pointWebhook } from "./support/endpoint.ts";
+import { daemonConfigHead } from "./support/daemons.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -327,9 +328,7 @@ async function prepareDaemon(dir: string, rpcUrl: string, hookUrl: string): Prom
   writeFileSync(
     configPath,
     [
-      `[server]\nhost = "127.0.0.1"\nport = 0`,
-      `[database]\nurl = "sqlite://${dbPath}"`,
-      `[secrets]\nmaster_key_file = "${dir}/master.key"`,
+      ...daemonConfigHead(dir, `sqlite://${dbPath}`),
       `[delivery]\nallow_private_targets = true`,
       `[billing]\nenabled = false`,
       // The network of test/follow/btc-catch-up-crash.test.ts: Litecoin's regtest address versions.

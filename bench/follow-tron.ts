@@ -32,6 +32,7 @@ import { startTronNode, tronAddress, tronChain, type FakeTronTx, txIdOf } from "
 import { cpuOf, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { median, spread } from "./support/rounds.ts";
 import { pointWebhook } from "./support/endpoint.ts";
+import { daemonConfigHead } from "./support/daemons.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -176,9 +177,7 @@ async function main() {
       writeFileSync(
         configPath,
         [
-          `[server]\nhost = "127.0.0.1"\nport = 0`,
-          `[database]\nurl = "sqlite://${dbPath}"`,
-          `[secrets]\nmaster_key_file = "${dir}/master.key"`,
+          ...daemonConfigHead(dir, `sqlite://${dbPath}`),
           `[delivery]\nallow_private_targets = true`,
           `[billing]\nenabled = false`,
           `[networks.tron]\nfamily = "tron"\ndecimals = 6\nconfirmations = 1\nrpc_urls = ["${node.url}"]\nfollow = true\nstart_height = 0\npoll_interval_ms = 250`,

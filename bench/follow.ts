@@ -38,6 +38,7 @@ import { addWatch } from "../src/watch/watches.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../test/support/contracts/test-token.ts";
 import { pointWebhook } from "./support/endpoint.ts";
+import { daemonConfigHead } from "./support/daemons.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -243,9 +244,7 @@ async function main() {
       writeFileSync(
         configPath,
         [
-          `[server]\nhost = "127.0.0.1"\nport = 0`,
-          `[database]\nurl = "${dbUrl}"`,
-          `[secrets]\nmaster_key_file = "${dir}/master.key"`,
+          ...daemonConfigHead(dir, dbUrl),
           `[delivery]\nallow_private_targets = true`,
           `[billing]\nenabled = false`,
           `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [anvil.url, `http://localhost:${anvil.port}`] : [anvil.url])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}\ntraces = "${TRACES}"`,

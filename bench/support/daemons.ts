@@ -72,7 +72,12 @@ export async function waitForHealth(url: string, proc?: Subprocess, init?: Reque
 /** Writes `<dir>/chainwatch.toml` for bench daemons: 127.0.0.1 on ephemeral ports, `url`'s database, then `extra` lines. */
 export function writeDaemonConfig(dir: string, url: string, extra: string[]): string {
   const path = join(dir, "chainwatch.toml");
-  const lines = ["[server]", 'host = "127.0.0.1"', "port = 0", "[database]", `url = "${url}"`, "[secrets]", `master_key_file = "${dir}/master.key"`, ...extra, ""];
+  const lines = [...daemonConfigHead(dir, url), ...extra, ""];
   writeFileSync(path, lines.join("\n"));
   return path;
+}
+
+/** A bench daemon's first config lines: an ephemeral port on 127.0.0.1, its database, the master key kept in `dir`. */
+export function daemonConfigHead(dir: string, url: string): string[] {
+  return ["[server]", 'host = "127.0.0.1"', "port = 0", "[database]", `url = "${url}"`, "[secrets]", `master_key_file = "${dir}/master.key"`];
 }
