@@ -31,24 +31,19 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, createBase58check } from "@scure/base";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { setPlan } from "../src/accounts/plans.ts";
-import { loadConfig } from "../src/config/load.ts";
 import { btcMoneyLimit } from "../src/config/networks.ts";
 import type { NetworkConfig } from "../src/config/schema.ts";
-import { openContext } from "../src/daemon.ts";
 import { ingestedBlockOf } from "../src/follow/btc/block.ts";
 import { createBtcClient } from "../src/follow/btc/client.ts";
 import { createBtcSource } from "../src/follow/btc/source.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { createUpstreamPool } from "../src/upstream/pool.ts";
-import { addWatch } from "../src/watch/watches.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
-import { pointWebhook } from "./support/endpoint.ts";
 import { daemonConfigHead } from "./support/daemons.ts";
+import { seedWatchingAccount } from "./support/watching-account.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -337,21 +332,7 @@ async function prepareDaemon(dir: string, rpcUrl: string, hookUrl: string): Prom
       "",
     ].join("\n"),
   );
-  const loaded = loadConfig(configPath);
-  if (!loaded.ok) throw new Error(loaded.error);
-  const ctx = await openContext(loaded.config, { env: {} });
-  try {
-    await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
-    const account = await createAccount(ctx, { name: "bench", plan: "bench" });
-    if (!account.ok) throw new Error(account.error);
-    await pointWebhook(ctx.db, account.account.id, hookUrl);
-    for (const address of watched) {
-      const added = await addWatch(ctx.db, { accountId: account.account.id, network: NETWORK, address, now: Date.now() });
-      if (!added.ok) throw new Error(`watch of ${address} refused`);
-    }
-  } finally {
-    await ctx.db.destroy();
-  }
+  await seedWatchingAccount(configPath, { network: NETWORK, addresses: watched, hookUrl });
   return { configPath, dbPath };
 }
 

@@ -23,16 +23,11 @@ import { cpus } from "node:os";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { setPlan } from "../src/accounts/plans.ts";
-import { loadConfig } from "../src/config/load.ts";
-import { openContext } from "../src/daemon.ts";
-import { addWatch } from "../src/watch/watches.ts";
 import { startTronNode, tronAddress, tronChain, type FakeTronTx, txIdOf } from "../test/support/tron-node.ts";
 import { cpuOf, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { median, spread } from "./support/rounds.ts";
-import { pointWebhook } from "./support/endpoint.ts";
 import { daemonConfigHead } from "./support/daemons.ts";
+import { seedWatchingAccount } from "./support/watching-account.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -185,15 +180,7 @@ async function main() {
           "",
         ].join("\n"),
       );
-      const loaded = loadConfig(configPath);
-      if (!loaded.ok) throw new Error(loaded.error);
-      const ctx = await openContext(loaded.config, { env: {} });
-      await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
-      const account = await createAccount(ctx, { name: "bench", plan: "bench" });
-      if (!account.ok) throw new Error(account.error);
-      await pointWebhook(ctx.db, account.account.id, `http://127.0.0.1:${sink.port}/hook`);
-      for (let i = 0; i < WATCHED; i++) await addWatch(ctx.db, { accountId: account.account.id, network: "tron", address: watched(i), now: Date.now() });
-      await ctx.db.destroy();
+      await seedWatchingAccount(configPath, { network: "tron", addresses: Array.from({ length: WATCHED }, (_, i) => watched(i)), hookUrl: `http://127.0.0.1:${sink.port}/hook` });
 
       const db = new Database(dbPath, { readonly: true });
       const tip = () => (db.query("SELECT max(height) AS h FROM blocks WHERE network = 'tron'").get() as { h: number | null }).h ?? -1;

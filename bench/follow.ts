@@ -25,20 +25,15 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, encodeFunctionData, numberToHex } from "viem";
 import { foundry } from "viem/chains";
-import { createAccount } from "../src/accounts/accounts.ts";
-import { setPlan } from "../src/accounts/plans.ts";
-import { loadConfig } from "../src/config/load.ts";
-import { openContext } from "../src/daemon.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { sql } from "kysely";
 import { cpuOf, cpuOfTree, cpuPerUnit, loadAverage, startCpuWindow } from "./support/cpu.ts";
 import { type BenchCluster, startCluster } from "./support/postgres.ts";
 import { median, spread } from "./support/rounds.ts";
-import { addWatch } from "../src/watch/watches.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
 import { testTokenAbi, testTokenBytecode } from "../test/support/contracts/test-token.ts";
-import { pointWebhook } from "./support/endpoint.ts";
 import { daemonConfigHead } from "./support/daemons.ts";
+import { seedWatchingAccount } from "./support/watching-account.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BLOCKS = num("BENCH_BLOCKS", 1000);
@@ -251,15 +246,12 @@ async function main() {
           "",
         ].join("\n"),
       );
-      const loaded = loadConfig(configPath);
-      if (!loaded.ok) throw new Error(loaded.error);
-      const ctx = await openContext(loaded.config, { env: {} });
-      await setPlan(ctx.db, ctx.clock, { name: "bench", slots: WATCHED });
-      const account = await createAccount(ctx, { name: "bench", plan: "bench" });
-      if (!account.ok) throw new Error(account.error);
-      await pointWebhook(ctx.db, account.account.id, `http://127.0.0.1:${sink.port}/hook`, QUORUM > 1 ? { events: { min_confirmations: 1 } } : {});
-      for (let i = 0; i < WATCHED; i++) await addWatch(ctx.db, { accountId: account.account.id, network: "anv", address: watched(i), now: Date.now() });
-      await ctx.db.destroy();
+      await seedWatchingAccount(configPath, {
+        network: "anv",
+        addresses: Array.from({ length: WATCHED }, (_, i) => watched(i)),
+        hookUrl: `http://127.0.0.1:${sink.port}/hook`,
+        ...(QUORUM > 1 ? { events: { min_confirmations: 1 } } : {}),
+      });
 
       const db = openDatabase(dbUrl);
       const tip = async () => Number((await sql<{ h: number | null }>`select max(height) as h from blocks where network = 'anv'`.execute(db)).rows[0].h ?? -1);
