@@ -130,17 +130,28 @@ export async function deliveryOutcome(
   accountId: string,
   deliveryId: string,
 ): Promise<Result<{ outcome: { delivery_id: string; status: string; attempts: number; result: string | null } }, Failure<"DELIVERY_NOT_FOUND">>> {
-  const d = await deps.db.selectFrom("deliveries").select(["id", "status"]).where("id", "=", deliveryId).where("account_id", "=", accountId).executeTakeFirst();
+  // One statement, so one snapshot: read apart, a settle landing between the delivery and its
+  // attempts would pair the old status with the new attempt ("failed, will retry: HTTP 200").
+  const d = await deps.db
+    .selectFrom("deliveries as d")
+    .leftJoin("delivery_attempts as a", (join) =>
+      join.onRef("a.delivery_id", "=", "d.id").on("a.id", "=", (eb) => eb.selectFrom("delivery_attempts as l").whereRef("l.delivery_id", "=", "d.id").select((e) => e.fn.max("l.id").as("id"))),
+    )
+    .select((eb) => [
+      "d.id",
+      "d.status",
+      "a.status_code",
+      "a.error",
+      "a.duration_ms",
+      eb.selectFrom("delivery_attempts as n").whereRef("n.delivery_id", "=", "d.id").select((e) => e.fn.countAll<number | string>().as("n")).as("attempts"),
+    ])
+    .where("d.id", "=", deliveryId)
+    .where("d.account_id", "=", accountId)
+    .executeTakeFirst();
   if (!d) return fail("DELIVERY_NOT_FOUND");
-  const attempts = await deps.db
-    .selectFrom("delivery_attempts")
-    .select(["status_code", "error", "duration_ms"])
-    .where("delivery_id", "=", d.id)
-    .orderBy("id", "desc")
-    .execute();
-  const last = attempts[0];
+  const attempts = Number(d.attempts ?? 0);
   const state = d.status === "pending" ? "failed, will retry" : d.status;
-  const answer = !last ? null : last.status_code !== null ? `HTTP ${last.status_code} in ${last.duration_ms} ms` : (last.error ?? "no answer");
+  const answer = attempts === 0 ? null : d.status_code !== null ? `HTTP ${d.status_code} in ${d.duration_ms} ms` : (d.error ?? "no answer");
   const result = answer === null ? null : `${state}: ${answer}`;
-  return { ok: true, outcome: { delivery_id: d.id, status: d.status, attempts: attempts.length, result } };
+  return { ok: true, outcome: { delivery_id: d.id, status: d.status, attempts, result } };
 }

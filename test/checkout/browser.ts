@@ -38,24 +38,46 @@ export async function waitForHeadline(p: Page, text: string | RegExp, timeout = 
 }
 
 /**
+ * Sizes, relative to the screenshot, at which the code is read: first as drawn, then as a camera
+ * further off or nearer would see it. The decoder misreads some codes whose modules Chromium draws
+ * 6 and 7 pixels wide by turns (1 scan in ~40, depending on the address); a phone tries the next
+ * frame, and this tries the next size.
+ */
+const READ_SCALES = [1, 0.5, 0.75, 1.5];
+
+/**
  * The text of the page's QR code as a camera would see it: a screenshot of the code as Chromium
  * draws it, turned into pixels by a blank page of the same browser (no policy there), read by
- * @paulmillr/qr's decoder.
+ * @paulmillr/qr's decoder. The pixels come back as one base64 string: as an array of numbers the
+ * same 330 KB took Playwright ~2 s of CPU to carry.
  */
 export async function scanQr(p: Page): Promise<string> {
-  const png = await p.locator("svg.qr").screenshot();
+  const png = (await p.locator("svg.qr").screenshot()).toString("base64");
   const blank = await p.context().newPage();
   try {
-    const image = (await blank.evaluate(async (base64: string) => {
-      const g = globalThis as any;
-      const bitmap = await g.createImageBitmap(new g.Blob([g.Uint8Array.from(g.atob(base64), (c: string) => c.charCodeAt(0))], { type: "image/png" }));
-      const canvas = new g.OffscreenCanvas(bitmap.width, bitmap.height);
-      const ctx = canvas.getContext("2d");
-      ctx.drawImage(bitmap, 0, 0);
-      const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height);
-      return { width: data.width, height: data.height, data: Array.from(data.data) };
-    }, png.toString("base64"))) as { width: number; height: number; data: number[] };
-    return readQrPixels({ width: image.width, height: image.height, data: Uint8Array.from(image.data) });
+    let firstError: unknown;
+    for (const scale of READ_SCALES) {
+      const image = (await blank.evaluate(
+        async ([base64, scale]: [string, number]) => {
+          const g = globalThis as any;
+          const bitmap = await g.createImageBitmap(new g.Blob([g.Uint8Array.from(g.atob(base64), (c: string) => c.charCodeAt(0))], { type: "image/png" }));
+          const [width, height] = [Math.round(bitmap.width * scale), Math.round(bitmap.height * scale)];
+          const ctx = new g.OffscreenCanvas(width, height).getContext("2d");
+          ctx.drawImage(bitmap, 0, 0, width, height);
+          const data = ctx.getImageData(0, 0, width, height).data;
+          let bytes = "";
+          for (let i = 0; i < data.length; i += 0x8000) bytes += String.fromCharCode(...data.subarray(i, i + 0x8000));
+          return { width, height, data: g.btoa(bytes) };
+        },
+        [png, scale] as [string, number],
+      )) as { width: number; height: number; data: string };
+      try {
+        return readQrPixels({ width: image.width, height: image.height, data: Buffer.from(image.data, "base64") });
+      } catch (e) {
+        firstError ??= e;
+      }
+    }
+    throw firstError;
   } finally {
     await blank.close();
   }
