@@ -63,7 +63,8 @@ const CLOCK_SLACK_MS = 2000;
  * for `holdMs`; it counts until a second after that, unless the next lease, or a report sent when
  * the hold ends, replaces it by what was really used, counted until a second after the last use.
  * So a client refused after a burst finds its limit again a second later on any daemon. Once the
- * budget says it is spent, requests are refused from memory until its first entry stops counting.
+ * budget says it is spent, requests are refused from memory until its first entry may stop
+ * counting (another daemon's lease: a second after it was taken, when its report may replace it).
  * Leases asked for while one is in flight are merged into the next.
  *
  * Daemons' wall clocks must agree (NTP). If the database fails, each daemon falls back to its own

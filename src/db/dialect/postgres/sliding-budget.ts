@@ -90,13 +90,18 @@ const nextRow = (e: string, c: string, h: string) => `(
 )`;
 
 // `granted` is the new lease's count less what was carried into it; `next_free` the earliest
-// moment an entry other than the new lease stops counting (when a refused daemon may ask again;
-// its own lease is replaced by what it used whenever it asks).
+// moment an entry other than the new lease may stop counting (when a refused daemon may ask again;
+// its own lease is replaced by what it used whenever it asks). Another daemon's lease counts until
+// a second past its hold, but its report when the hold ends replaces it by what it used, counted
+// until a second past the last use: at the earliest a second past the lease itself, its end less
+// the hold (this lease's hold, $6 - $3 less the second: every daemon holds alike). Were a refused
+// daemon to wait for the lease's own end instead, a client refused after a burst on one daemon
+// would find its limit again only a hold later than a second on another.
 const LEASE = prepared(`insert into rate_leases as r (limit_key, expires, counts, holders, until)
 select $1::text, n.* from ${nextRow("'{}'::bigint[]", "'{}'::integer[]", "'{}'::text[]")} as n
 on conflict (limit_key) do update set (expires, counts, holders, until) = ${nextRow("r.expires", "r.counts", "r.holders")}
 returning
   coalesce((select sum(c) from unnest(r.counts, r.holders) as t(c, h) where h = $2::text), 0) - $9::integer as granted,
-  (select min(e) from unnest(r.expires, r.holders) as t(e, h) where h <> $2::text) as next_free`);
+  (select min(case when h = '' then e else e - ($6::bigint - $3::bigint - 1000) end) from unnest(r.expires, r.holders) as t(e, h) where h <> $2::text) as next_free`);
 
 const PRUNE = "delete from rate_leases where until < (extract(epoch from clock_timestamp()) * 1000)::bigint - 5000";
