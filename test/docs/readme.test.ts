@@ -5,6 +5,7 @@ import { copyFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cleanEnv } from "../support/cli.ts";
+import { onPostgres, ownSqliteFile } from "../support/postgres-only.ts";
 import { ROOT } from "./markdown.ts";
 import { readmeSteps, type Step } from "./readme-steps.ts";
 
@@ -202,6 +203,7 @@ async function play(step: Step, n: number): Promise<void> {
 }
 
 beforeAll(async () => {
+  if (onPostgres) return;
   dir = mkdtempSync(join(tmpdir(), "chainwatch-readme-"));
   await copyCheckout(dir);
   for (const p of PORTS) ports.set(p, freePort());
@@ -215,7 +217,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("README.md, run in order on a fresh copy of the checkout", () => {
+describe.skipIf(onPostgres)(ownSqliteFile("README.md, run in order on a fresh copy of the checkout"), () => {
   test("every block is run, written, or left out for a reason; and those left out are few", () => {
     const skipped = STEPS.filter((s) => s.kind === "skip");
     expect(STEPS.filter((s) => s.kind === "run").length).toBeGreaterThan(10);
