@@ -6,12 +6,13 @@
 /** The deepest nesting of arrays and objects chainwatch parses; nothing it reads nests near it. */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
+// The characters of JSON's structure, as charCodeAt gives them (also read by other scans of JSON text).
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
+export const OPEN_ARRAY = 0x5b;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_ARRAY = 0x5d;
+export const CLOSE_OBJECT = 0x7d;
 
 /**
  * Whether a JSON text opens more than `max` arrays and objects inside one another. Brackets inside

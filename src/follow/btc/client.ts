@@ -1,5 +1,5 @@
 import type { UpstreamPool } from "../../upstream/pool.ts";
-import { closingQuote, MAX_JSON_DEPTH } from "../../lib/json-depth.ts";
+import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, MAX_JSON_DEPTH, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../lib/json-depth.ts";
 import { MalformedUpstreamData, preview } from "../core/upstream-data.ts";
 
 /**
@@ -29,16 +29,11 @@ export type BtcClient = {
   metered(meter: { bytes: number }): BtcClient;
 };
 
-// Characters of a node's answer the scan below looks at.
-const QUOTE = 0x22;
+// Characters of a node's answer the scan below looks at, besides JSON's brackets and quote (lib/json-depth.ts).
 const COLON = 0x3a;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
 const DOT = 0x2e;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
 
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 /** JSON's whitespace: any other character between tokens makes the text no JSON at all. */
