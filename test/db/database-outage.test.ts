@@ -61,6 +61,18 @@ describe.skipIf(!RUN)(postgresOnly(PG_CTL ? "PostgreSQL restarts and stalls unde
     const children = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(pid)]).stdout.toString().split(/\s+/).filter(Boolean).map(Number);
     return [pid, ...children];
   };
+  /**
+   * Stops the whole server: the postmaster first, so it forks no backend after its children are
+   * listed (a connection opened between the listing and the stop would leave a backend running
+   * that a daemon could go on using), then every backend. Answers what it stopped.
+   */
+  const stopServer = () => {
+    const postmaster = postmasterPid();
+    process.kill(postmaster, "SIGSTOP");
+    const pids = serverPids();
+    for (const pid of pids) if (pid !== postmaster) process.kill(pid, "SIGSTOP");
+    return pids;
+  };
 
   beforeAll(async () => {
     pgDir = mkdtempSync(join(tmpdir(), "chainwatch-outage-pg-"));
@@ -205,8 +217,7 @@ describe.skipIf(!RUN)(postgresOnly(PG_CTL ? "PostgreSQL restarts and stalls unde
       // 2. The whole server stopped (a paused VM): connections neither answer nor close.
       from = answers.length;
       const stalledAt = performance.now();
-      const pids = serverPids();
-      for (const pid of pids) process.kill(pid, "SIGSTOP");
+      const pids = stopServer();
       // /healthz answers within its 2 s wait, naming the database.
       const health = await until(() => healthz(0), (h) => h.status === 503, 5_000);
       expect(health.body.ok).toBe(false);
