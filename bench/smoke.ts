@@ -36,7 +36,7 @@ const SMALL: Record<string, Small> = {
   },
   "bench:deliver": {
     env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10", BENCH_ROUNDS: "2" },
-    prints: [/^CPU µs per delivery: +\d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
+    prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
   "bench:cabinet": {
     env: { BENCH_REQUESTS: "50" },

@@ -106,11 +106,32 @@ RETURNING id, body`;
   };
 }
 
-/** Runs the loop until a claim finds nothing and nothing is in flight or unrecorded. */
-async function run(store: Store, hookUrl: string, concurrency: number) {
+/** What one POST left for the next commit: `D` (the durable loop: the id of a row answered 2xx), or nothing. */
+export type Send<D> = (job: Job) => Promise<D | null>;
+
+/** One write transaction of a loop: records `done`, then claims up to `limit` due rows (none when 0) until `leaseUntil`. */
+export type Commit<D> = (done: D[], limit: number, nowMs: number, leaseUntil: number) => Job[] | Promise<Job[]>;
+
+/** The raw POST the durable loop sends to `hookUrl`: the body and its content type, nothing signed; a 2xx gives the row's id. */
+const postBody =
+  (hookUrl: string): Send<number> =>
+  (job) =>
+    fetch(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: job.body })
+      .then(async (res) => {
+        await res.text();
+        return res.ok ? job.id : null;
+      })
+      .catch(() => null);
+
+/**
+ * Runs a loop until a claim finds nothing and nothing is in flight or unrecorded: `send` POSTs a
+ * claimed row and says what its commit records (nothing: the row stays leased, not done, and goes
+ * out again when its lease runs out), `commit` records and claims in one transaction.
+ */
+export async function runLoop<D>(commitRound: Commit<D>, send: Send<D>, concurrency: number) {
   const claimBatch = Math.max(1, Math.ceil(concurrency / 4));
   const ready: Job[] = [];
-  let finished: number[] = [];
+  let finished: D[] = [];
   let inFlight = 0;
   let sent = 0;
   let failed = 0;
@@ -138,21 +159,14 @@ async function run(store: Store, hookUrl: string, concurrency: number) {
     while (inFlight < concurrency && ready.length > 0) {
       const job = ready.shift() as Job;
       inFlight++;
-      fetch(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: job.body })
-        .then(async (res) => {
-          await res.text();
-          return res.ok;
-        })
-        .catch(() => false)
-        .then((ok) => {
-          inFlight--;
-          sent++;
-          // A failure stays leased and not done: it goes out again when its lease runs out.
-          if (ok) finished.push(job.id);
-          else failed++;
-          fill();
-          commitSoon();
-        });
+      send(job).then((done) => {
+        inFlight--;
+        sent++;
+        if (done !== null) finished.push(done);
+        else failed++;
+        fill();
+        commitSoon();
+      });
     }
   };
   for (;;) {
@@ -168,7 +182,7 @@ async function run(store: Store, hookUrl: string, concurrency: number) {
     finished = [];
     const now = Date.now();
     const t0 = performance.now();
-    const claimed = await store.commit(done, claim ? room : 0, now, now + LEASE_MS);
+    const claimed = await commitRound(done, claim ? room : 0, now, now + LEASE_MS);
     commitMs += performance.now() - t0;
     commits++;
     if (claim) {
@@ -181,16 +195,20 @@ async function run(store: Store, hookUrl: string, concurrency: number) {
   return { sent, failed, commits, claims, commitMs: Math.round(commitMs) };
 }
 
+/** Waits for "go" on stdin, runs the loop, prints its counts, and stays until told (the bench reads its CPU from /proc first). */
+export async function serveLoop<D>(commitRound: Commit<D>, send: Send<D>, concurrency: number, close: () => void | Promise<void>): Promise<never> {
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  for await (const _ of console) break;
+  const outcome = await runLoop(commitRound, send, concurrency);
+  await close();
+  process.stdout.write(`${JSON.stringify(outcome)}\n`);
+  for await (const _ of console) break;
+  process.exit(0);
+}
+
 if (import.meta.main) {
   const [url, hookUrl, bodiesFile, concurrencyArg] = process.argv.slice(2);
   const bodies = bodiesFile && bodiesFile !== "-" ? (JSON.parse(readFileSync(bodiesFile, "utf8")) as string[]) : null;
   const store = await openStore(url, bodies);
-  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
-  for await (const _ of console) break;
-  const outcome = await run(store, hookUrl, Number(concurrencyArg ?? 32));
-  await store.close();
-  process.stdout.write(`${JSON.stringify(outcome)}\n`);
-  // Stays until told (a line or the end of stdin): the bench reads this process's CPU from /proc first.
-  for await (const _ of console) break;
-  process.exit(0);
+  await serveLoop((done: number[], limit, nowMs, leaseUntil) => store.commit(done, limit, nowMs, leaseUntil), postBody(hookUrl), Number(concurrencyArg ?? 32), () => store.close());
 }

@@ -1,0 +1,139 @@
+// A second baseline for `bench:deliver` on SQLite: the durable loop (durable-loop.ts, the same
+// scheduling and the same one-transaction rounds) plus the least that chainwatch's delivery contract
+// asks of every webhook that succeeds, written plainly over bun:sqlite with nothing else:
+//
+// - each POST is bounded by the delivery timeout, follows no redirect, and carries the contract's
+//   headers: Content-Type, User-Agent, X-Timestamp, X-Signature (hex HMAC-SHA256 of
+//   `<ts>.<body>`), X-Webhook-Id and the Standard Webhooks trio, whose signature is a second HMAC
+//   (base64, over `<id>.<ts>.<body>`), both keyed with the secret's bytes;
+// - every attempt is recorded: its status, duration, error and the response's first 1 KiB, in a
+//   table indexed by delivery (a delivery's attempts are listed);
+// - a success is charged to the account's credit pool and counted in its usage series, and a claim
+//   takes no more rows than the pool can pay for.
+//
+// It leaves out what only a failure needs (backoff, the attempts' cap, notices), what only a
+// payment order's webhooks need (their order), and what is chainwatch's choice rather than the
+// contract's: it posts to one URL with one key (no endpoint read per batch, no endpoint health),
+// with no rate limits, no target check at send time, no replays. Where the durable loop against the
+// raw loop is what a durable outbox costs, this against the durable loop is what the contract
+// costs the least implementation on the same stack.
+//
+// `bun bench/support/contract-loop.ts sqlite:///path <hook url> <bodies.json> <concurrency>`; stdin
+// and stdout as durable-loop.ts's.
+import { Database, type Statement } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { type Commit, type Job, type Send, serveLoop } from "./durable-loop.ts";
+
+/** One attempt, as the commit records it. */
+type Attempt = { id: number; ok: boolean; status: number; durationMs: number; error: string | null; response: string; at: number };
+
+const USER_AGENT = "chainwatch/0.1.0";
+/** A webhook secret's key bytes (24, as `whsec_` secrets have). */
+const KEY = new Uint8Array(24).fill(7);
+const CREDITS = 1_000_000_000;
+/** delivery.timeout_ms's default. */
+const TIMEOUT_MS = 5_000;
+
+/** Opens the loop's tables at `path`, (re)created holding `bodies` for one account with a full pool; returns its round. */
+function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
+  const db = new Database(path, { create: true, strict: true });
+  for (const pragma of ["busy_timeout = 5000", "auto_vacuum = INCREMENTAL", "journal_mode = WAL", "synchronous = NORMAL", "cache_size = -65536"]) db.run(`PRAGMA ${pragma}`);
+  for (const t of ["jobs", "accounts", "attempts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
+  db.run("CREATE TABLE jobs (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, lease_until INTEGER NOT NULL DEFAULT 0)");
+  db.run("CREATE INDEX jobs_due ON jobs (id) WHERE done = 0");
+  db.run("CREATE TABLE attempts (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL, status INTEGER, duration_ms INTEGER NOT NULL, error TEXT, response TEXT NOT NULL, at INTEGER NOT NULL)");
+  db.run("CREATE INDEX attempts_job ON attempts (job_id)");
+  db.run("CREATE TABLE usage (account_id INTEGER NOT NULL, day INTEGER NOT NULL, deliveries INTEGER NOT NULL, PRIMARY KEY (account_id, day))");
+  db.run("INSERT INTO accounts (id, credits) VALUES (1, ?)", [CREDITS]);
+  const insert = db.query("INSERT INTO jobs (account_id, body) VALUES (1, ?)");
+  db.transaction(() => {
+    for (const b of bodies) insert.run(b);
+  })();
+  const begin = db.query("BEGIN IMMEDIATE");
+  const commit = db.query("COMMIT");
+  const claim = db.query<Job, [number, number, number]>(
+    `UPDATE jobs SET lease_until = ? WHERE id IN (
+       SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT min(?, (SELECT credits FROM accounts WHERE id = 1))
+     ) RETURNING id, body`,
+  );
+  const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
+  const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
+  // One prepared statement per batch size, as the daemon's statement cache keeps them.
+  const cached = (sqlOf: (n: number) => string) => {
+    const byCount = new Map<number, Statement>();
+    return (n: number) => {
+      let s = byCount.get(n);
+      if (!s) byCount.set(n, (s = db.query(sqlOf(n))));
+      return s;
+    };
+  };
+  const markOf = cached((n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
+  const recordOf = cached((n) => `INSERT INTO attempts (job_id, status, duration_ms, error, response, at) VALUES ${"(?, ?, ?, ?, ?, ?),".repeat(n - 1)}(?, ?, ?, ?, ?, ?)`);
+  return {
+    commit(done, limit, nowMs, leaseUntil) {
+      begin.run();
+      try {
+        if (done.length > 0) {
+          recordOf(done.length).run(...done.flatMap((a) => [a.id, a.status, a.durationMs, a.error, a.response, a.at]));
+          const succeeded = done.filter((a) => a.ok).map((a) => a.id);
+          if (succeeded.length > 0) {
+            markOf(succeeded.length).run(...succeeded);
+            charge.run(succeeded.length);
+            count.run(Math.floor(nowMs / 86_400_000), succeeded.length);
+          }
+        }
+        const claimed = limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
+        commit.run();
+        return claimed;
+      } catch (e) {
+        if (db.inTransaction) db.run("ROLLBACK");
+        throw e;
+      }
+    },
+    close: () => db.close(),
+  };
+}
+
+/** The signed POST: the contract's headers, two HMACs from one keyed hasher, the answer's first 1 KiB kept. */
+function signedPost(hookUrl: string): Send<Attempt> {
+  const keyed = new Bun.CryptoHasher("sha256", KEY);
+  return async (job) => {
+    const at = Date.now();
+    const ts = String(Math.floor(at / 1000));
+    const id = `dlv_${job.id}`;
+    const hex = keyed.copy().update(ts).update(".").update(job.body).digest("hex");
+    const standard = keyed.copy().update(id).update(".").update(ts).update(".").update(job.body).digest("base64");
+    const started = performance.now();
+    try {
+      const res = await fetch(hookUrl, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": USER_AGENT,
+          "X-Timestamp": ts,
+          "X-Signature": hex,
+          "X-Webhook-Id": id,
+          "webhook-id": id,
+          "webhook-timestamp": ts,
+          "webhook-signature": `v1,${standard}`,
+        },
+        body: job.body,
+        // A 2xx within the timeout succeeds; a redirect is not followed.
+        redirect: "manual",
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      const text = await res.text();
+      return { id: job.id, ok: res.ok, status: res.status, durationMs: Math.round(performance.now() - started), error: res.ok ? null : `HTTP ${res.status}`, response: text.slice(0, 1024), at };
+    } catch (e) {
+      return { id: job.id, ok: false, status: 0, durationMs: Math.round(performance.now() - started), error: String(e), response: "", at };
+    }
+  };
+}
+
+if (import.meta.main) {
+  const [url, hookUrl, bodiesFile, concurrencyArg] = process.argv.slice(2);
+  if (!url.startsWith("sqlite://")) throw new Error("the contract loop runs on SQLite only");
+  const store = openContractStore(url.slice("sqlite://".length), JSON.parse(readFileSync(bodiesFile, "utf8")) as string[]);
+  await serveLoop(store.commit, signedPost(hookUrl), Number(concurrencyArg ?? 32), () => store.close());
+}
