@@ -661,11 +661,14 @@ function printComparison(results: ScenarioRounds[], trees: Tree[], run: { postgr
   }
   console.log("");
   for (const r of results) {
-    const d = r.durable[0];
-    if (!d) continue;
-    console.log(
-      `durable loop, ${scenarioLabel(r.scenario)}: ${d.loops} loop(s), ${r.durable.reduce((a, x) => a + x.duplicates, 0)} duplicates and ${r.durable.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
-    );
+    for (const [name, runs] of [["durable", r.durable], ["contract", r.contract]] as const) {
+      const d = runs[0];
+      if (!d) continue;
+      console.log(
+        `${name} loop, ${scenarioLabel(r.scenario)}: ${d.loops} loop(s), ${runs.reduce((a, x) => a + x.duplicates, 0)} duplicates and ${runs.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
+      );
+    }
+    if (r.contract.length > 0) console.log(`contract floor, ${scenarioLabel(r.scenario)}: ${describeContract(r)}`);
   }
   const sqlite = results.find((r) => r.scenario.database === "sqlite");
   for (const r of results) {
