@@ -45,7 +45,7 @@ const SMALL: Record<string, Small> = {
   "bench:rpc": {
     env: { BENCH_DURATION_MS: "300", BENCH_WARMUP_MS: "100", BENCH_CONNECTIONS: "4", BENCH_ROUNDS: "2" },
     // The verdict is the last line.
-    prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m, /(^|\n)targets? (met|missed) \(medians of 2 rounds\): [^\n]+\n?$/],
+    prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m, /^ {2}contract floor: contract proxy \d+ µs per call/m, /(^|\n)targets? (met|missed) \(medians of 2 rounds\): [^\n]+\n?$/],
   },
   // The chain is built and cached in .bench/ on the first run, as at full size.
   "bench:follow": {

@@ -1,12 +1,17 @@
 // A second baseline for `bench:rpc`: the least an HTTP JSON-RPC proxy can do — read the body,
 // POST it to the node with Bun's fetch (keep-alive), answer with the node's bytes. No auth, no
 // metering, no failover: what one extra HTTP hop costs on this machine.
-// `bun bench/support/bare-rpc-proxy.ts <port> <upstream url> [elysia]`: with `elysia`, the same
-// proxy as one Elysia route (`POST /rpc/:network/:key`, body unparsed, configured as the daemon
-// configures Elysia) instead of a bare Bun.serve: what the framework's request pipeline adds to a
-// call. chainwatch answers `POST /rpc/…` from Bun's own routes (src/http/native-routes.ts), so the
-// bare Bun.serve proxy is its baseline; this one shows what that choice saves.
+// `bun bench/support/bare-rpc-proxy.ts <port> <upstream url> [elysia | contract <keys.json>]`:
+// - `elysia`: the same proxy as one Elysia route (`POST /rpc/:network/:key`, body unparsed,
+//   configured as the daemon configures Elysia) instead of a bare Bun.serve: what the framework's
+//   request pipeline adds to a call. chainwatch answers `POST /rpc/…` from Bun's own routes
+//   (src/http/native-routes.ts), so the bare Bun.serve proxy is its baseline; this one shows what
+//   that choice saves.
+// - `contract`: the bare Bun.serve proxy plus the least chainwatch's /rpc contract asks of every
+//   call, written plainly (contractProxy below): what the contract itself costs a call.
+import { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
+import { readFileSync } from "node:fs";
 
 if (import.meta.main) {
   const port = Number(process.argv[2]);
@@ -15,11 +20,125 @@ if (import.meta.main) {
     const res = await fetch(upstream, { method: "POST", headers: { "Content-Type": "application/json" }, body: await req.text() });
     return new Response(await res.text(), { status: res.status, headers: { "content-type": "application/json" } });
   };
-  if (process.argv[4] === "elysia") {
+  if (process.argv[4] === "contract") {
+    Bun.serve({ hostname: "127.0.0.1", port, fetch: contractProxy(upstream, JSON.parse(readFileSync(String(process.argv[5]), "utf8")) as string[]) });
+  } else if (process.argv[4] === "elysia") {
     new Elysia({ strictPath: true, systemRouter: false })
       .post("/rpc/:network/:key", ({ request }) => forward(request), { parse: "none" })
       .listen({ hostname: "127.0.0.1", port, development: false, reusePort: false });
   } else {
     Bun.serve({ hostname: "127.0.0.1", port, fetch: forward });
   }
+}
+
+/** The read methods of the allow-list (the bench calls two of them). */
+const ALLOWED = new Set(["eth_blockNumber", "eth_chainId", "net_version", "eth_getBalance", "eth_call", "eth_getBlockByNumber", "eth_getBlockByHash", "eth_getLogs", "eth_getTransactionReceipt", "eth_sendRawTransaction"]);
+const COSTS: Record<string, number> = { eth_getBlockByNumber: 20, eth_getBlockByHash: 20, eth_getLogs: 10 };
+const MAX_DEPTH = 64;
+const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const TIMEOUT_MS = 10_000;
+const CALL_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * One pass over JSON text, strings skipped: whether it nests deeper than MAX_DEPTH, and whether its
+ * top-level object has an `error` member (a key at depth 1: a string after `{` or `,`). What the
+ * contract needs of a node's answer without parsing it: its depth bounded, and an error told from
+ * a result.
+ */
+function scan(text: string): { tooDeep: boolean; topError: boolean } {
+  let depth = 0;
+  let topError = false;
+  // The last structural character outside strings: a string at depth 1 after `{` or `,` is a key.
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // To the closing quote: the next quote not escaped (an odd run of backslashes before it).
+      const start = i + 1;
+      for (i = text.indexOf('"', start); i !== -1; i = text.indexOf('"', i + 1)) {
+        let backslashes = 0;
+        while (text.charCodeAt(i - 1 - backslashes) === 92) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      if (i === -1) break;
+      if (depth === 1 && (last === 123 || last === 44) && i - start === 5 && text.startsWith("error", start)) topError = true;
+      last = 34;
+    } else if (c === 123 || c === 91) {
+      if (++depth > MAX_DEPTH) return { tooDeep: true, topError };
+      last = c;
+    } else if (c === 125 || c === 93) {
+      depth--;
+      last = c;
+    } else if (c === 44 || c === 58) last = c;
+  }
+  return { tooDeep: false, topError };
+}
+
+/**
+ * The /rpc contract's per-call work over a single call, in one function: the key from the path
+ * (a Map), the network, the body bounded in depth and parsed, a JSON-RPC 2.0 call with no other
+ * member, the method on the allow-list, the account's calls in its 1000 ms window, its credits
+ * reserved; the call forwarded as a newly built object under the upstream timeout; the answer
+ * capped, and one pass over it (not a parse) bounds its depth and tells a result (charged and
+ * counted) from the node's error (passed through unbilled); the node's bytes answered. Charges reach a SQLite file once a second,
+ * as a metered pool would keep them. Refusals answer a plain status: the bench sends none.
+ */
+function contractProxy(upstream: string, keys: string[]): (req: Request) => Promise<Response> {
+  type Account = { credits: number; spent: number; calls: number; windowStart: number; inWindow: number };
+  const accounts = new Map<string, Account>(keys.map((k) => [k, { credits: 1e15, spent: 0, calls: 0, windowStart: 0, inWindow: 0 }]));
+  const db = new Database(":memory:");
+  db.run("CREATE TABLE usage (key TEXT PRIMARY KEY, spent INTEGER NOT NULL, calls INTEGER NOT NULL)");
+  const flush = db.query("INSERT INTO usage (key, spent, calls) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET spent = spent + excluded.spent, calls = calls + excluded.calls");
+  setInterval(() => {
+    for (const [key, a] of accounts) {
+      if (a.calls === 0) continue;
+      flush.run(key, a.spent, a.calls);
+      a.spent = 0;
+      a.calls = 0;
+    }
+  }, 1000);
+  const refuse = (status: number) => new Response(null, { status });
+  return async (req) => {
+    const path = req.url.slice(req.url.indexOf("/rpc/") + 5).split("/");
+    const account = accounts.get(path[1] ?? "");
+    if (!account) return refuse(401);
+    if (path[0] !== "eth") return refuse(404);
+    const text = await req.text();
+    if (scan(text).tooDeep) return refuse(400);
+    let call: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    try {
+      call = JSON.parse(text);
+    } catch {
+      return refuse(400);
+    }
+    if (typeof call !== "object" || call === null || Array.isArray(call) || call.jsonrpc !== "2.0" || typeof call.method !== "string") return refuse(400);
+    for (const k of Object.keys(call)) if (!CALL_MEMBERS.has(k)) return refuse(400);
+    if (!ALLOWED.has(call.method)) return refuse(400);
+    const now = Date.now();
+    if (now - account.windowStart >= 1000) {
+      account.windowStart = now;
+      account.inWindow = 0;
+    }
+    if (++account.inWindow > 1e9) return refuse(429);
+    const cost = COSTS[call.method] ?? 1;
+    if (account.credits < cost) return refuse(402);
+    account.credits -= cost;
+    const res = await fetch(upstream, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: call.id ?? null, method: call.method, params: call.params ?? [] }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const answer = await res.text();
+    const judged = answer.length > MAX_RESPONSE_BYTES ? null : scan(answer);
+    if (judged === null || judged.tooDeep) {
+      account.credits += cost;
+      return refuse(502);
+    }
+    if (!judged.topError) {
+      account.spent += cost;
+      account.calls++;
+    } else account.credits += cost;
+    return new Response(answer, { status: res.status, headers: { "content-type": "application/json" } });
+  };
 }
