@@ -20,9 +20,8 @@
 //
 // `bun bench/support/contract-loop.ts sqlite:///path <hook url> <bodies.json> <concurrency>`; stdin
 // and stdout as durable-loop.ts's.
-import { Database, type Statement } from "bun:sqlite";
 import { readFileSync } from "node:fs";
-import { type Commit, type Job, type Send, serveLoop } from "./durable-loop.ts";
+import { type Commit, inWriteRound, type Job, openSqlite, perCount, type Send, serveLoop } from "./durable-loop.ts";
 
 /** One attempt, as the commit records it. */
 type Attempt = { id: number; ok: boolean; status: number; durationMs: number; error: string | null; response: string; at: number };
@@ -36,8 +35,7 @@ const TIMEOUT_MS = 5_000;
 
 /** Opens the loop's tables at `path`, (re)created holding `bodies` for one account with a full pool; returns its round. */
 function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
-  const db = new Database(path, { create: true, strict: true });
-  for (const pragma of ["busy_timeout = 5000", "auto_vacuum = INCREMENTAL", "journal_mode = WAL", "synchronous = NORMAL", "cache_size = -65536"]) db.run(`PRAGMA ${pragma}`);
+  const db = openSqlite(path);
   for (const t of ["jobs", "accounts", "attempts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
   db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
   db.run("CREATE TABLE jobs (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, lease_until INTEGER NOT NULL DEFAULT 0)");
@@ -50,8 +48,7 @@ function openContractStore(path: string, bodies: string[]): { commit: Commit<Att
   db.transaction(() => {
     for (const b of bodies) insert.run(b);
   })();
-  const begin = db.query("BEGIN IMMEDIATE");
-  const commit = db.query("COMMIT");
+  const round = inWriteRound(db);
   const claim = db.query<Job, [number, number, number]>(
     `UPDATE jobs SET lease_until = ? WHERE id IN (
        SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT min(?, (SELECT credits FROM accounts WHERE id = 1))
@@ -59,21 +56,11 @@ function openContractStore(path: string, bodies: string[]): { commit: Commit<Att
   );
   const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
   const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
-  // One prepared statement per batch size, as the daemon's statement cache keeps them.
-  const cached = (sqlOf: (n: number) => string) => {
-    const byCount = new Map<number, Statement>();
-    return (n: number) => {
-      let s = byCount.get(n);
-      if (!s) byCount.set(n, (s = db.query(sqlOf(n))));
-      return s;
-    };
-  };
-  const markOf = cached((n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
-  const recordOf = cached((n) => `INSERT INTO attempts (job_id, status, duration_ms, error, response, at) VALUES ${"(?, ?, ?, ?, ?, ?),".repeat(n - 1)}(?, ?, ?, ?, ?, ?)`);
+  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
+  const recordOf = perCount(db, (n) => `INSERT INTO attempts (job_id, status, duration_ms, error, response, at) VALUES ${"(?, ?, ?, ?, ?, ?),".repeat(n - 1)}(?, ?, ?, ?, ?, ?)`);
   return {
-    commit(done, limit, nowMs, leaseUntil) {
-      begin.run();
-      try {
+    commit: (done, limit, nowMs, leaseUntil) =>
+      round(() => {
         if (done.length > 0) {
           recordOf(done.length).run(...done.flatMap((a) => [a.id, a.status, a.durationMs, a.error, a.response, a.at]));
           const succeeded = done.filter((a) => a.ok).map((a) => a.id);
@@ -83,14 +70,8 @@ function openContractStore(path: string, bodies: string[]): { commit: Commit<Att
             count.run(Math.floor(nowMs / 86_400_000), succeeded.length);
           }
         }
-        const claimed = limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
-        commit.run();
-        return claimed;
-      } catch (e) {
-        if (db.inTransaction) db.run("ROLLBACK");
-        throw e;
-      }
-    },
+        return limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
+      }),
     close: () => db.close(),
   };
 }

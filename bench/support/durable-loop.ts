@@ -38,13 +38,42 @@ export function openStore(url: string, bodies: string[] | null): Store | Promise
   return url.startsWith("sqlite://") ? sqliteStore(url.slice("sqlite://".length), bodies) : postgresStore(url, bodies);
 }
 
-function sqliteStore(path: string, bodies: string[] | null): Store {
+/** A SQLite file opened with the daemon's pragmas (WAL, synchronous NORMAL, its page cache). */
+export function openSqlite(path: string): Database {
   const db = new Database(path, { create: true, strict: true });
-  db.run("PRAGMA busy_timeout = 5000");
-  db.run("PRAGMA auto_vacuum = INCREMENTAL");
-  db.run("PRAGMA journal_mode = WAL");
-  db.run("PRAGMA synchronous = NORMAL");
-  db.run("PRAGMA cache_size = -65536");
+  for (const pragma of ["busy_timeout = 5000", "auto_vacuum = INCREMENTAL", "journal_mode = WAL", "synchronous = NORMAL", "cache_size = -65536"]) db.run(`PRAGMA ${pragma}`);
+  return db;
+}
+
+/** One prepared statement per batch size, as the daemon's statement cache keeps them: `sqlOf(n)` is the text for n rows. */
+export function perCount(db: Database, sqlOf: (n: number) => string): (n: number) => Statement {
+  const byCount = new Map<number, Statement>();
+  return (n) => {
+    let s = byCount.get(n);
+    if (!s) byCount.set(n, (s = db.query(sqlOf(n))));
+    return s;
+  };
+}
+
+/** Runs `round` in one write transaction (BEGIN IMMEDIATE … COMMIT), rolled back whole if it throws. */
+export function inWriteRound(db: Database): <T>(round: () => T) => T {
+  const begin = db.query("BEGIN IMMEDIATE");
+  const commit = db.query("COMMIT");
+  return (round) => {
+    begin.run();
+    try {
+      const out = round();
+      commit.run();
+      return out;
+    } catch (e) {
+      if (db.inTransaction) db.run("ROLLBACK");
+      throw e;
+    }
+  };
+}
+
+function sqliteStore(path: string, bodies: string[] | null): Store {
+  const db = openSqlite(path);
   if (bodies) {
     db.run("DROP TABLE IF EXISTS jobs");
     db.run("CREATE TABLE jobs (id INTEGER PRIMARY KEY, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, lease_until INTEGER NOT NULL DEFAULT 0)");
@@ -54,31 +83,17 @@ function sqliteStore(path: string, bodies: string[] | null): Store {
       for (const b of bodies) insert.run(b);
     })();
   }
-  const begin = db.query("BEGIN IMMEDIATE");
-  const commit = db.query("COMMIT");
+  const round = inWriteRound(db);
   const claim = db.query<Job, [number, number, number]>(
     "UPDATE jobs SET lease_until = ? WHERE id IN (SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT ?) RETURNING id, body",
   );
-  // One prepared statement per batch size, as the daemon's statement cache keeps them.
-  const marks = new Map<number, Statement>();
-  const markOf = (n: number) => {
-    let s = marks.get(n);
-    if (!s) marks.set(n, (s = db.query(`UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`)));
-    return s;
-  };
+  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
   return {
-    commit(done, limit, nowMs, leaseUntil) {
-      begin.run();
-      try {
+    commit: (done, limit, nowMs, leaseUntil) =>
+      round(() => {
         if (done.length > 0) markOf(done.length).run(...done);
-        const claimed = limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
-        commit.run();
-        return claimed;
-      } catch (e) {
-        if (db.inTransaction) db.run("ROLLBACK");
-        throw e;
-      }
-    },
+        return limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
+      }),
     close: () => db.close(),
   };
 }
