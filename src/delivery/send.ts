@@ -79,7 +79,7 @@ export async function attemptDelivery(
     const sent = await guardedFetch(
       { fetch: deps.fetch, resolve: deps.resolveHost, allowPrivate: deps.allowPrivateTargets, checkedUrls: deps.checkedUrls },
       target.url,
-      { method: "POST", headers, body: d.body, signal },
+      { method: "POST", headers, body: d.body, signal, redirect: "manual" },
     );
     if (!sent.ok) return done(target.url, null, REFUSAL_CLASS[sent.code], null);
     res = sent.response;
@@ -97,15 +97,16 @@ const utf8 = new TextDecoder();
 
 /**
  * The first SNIPPET_BYTES of a response body as text; a body that stalls or breaks yields what
- * arrived. A body whose Content-Length fits in the snippet is read whole, without the stream
- * objects that cost several microseconds an attempt; if that one breaks off, it yields nothing.
+ * arrived. A body whose Content-Length fits in the snippet is read whole as text, without the
+ * stream objects that cost several microseconds an attempt; if that one breaks off, it yields nothing.
  */
 export async function readSnippet(res: Response): Promise<string> {
   // Checked before touching `res.body`, which would build the stream this path avoids.
   const declared = res.headers.get("content-length");
   if (declared !== null && Number(declared) <= SNIPPET_BYTES) {
     try {
-      return utf8.decode(await res.bytes());
+      // Decoded as TextDecoder would (UTF-8, invalid bytes replaced, a leading BOM dropped), without the bytes' own copy.
+      return await res.text();
     } catch {
       return "";
     }

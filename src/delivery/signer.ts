@@ -57,7 +57,7 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
   const hex = hmac(input.key).update(ts).update(".").update(input.body).digest("hex");
   const standard = (key: Uint8Array) => `v1,${hmac(key).update(input.id).update(".").update(ts).update(".").update(input.body).digest("base64")}`;
   const signature = input.previousKey ? `${standard(input.previousKey)} ${standard(input.key)}` : standard(input.key);
-  return {
+  const headers: Record<string, string> = {
     "Content-Type": "application/json",
     "User-Agent": input.userAgent,
     "X-Timestamp": ts,
@@ -66,9 +66,11 @@ export function webhookHeaders(input: SignInput): Record<string, string> {
     "webhook-id": input.id,
     "webhook-timestamp": ts,
     "webhook-signature": signature,
-    ...(input.test ? { "X-Webhook-Test": "true" } : {}),
-    ...(input.replay ? { "X-Webhook-Replay": "true" } : {}),
   };
+  // Set, not spread into the literal: a spread makes every webhook's headers a slow-path copy.
+  if (input.test) headers["X-Webhook-Test"] = "true";
+  if (input.replay) headers["X-Webhook-Replay"] = "true";
+  return headers;
 }
 
 /**

@@ -36,7 +36,8 @@ export async function guardedFetch(deps: GuardedFetchDeps, raw: string, init: Re
     }
   }
   if (!check.ok) return check;
-  const [url, pinnedInit] = pinnedRequest(check.url, check.address, { ...init, redirect: "manual" });
+  // Never a redirect: an init that already says so (the delivery loop's) is used as it is, not copied.
+  const [url, pinnedInit] = pinnedRequest(check.url, check.address, init.redirect === "manual" ? init : { ...init, redirect: "manual" });
   return { ok: true, url: check.url, response: await deps.fetch(url, pinnedInit) };
 }
 
