@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { onPostgres, testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
 import { until } from "../support/poll.ts";
+import { freePort } from "../support/free-port.ts";
 
 // The CLI as a user runs it: separate CLI processes (test/support/cli.ts) over one SQLite file,
 // with a `serve` process beside them. Nothing here imports chainwatch code.
@@ -54,14 +55,6 @@ function tomlFor(dbDir: string, listenPort: number): string {
     "allow_private_targets = true",
     "",
   ].join("\n");
-}
-
-/** A free TCP port: bind port 0, read it, let it go. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const p = probe.port as number;
-  probe.stop(true);
-  return p;
 }
 
 type Key = { api_key: string; secret: string };

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../delivery/fixtures.ts";
 import { CLI, cleanEnv, startServe } from "../support/cli.ts";
+import { freePort } from "../support/free-port.ts";
 
 // serve as a service manager or a container runs it: no config file, its settings from
 // CHAINWATCH_* variables and its own flags (--host, --port, --database), which win over them.
@@ -20,14 +21,6 @@ afterAll(async () => {
   await Promise.all(started.map((p) => p.exited));
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on at the moment. */
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
 
 /** The variables of a daemon whose every file lives in `dir/name`, and no config file. */
 function environment(name: string, extra: Record<string, string> = {}): Record<string, string> {

@@ -8,6 +8,7 @@ import { cleanEnv } from "../support/cli.ts";
 import { onPostgres, ownSqliteFile } from "../support/postgres-only.ts";
 import { ROOT } from "./markdown.ts";
 import { readmeSteps, type Step } from "./readme-steps.ts";
+import { freePort } from "../support/free-port.ts";
 
 // The README, run: every shell block in order, as a reader would in a fresh clone (a copy of this
 // checkout's files, sharing its installed node_modules), with its daemons, receiver and node in the
@@ -23,14 +24,6 @@ const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const STEPS = readmeSteps(README);
 const PORTS = ["8787", "9000", "8545"];
 const SLOW = 180_000;
-
-/** A port nothing listens on at the moment. */
-function freePort(): string {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = String(probe.port);
-  probe.stop(true);
-  return port;
-}
 
 /** Every pid under `pid` (its children, theirs, …), deepest first. */
 function descendants(pid: number): number[] {
@@ -206,7 +199,7 @@ beforeAll(async () => {
   if (onPostgres) return;
   dir = mkdtempSync(join(tmpdir(), "chainwatch-readme-"));
   await copyCheckout(dir);
-  for (const p of PORTS) ports.set(p, freePort());
+  for (const p of PORTS) ports.set(p, String(freePort()));
   const path = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
   shell = new ReaderShell(dir, cleanEnv({ PATH: path, NO_COLOR: "1", CHAINWATCH_SERVER__PORT: ports.get("8787") as string }));
 });
