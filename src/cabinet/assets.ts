@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 
 /** Mobile first: one column at 360 px, tables scroll inside their own box, focus always visible. */
 export const CSS = `*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,sans-serif;color:#1b1f24;background:#f6f7f9}
+body{margin:0;font:16px/1.45 system-ui,sans-serif;color:#1b1f24;background:#f6f7f9;overflow-wrap:break-word}
 a{color:#0b5cad}
 header{background:#14324f;color:#fff;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 header strong{font-size:1.05rem}header span{opacity:.85}

@@ -384,6 +384,15 @@ describe("the cabinet in a browser", () => {
     await screenshot(a, "payment");
   }, SLOW);
 
+  test("a long order id of wide letters wraps on its order's page instead of widening it past 360 px", async () => {
+    // One word, as wide as its letters make it: a heading breaks it rather than scroll sideways.
+    const orderId = `order-${"MW".repeat(30)}`;
+    const order = await createOrder(shop, { order_id: orderId, network: "eth", address: "0x00000000000000000000000000000000000000c2", amount: "1" });
+    await a.goto(`${td.url}/cabinet/payments/${order.payment_id}`);
+    expect(await a.textContent("h1")).toBe(`Order ${orderId}`);
+    await checkPage(a);
+  }, SLOW);
+
   test("the overview shows plan, credits and the usage chart; its weight and first byte are measured", async () => {
     // Some history: the chart draws every one of the 30 days, oldest first.
     const now = td.ctx.clock.now();

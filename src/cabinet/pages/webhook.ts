@@ -74,7 +74,8 @@ export type ShownSecret = { secret: string; rotated: boolean; endpointId?: strin
 function shownSecretBox(ctx: PageContext): Html | "" {
   const shown = ctx.flash.extra as ShownSecret | undefined;
   if (!shown) return "";
-  const title = shown.endpointId ? `New secret of ${shown.endpointId}` : shown.rotated ? "New webhook secret" : "Webhook secret";
+  // The id in code, which breaks anywhere: as plain text it is one word, and one with wide letters overflowed a 360 px screen.
+  const title = shown.endpointId ? html`New secret of <code>${shown.endpointId}</code>` : shown.rotated ? "New webhook secret" : "Webhook secret";
   return html`<section class="card" aria-labelledby="shown-secret-h"><h2 id="shown-secret-h">${title}</h2>
 <p><strong>${shown.rotated ? "Copy it now: it is not shown again." : "Keep it private: anyone holding it can forge webhooks."}</strong></p>
 <div class="secret"><code id="webhook-secret">${shown.secret}</code><button type="button" data-copy="webhook-secret">Copy secret</button></div></section>`;
