@@ -5,13 +5,15 @@ import type { Logger } from "../lib/log.ts";
 import { createWorker, type Worker } from "../lib/worker.ts";
 import { type CheckoutOrder, checkoutOrdersById } from "../payments/checkout-orders.ts";
 import { SECURITY_HEADERS } from "./assets.ts";
+import { withTipsOfOneMoment } from "./consistent-read.ts";
 import { checkoutJson, checkoutView } from "./view-model.ts";
 
 // The checkout pages' live updates (docs/checkout.md): one Server-Sent Events stream per open page,
 // fed by one hub per daemon. Order states are committed by the ingest transaction, the AML worker
 // and the expiry (possibly in another daemon); the hub is woken after those commits here and looks
 // every second anyway, and each look reads every watched order in one statement (a few, past 500
-// orders) and each of their networks' tips, whatever the number of streams. A stream gets an event
+// orders), each of their networks' tips, and the orders again (consistent-read.ts), whatever the
+// number of streams. A stream gets an event
 // only when its page's JSON changed, including "k of n" confirmations as the tip moves, and is
 // closed after the event that says the order is final.
 
@@ -109,8 +111,13 @@ export function createCheckoutHub(deps: HubDeps): CheckoutHub {
 
   async function look(): Promise<void> {
     if (byOrder.size === 0) return;
-    const orders = await checkoutOrdersById(deps.db, [...byOrder.keys()]);
-    const tips = await deps.tips(deps.db, new Set([...orders.values()].map((o) => o.network)));
+    const ids = [...byOrder.keys()];
+    const { orders, tips } = await withTipsOfOneMoment(
+      () => checkoutOrdersById(deps.db, ids),
+      (read) => new Set([...read.values()].map((o) => o.network)),
+      (networks) => deps.tips(deps.db, networks),
+      (read) => JSON.stringify([...read.values()]),
+    );
     for (const [paymentId, streams] of byOrder) {
       const order = orders.get(paymentId);
       const now = order ? render(order, tips.get(order.network) ?? null) : null;

@@ -54,15 +54,15 @@ async function look(h: ReturnType<typeof hub>): Promise<number> {
 const state = (s: string) => JSON.stringify({ status: s });
 
 describe("the checkout hub", () => {
-  test("one look reads every watched order in one statement and the tip in another, however many streams are open", async () => {
+  test("one look reads every watched order in one statement, the tip in another and the orders once more, however many streams are open", async () => {
     const orders = await Promise.all([1, 2, 3].map((i) => createOrder(shop, { order_id: `h-${i}`, network: "eth", address: freshAddress("e"), amount: "1" })));
     const h = hub();
     expect(await look(h)).toBe(0);
     h.open(orders[0].payment_id, "a", state("x"), false);
-    expect(await look(h)).toBe(2);
+    expect(await look(h)).toBe(3);
     for (let i = 0; i < 150; i++) h.open(orders[i % 3].payment_id, `client-${i}`, state("x"), false);
     expect(h.size()).toBe(151);
-    expect(await look(h)).toBe(2);
+    expect(await look(h)).toBe(3);
     await h.worker.stop();
     expect(h.size()).toBe(0);
   });
@@ -94,7 +94,7 @@ describe("the checkout hub", () => {
     for (let i = 0; i < rows.length; i += 100) await td.ctx.db.insertInto("payments").values(rows.slice(i, i + 100)).execute();
     const h = hub();
     for (const r of rows) h.open(r.id, r.id, state("x"), false);
-    expect(await look(h)).toBe(3);
+    expect(await look(h)).toBe(5);
     await h.worker.stop();
   });
 
@@ -114,6 +114,44 @@ describe("the checkout hub", () => {
     await ingestOk(td, block());
     expect(await events.until((s) => s.status !== "seen")).toMatchObject({ status: "paid" });
     expect(await events.next()).toBe("closed");
+  });
+
+  test("a block stored between a look's reads never pairs the order before it with the tip after it", async () => {
+    // Half paid: once that payment confirms, the order is underpaid.
+    const o = await createOrder(shop, { order_id: "h-torn", network: "eth", address: freshAddress("e"), amount: "1" });
+    await ingestOk(td, block([{ hash: freshTxHash(), from: "0x1111111111111111111111111111111111111111", to: o.address, value: "500000000000000000" }]));
+    // The next block, stored while the look reads the tips: it confirms the payment and moves the tip.
+    let storeBetween = true;
+    const h = createCheckoutHub({
+      db: td.ctx.db,
+      clock: td.ctx.clock,
+      log: silentLogger,
+      networks: td.config.networks,
+      tips: async (db, networks) => {
+        if (storeBetween) {
+          storeBetween = false;
+          await ingestOk(td, block());
+        }
+        return networkTips(db, networks);
+      },
+      maxStreams: 10,
+      maxStreamsPerClient: 10,
+    });
+    const stream = h.open(o.payment_id, "a", state("x"), false) as Response;
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    h.wake();
+    await h.worker.idle();
+    await h.worker.stop();
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const sent = [...text.matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]) as { status: string; amount_due: string; confirmations: { have: number } });
+    // Read apart, the look sent "seen, 2 of 2, 0.5 due": the order from before the block, the tip from after it.
+    // The first event is the one the stream was opened with.
+    expect(sent.slice(1).map((v) => [v.status, v.amount_due])).toEqual([["underpaid", "0.5"]]);
   });
 
   test("refuses past its bounds and once stopped", async () => {
