@@ -5,7 +5,6 @@ import type { NetworkConfig } from "../config/schema.ts";
 import { networkTips } from "../ingest/blocks.ts";
 import { type CheckoutOrder, orderByCheckoutToken } from "../payments/checkout-orders.ts";
 import { JS, SCRIPT_HEADERS, SCRIPT_PATH, SECURITY_HEADERS } from "./assets.ts";
-import { withTipsOfOneMoment } from "./consistent-read.ts";
 import type { CheckoutDeps } from "./deps.ts";
 import { checkoutPage, notFoundPage, tooManyPage } from "./page.ts";
 import { createQrCache } from "./qr.ts";
@@ -74,18 +73,12 @@ export function checkoutRoutes(deps: CheckoutDeps) {
 
   /** The order of `token` and its view now, or the decoy's (found: false): the same statements either way. */
   const lookUp = async (token: string): Promise<Looked> => {
-    // What the token finds, or the decoy when nothing is found or its network is no longer configured.
-    const shown = (stored: CheckoutOrder | undefined) => (stored !== undefined && networks[stored.network] !== undefined ? stored : decoy);
-    const { orders: stored, tips } = await withTipsOfOneMoment(
-      () => orderByCheckoutToken(deps.db, token),
-      (read) => [shown(read).network],
-      (names) => networkTips(deps.db, names),
-      (read) => JSON.stringify(read ?? null),
-    );
-    const order = shown(stored);
-    const found = order !== decoy;
+    const stored = await orderByCheckoutToken(deps.db, token);
+    const found = stored !== undefined && networks[stored.network] !== undefined;
+    const order = found ? stored : decoy;
     // The decoy's network is a configured one (the config always has the shipped networks).
     const net = networks[order.network] as NetworkConfig;
+    const tips = await networkTips(deps.db, [order.network]);
     const nowMs = deps.clock.now();
     return { found, order, view: checkoutView(order, order.network, net, tips.get(order.network) ?? null, nowMs), nowMs };
   };
