@@ -2,10 +2,11 @@
 // confirmations the tip gives must come from the same commit. The ingest writes both in one
 // transaction, but the live-update hub reads them in two statements (the order is the payments
 // folder's, the tip the ingest's), and a block stored between the two paired the old order with the
-// new tip: "Payment seen, 2 of 2 confirmations" until the next look. So the orders are read again after the tips, and
-// the pair is used once the orders read the same on both sides of the tips: an order that did not
-// change while the tips were read is the order as of that read. Only a commit that lands between
-// the reads costs another try; after a few, the last pair stands (the next look corrects it).
+// new tip: "Payment seen, 2 of 2 confirmations" until the next look. So the orders are read again
+// after the tips, and the pair is used once the orders read the same on both sides of the tips: an
+// order that did not change while the tips were read is the order as of that read. Only a commit
+// that lands between the reads costs another try; after a few, the last pair stands (the next look
+// corrects it).
 
 const TRIES = 3;
 

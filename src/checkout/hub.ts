@@ -13,9 +13,8 @@ import { checkoutJson, checkoutView } from "./view-model.ts";
 // and the expiry (possibly in another daemon); the hub is woken after those commits here and looks
 // every second anyway, and each look reads every watched order in one statement (a few, past 500
 // orders), each of their networks' tips, and the orders again (consistent-read.ts), whatever the
-// number of streams. A stream gets an event
-// only when its page's JSON changed, including "k of n" confirmations as the tip moves, and is
-// closed after the event that says the order is final.
+// number of streams. A stream gets an event only when its page's JSON changed, including "k of n"
+// confirmations as the tip moves, and is closed after the event that says the order is final.
 
 /** Encoded once: every stream's bytes. */
 const encoder = new TextEncoder();
