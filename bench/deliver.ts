@@ -611,10 +611,7 @@ function printSingle(r: ScenarioRounds, trees: Tree[]): void {
   if (r.contract.length > 0) console.log(`contract floor:       ${describeContract(r)}`);
   const wall = median(runs.map((x) => x.wallMs));
   console.log(`daemon throughput:    ${median(runs.map((x) => x.rate)).toFixed(0)} deliveries/s (${spread(runs.map((x) => x.rate))}; first→last arrival; ${(wall / 1000).toFixed(2)} s from commit incl. the next tick)`);
-  for (const d of r.durable.slice(0, 1))
-    console.log(
-      `durable loop:         ${spread(r.durable.map((x) => x.rate))} deliveries/s, ${r.durable.reduce((a, x) => a + x.duplicates, 0)} duplicates, ${r.durable.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
-    );
+  if (r.durable.length > 0) console.log(`durable loop:         ${spread(r.durable.map((x) => x.rate))} deliveries/s, ${loopCounts(r.durable)}`);
   console.log(`raw fetch throughput: ${spread(r.raw.map((x) => x.rate))} requests/s`);
   const ratios = runs.map((x, i) => x.rate / r.raw[i].rate);
   console.log(`ratio daemon/raw:     ${spread(ratios, 2)} (target >= 0.8) ${median(ratios) >= 0.8 ? "OK" : "MISSED"}`);
@@ -624,10 +621,8 @@ function printSingle(r: ScenarioRounds, trees: Tree[]): void {
   }
   if (r.contract.length > 0) {
     console.log(`CPU contract/durable: ${spread(r.contract.map((c, i) => totalUs(c.cpu) / totalUs(r.durable[i].cpu)), 2)} (what the contract costs the least implementation)`);
-    const c = r.contract[0];
-    console.log(
-      `CPU daemon/contract:  ${spread(runs.map((x, i) => totalUs(x.cpu) / totalUs(r.contract[i].cpu)), 2)}; contract loop ${spread(r.contract.map((x) => x.rate))} deliveries/s, ${r.contract.reduce((a, x) => a + x.duplicates, 0)} duplicates, ${r.contract.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${c.commits} commits (${(c.sent / Math.max(1, c.commits)).toFixed(1)} sends a commit, ${commitUs(c)} µs of wall time in commits per delivery)`,
-    );
+    console.log(`CPU daemon/contract:  ${spread(runs.map((x, i) => totalUs(x.cpu) / totalUs(r.contract[i].cpu)), 2)}`);
+    console.log(`contract loop:        ${spread(r.contract.map((x) => x.rate))} deliveries/s, ${loopCounts(r.contract)}`);
   }
   console.log(`duplicates:           ${runs.reduce((a, x) => a + x.duplicates, 0)} in all rounds`);
   console.log(`ingest→receipt:       p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms over ${LATENCY_SAMPLES} blocks (target p99 < 100 ms) ${r.p99 < 100 ? "OK" : "MISSED"}`);
@@ -662,11 +657,7 @@ function printComparison(results: ScenarioRounds[], trees: Tree[], run: { postgr
   console.log("");
   for (const r of results) {
     for (const [name, runs] of [["durable", r.durable], ["contract", r.contract]] as const) {
-      const d = runs[0];
-      if (!d) continue;
-      console.log(
-        `${name} loop, ${scenarioLabel(r.scenario)}: ${d.loops} loop(s), ${runs.reduce((a, x) => a + x.duplicates, 0)} duplicates and ${runs.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`,
-      );
+      if (runs.length > 0) console.log(`${name} loop, ${scenarioLabel(r.scenario)}: ${runs[0].loops} loop(s), ${loopCounts(runs)}`);
     }
     if (r.contract.length > 0) console.log(`contract floor, ${scenarioLabel(r.scenario)}: ${describeContract(r)}`);
   }
@@ -761,6 +752,12 @@ function verdict(results: ScenarioRounds[], compare: boolean): string {
   }
   if (missed.length === 0) return `targets met: ${met.join("; ")}`;
   return `target missed: ${missed.join("; ")}${met.length > 0 ? `; met: ${met.join("; ")}` : ""}`;
+}
+
+/** "0 duplicates, 0 lost in all rounds; first round 981 commits (20.4 sends a commit, 19 µs of wall time in commits per delivery), 796 claims": a baseline loop's rounds. */
+function loopCounts(runs: DurableOutcome[]): string {
+  const d = runs[0];
+  return `${runs.reduce((a, x) => a + x.duplicates, 0)} duplicates, ${runs.reduce((a, x) => a + x.lost, 0)} lost in all rounds; first round ${d.commits} commits (${(d.sent / Math.max(1, d.commits)).toFixed(1)} sends a commit, ${commitUs(d)} µs of wall time in commits per delivery), ${d.claims} claims`;
 }
 
 /** Wall µs inside the durable loops' commits per delivery. */

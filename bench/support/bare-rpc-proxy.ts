@@ -12,6 +12,7 @@
 import { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import { readFileSync } from "node:fs";
+import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, jsonNestsDeeperThan, MAX_JSON_DEPTH, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../src/lib/json-depth.ts";
 
 if (import.meta.main) {
   const port = Number(process.argv[2]);
@@ -34,16 +35,18 @@ if (import.meta.main) {
 /** The read methods of the allow-list (the bench calls two of them). */
 const ALLOWED = new Set(["eth_blockNumber", "eth_chainId", "net_version", "eth_getBalance", "eth_call", "eth_getBlockByNumber", "eth_getBlockByHash", "eth_getLogs", "eth_getTransactionReceipt", "eth_sendRawTransaction"]);
 const COSTS: Record<string, number> = { eth_getBlockByNumber: 20, eth_getBlockByHash: 20, eth_getLogs: 10 };
-const MAX_DEPTH = 64;
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 const CALL_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
 /**
- * One pass over JSON text, strings skipped: whether it nests deeper than MAX_DEPTH, and whether its
- * top-level object has an `error` member (a key at depth 1: a string after `{` or `,`). What the
- * contract needs of a node's answer without parsing it: its depth bounded, and an error told from
- * a result.
+ * One pass over JSON text, strings skipped: whether it nests deeper than MAX_JSON_DEPTH, and
+ * whether its top-level object has an `error` member (a key at depth 1: a string after `{` or `,`).
+ * What the contract needs of a node's answer without parsing it: its depth bounded, and an error
+ * told from a result. The string skip and the bound are chainwatch's own (lib/json-depth.ts).
  */
 function scan(text: string): { tooDeep: boolean; topError: boolean } {
   let depth = 0;
@@ -52,24 +55,19 @@ function scan(text: string): { tooDeep: boolean; topError: boolean } {
   let last = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 34) {
-      // To the closing quote: the next quote not escaped (an odd run of backslashes before it).
+    if (c === QUOTE) {
       const start = i + 1;
-      for (i = text.indexOf('"', start); i !== -1; i = text.indexOf('"', i + 1)) {
-        let backslashes = 0;
-        while (text.charCodeAt(i - 1 - backslashes) === 92) backslashes++;
-        if (backslashes % 2 === 0) break;
-      }
-      if (i === -1) break;
-      if (depth === 1 && (last === 123 || last === 44) && i - start === 5 && text.startsWith("error", start)) topError = true;
-      last = 34;
-    } else if (c === 123 || c === 91) {
-      if (++depth > MAX_DEPTH) return { tooDeep: true, topError };
+      i = closingQuote(text, i);
+      if (i < 0) break;
+      if (depth === 1 && (last === OPEN_OBJECT || last === COMMA) && i - start === 5 && text.startsWith("error", start)) topError = true;
+      last = QUOTE;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > MAX_JSON_DEPTH) return { tooDeep: true, topError };
       last = c;
-    } else if (c === 125 || c === 93) {
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       depth--;
       last = c;
-    } else if (c === 44 || c === 58) last = c;
+    } else if (c === COMMA || c === COLON) last = c;
   }
   return { tooDeep: false, topError };
 }
@@ -104,7 +102,7 @@ function contractProxy(upstream: string, keys: string[]): (req: Request) => Prom
     if (!account) return refuse(401);
     if (path[0] !== "eth") return refuse(404);
     const text = await req.text();
-    if (scan(text).tooDeep) return refuse(400);
+    if (jsonNestsDeeperThan(text)) return refuse(400);
     let call: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     try {
       call = JSON.parse(text);
