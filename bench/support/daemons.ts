@@ -51,13 +51,8 @@ export async function stopAll(procs: Subprocess[]): Promise<void> {
   await Promise.all(procs.map((p) => Promise.race([p.exited, Bun.sleep(3000).then(() => p.kill("SIGKILL"))])));
 }
 
-/** A free TCP port: bind port 0, read it, let it go. */
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
+/** A free TCP port on 127.0.0.1, below the range the kernel gives outgoing connections (test/support/free-port.ts). */
+export { freePort } from "../../test/support/free-port.ts";
 
 /** Polls until `url` answers 2xx (bounded to 15 s), failing early if `proc` exits; `init` for a POST probe. */
 export async function waitForHealth(url: string, proc?: Subprocess, init?: RequestInit): Promise<void> {

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 
-// A port for a process the test starts on a port of its choosing (`serve --port`, a config's
-// server.port). Asking the kernel for port 0 and letting it go leaves a gap before the process
-// binds it, and the kernel hands ports from the same range to every outgoing connection's source
-// port: under the suite's parallel workers one of those took such a port in that gap ("port …
-// is in use"). A port below that range is never handed out on its own.
+// A port for a process started on a port of its caller's choosing (`serve --port`, a config's
+// server.port, litecoind's RPC, a bench's own servers). Asking the kernel for port 0 and letting
+// it go leaves a gap before the process binds it, and the kernel hands ports from the same range
+// to every outgoing connection's source port: under the suite's parallel workers one of those took
+// such a port in that gap ("port … is in use"). A port below that range is never handed out on
+// its own.
 
 /** The first port of the kernel's ephemeral range (Linux; 32768 elsewhere). */
 function ephemeralStart(): number {

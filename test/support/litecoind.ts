@@ -1,8 +1,8 @@
 import type { Subprocess } from "bun";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.ts";
 
 // A real Litecoin Core node (`litecoind -regtest`, Debian's package) for tests of the
 // Bitcoin family: Litecoin Core 0.21 speaks Bitcoin Core's JSON-RPC. It runs in a fresh datadir
@@ -84,19 +84,6 @@ export type LitecoindOptions = {
   datadir?: string;
 };
 
-/** A port nothing listens on right now (the OS's choice for port 0). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts `litecoind -regtest` and resolves once its RPC answers; `args` are added to its flags. */
 export async function startLitecoind(args: string[] = [], opts: LitecoindOptions = {}): Promise<Litecoind> {
   let lastError: unknown;
@@ -104,7 +91,7 @@ export async function startLitecoind(args: string[] = [], opts: LitecoindOptions
     const datadir = opts.datadir ?? mkdtempSync(join(tmpdir(), "chainwatch-litecoind-"));
     const owned = opts.datadir === undefined;
     try {
-      return await startIn(datadir, owned, await freePort(), await freePort(), args);
+      return await startIn(datadir, owned, freePort(), freePort(), args);
     } catch (e) {
       if (owned) rmSync(datadir, { recursive: true, force: true });
       lastError = e;

@@ -11,7 +11,8 @@ import type { NetworkConfig } from "../../../src/config/schema.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
 import { silentLogger } from "../../../src/lib/log.ts";
 import { createUpstreamPool, type UpstreamPool } from "../../../src/upstream/pool.ts";
-import { freePort, type Litecoind, startLitecoind } from "../../support/litecoind.ts";
+import { freePort } from "../../support/free-port.ts";
+import { type Litecoind, startLitecoind } from "../../support/litecoind.ts";
 
 // The Bitcoin-family source, client and reader against a real Litecoin Core regtest node, reached
 // through the network's upstream pool with the credentials in its URL, as a daemon reaches it.
@@ -208,7 +209,7 @@ describe("btc client", () => {
   test("keeps credentials out of errors and upstream labels", async () => {
     const { username } = new URL(node.url);
     const wrongPassword = node.url.replace(/:[^:@]+@/, ":wrongsecret@");
-    const closed = `http://someuser:closedportsecret@127.0.0.1:${await freePort()}/`;
+    const closed = `http://someuser:closedportsecret@127.0.0.1:${freePort()}/`;
     for (const url of [wrongPassword, closed]) {
       const pool = poolFor(url);
       const error = await rejection(createBtcClient(pool).call("getblockcount", []));
