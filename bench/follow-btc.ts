@@ -23,7 +23,9 @@
 // BENCH_NODE_LATENCY_MS (0: the node directly; above 0, a proxy in this process delays every
 // answer by that much, for both, and its CPU counts in the bare loop's), BENCH_COMPARE_TREE (see
 // below), BENCH_CPU_PROF_DIR (each serve process writes a Markdown CPU profile there when it
-// exits; with BENCH_LAG_SAMPLES=0 it covers the catch-up alone).
+// exits; with BENCH_LAG_SAMPLES=0 it covers the catch-up alone), BENCH_BINARY (a binary of `bun run
+// build`, e.g. dist/chainwatch, serves for this tree instead of `bun cli/index.ts`: the daemon as
+// shipped, whose start costs a fifth of the source's, see bench:startup).
 import { Database } from "bun:sqlite";
 import type { Subprocess } from "bun";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -52,6 +54,7 @@ const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 20);
 const ROUNDS = num("BENCH_ROUNDS", 3);
 const LATENCY_MS = num("BENCH_NODE_LATENCY_MS", 0);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
+const BINARY = process.env.BENCH_BINARY;
 // Another checkout (e.g. `git archive REV | tar -x -C /tmp/t && ln -s "$PWD/node_modules" /tmp/t/`): its
 // daemon catches up in every round too, between this tree's and the bare loop, for a before/after in one run.
 const COMPARE_TREE = process.env.BENCH_COMPARE_TREE;
@@ -300,7 +303,8 @@ async function readPath(url: string, head: number): Promise<{ seconds: number }>
 /** `chainwatch serve` on the config; counts its "ingested" log lines (one per ingest transaction that stored blocks). */
 function spawnServe(configPath: string, cli = CLI): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
   const profile = CPU_PROF_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const proc = Bun.spawn([process.execPath, ...profile, cli, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const command = BINARY && cli === CLI ? [BINARY] : [process.execPath, ...profile, cli];
+  const proc = Bun.spawn([...command, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
   children.push(proc);
   let batches = 0;
   // Reads the JSON log to its end, so the daemon never blocks on a full pipe.
@@ -580,6 +584,7 @@ async function main() {
     console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${loadAverage()} at the end`);
     console.log(`chain        heights 0..${head}: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx from height ${facts.firstTxHeight}, ${txs} transactions with the coinbases; node latency ${LATENCY_MS} ms`);
     console.log(`rounds       ${ROUNDS}, each a bare run and a fresh daemon's catch-up from 0 (process start included); median (min–max) over the rounds`);
+    if (BINARY) console.log(`serves       ${BINARY} (BENCH_BINARY), not bun cli/index.ts`);
     console.log(`chainwatch   ${spread(runs.map((c) => blocks / c.seconds))} blocks/s, ${spread(runs.map((c) => txs / c.seconds))} tx/s`);
     console.log(`bare loop    ${spread(bares.map((b) => blocks / b.seconds))} blocks/s, ${spread(bares.map((b) => txs / b.seconds))} tx/s (${CONCURRENCY} in flight)`);
     console.log(`ratio        ${ratio.toFixed(2)} of the bare loop (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.7)`);

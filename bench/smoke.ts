@@ -78,6 +78,11 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_ADDRESSES: "1500", BENCH_SINGLE: "20" },
     prints: [/^batch: +\d+ addresses in .* \d+ µs CPU per address/m, /^single: +\d+ addresses in .* \d+ µs CPU per address/m],
   },
+  // Builds two binaries and the floor's first (a few seconds).
+  "bench:startup": {
+    env: { BENCH_ROUNDS: "1", BENCH_STARTS: "1" },
+    prints: [/^serve: +CPU ms a start: source \d+ \(\d+\.\d×\), binary \d+/m, /^start-up: the binary serves after \d+ ms of CPU/m],
+  },
   "bench:orders": {
     env: { BENCH_ORDERS: "20" },
     prints: [/^ {2}given address +\d+ µs CPU per order/m, /^ {2}btc wpkh +\d+ µs CPU per address/m],

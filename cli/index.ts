@@ -1,4 +1,7 @@
 #!/usr/bin/env bun
 import { runCli } from "./run.ts";
 
-process.exitCode = await runCli(process.argv.slice(2));
+// No top-level await: the single binary is compiled to bytecode, which Bun builds as CommonJS.
+runCli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
