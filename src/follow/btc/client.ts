@@ -56,13 +56,19 @@ const TOO_DEEP = `answered with JSON nested deeper than ${MAX_JSON_DEPTH} levels
  * (lib/json-depth.ts): strings are skipped whole, so text inside one is never taken for a key or a
  * bracket, and an unclosed string ends the scan (JSON.parse then refuses the text). A key is a
  * string whose text is exactly `value` followed by `:`; the number after it (`-`, a digit, then
- * digits, `.`, `e`, `E`, `+`, `-`) becomes a string. A block of 100 transactions costs this pass and
- * one JSON.parse, where a regular-expression rewrite, the parse of its result and the pool's
- * scan cost twice the CPU.
+ * digits, `.`, `e`, `E`, `+`, `-`) is noted by where it starts and ends.
+ *
+ * The text is then parsed as it is, and each numeric `value` of the result, in the text's order,
+ * is replaced by the text of the next noted number. The two agree one to one unless an object
+ * repeats a key (JSON.parse keeps the last) or has a key starting with a digit (an object lists
+ * index-like keys first, out of the text's order): then, or if any noted number does not parse to
+ * the number it replaces, the text is parsed again with every noted number quoted, which is exact
+ * in every case. Parsing the text as it is costs a 100-transaction block about a fifth less CPU than
+ * that rewrite, which copies the whole text once more.
  */
 export function parseExactValues(text: string): unknown {
-  const pieces: string[] = [];
-  let copied = 0;
+  // Start and end of each noted number, in pairs.
+  const spans: number[] = [];
   let depth = 0;
   const length = text.length;
   for (let i = 0; i < length; i++) {
@@ -81,8 +87,7 @@ export function parseExactValues(text: string): unknown {
           if (isDigit(text.charCodeAt(j))) {
             j++;
             while (isNumberPart(text.charCodeAt(j))) j++;
-            pieces.push(text.slice(copied, number), '"', text.slice(number, j), '"');
-            copied = j;
+            spans.push(number, j);
             // Nothing between the key and the number's end opens or closes anything.
             i = j - 1;
             continue;
@@ -96,7 +101,55 @@ export function parseExactValues(text: string): unknown {
       depth--;
     }
   }
-  return JSON.parse(pieces.length === 0 ? text : (pieces.push(text.slice(copied)), pieces.join("")));
+  const parsed: unknown = JSON.parse(text);
+  if (spans.length === 0) return parsed;
+  const placed = { next: 0, agree: true };
+  placeValues(parsed, text, spans, placed);
+  return placed.agree && placed.next === spans.length ? parsed : parseQuoted(text, spans);
+}
+
+/**
+ * Replaces each numeric `value` of a parsed answer, depth first in key order (the text's order),
+ * with the text of the next span; stops agreeing at a key starting with a digit, or at a span that
+ * is missing or parses to another number. Recursion is bounded: the scan refused anything deeper
+ * than MAX_JSON_DEPTH.
+ */
+function placeValues(node: unknown, text: string, spans: number[], placed: { next: number; agree: boolean }): void {
+  if (typeof node !== "object" || node === null || !placed.agree) return;
+  if (Array.isArray(node)) {
+    for (const item of node) placeValues(item, text, spans, placed);
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    if (isDigit(key.charCodeAt(0))) {
+      placed.agree = false;
+      return;
+    }
+    const v = record[key];
+    if (key === "value" && typeof v === "number") {
+      const at = placed.next;
+      const printed = at < spans.length ? text.slice(spans[at], spans[at + 1]) : "";
+      if (Number(printed) !== v || printed === "") {
+        placed.agree = false;
+        return;
+      }
+      record[key] = printed;
+      placed.next = at + 2;
+    } else placeValues(v, text, spans, placed);
+  }
+}
+
+/** The text parsed with every noted number quoted: exact whatever the text repeats. */
+function parseQuoted(text: string, spans: number[]): unknown {
+  const pieces: string[] = [];
+  let copied = 0;
+  for (let i = 0; i < spans.length; i += 2) {
+    pieces.push(text.slice(copied, spans[i]), '"', text.slice(spans[i], spans[i + 1]), '"');
+    copied = spans[i + 1];
+  }
+  pieces.push(text.slice(copied));
+  return JSON.parse(pieces.join(""));
 }
 
 type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } | null; id?: unknown };

@@ -117,6 +117,26 @@ describe("parseExactValues", () => {
   test("keeps a value already a string as it is", () => {
     expect(parseExactValues(`{"value":"0.5"}`)).toEqual({ value: "0.5" });
   });
+
+  // Each is parsed as it is, then its numbers put back by the text's order; where that order is not
+  // the parsed object's, the text is parsed again with each value quoted. Either way, the same answer.
+  test.each([
+    ["a repeated key keeps the last value's text", `{"value":1.10000000,"value":2.20000000}`, { value: "2.20000000" }],
+    ["a repeated key whose last value is a string", `{"value":1.5,"value":"x"}`, { value: "x" }],
+    ["a repeated object keeps the last one's", `{"a":{"value":1.0},"b":{"value":3},"a":{"value":2.00}}`, { a: { value: "2.00" }, b: { value: "3" } }],
+    ["the same number printed twice, repeated", `{"a":{"value":1.0},"a":{"value":1.0}}`, { a: { value: "1.0" } }],
+    // An object lists index-like keys first: "0"'s value comes after "b"'s in the text.
+    ["index-like keys", `{"b":{"value":150000000000.12345679},"0":{"value":150000000000.12345678}}`, { b: { value: "150000000000.12345679" }, 0: { value: "150000000000.12345678" } }],
+    ["values past a double's digits, in order", `[{"value":150000000000.12345678},{"value":150000000000.12345679}]`, [{ value: "150000000000.12345678" }, { value: "150000000000.12345679" }]],
+    ["nested values and other numbers", `{"value":0.5,"vout":[{"n":0,"value":-0,"x":{"value":1e-8}}],"n":2}`, { value: "0.5", vout: [{ n: 0, value: "-0", x: { value: "1e-8" } }], n: 2 }],
+  ])("%s", (_, text, expected) => {
+    expect(parseExactValues(text)).toEqual(expected);
+  });
+
+  test("an answer nesting too deep is refused before it is parsed", () => {
+    expect(() => parseExactValues(`${"[".repeat(65)}${"]".repeat(65)}`)).toThrow("answered with JSON nested deeper than 64 levels");
+    expect(JSON.stringify(parseExactValues(`${"[".repeat(63)}{"value":1}${"]".repeat(63)}`))).toBe(`${"[".repeat(63)}{"value":"1"}${"]".repeat(63)}`);
+  });
 });
 
 describe("satoshisOf", () => {
