@@ -43,7 +43,7 @@ export type Outpoint = { txid: string; vout: number };
  * are movements from the start, its spends become movements once the ingest has looked up which
  * of them paid a watched address (ingest/spent-outputs.ts).
  */
-export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[]; outputs?: TxOutput[]; spends?: Outpoint[] };
+export type IngestedTx = { hash: string; from: string | null; to: string | null; movements: Movement[]; outputs?: readonly TxOutput[]; spends?: readonly Outpoint[] };
 
 /** A block in matching form: addresses normalized, values as bigint. */
 export type IngestedBlock = {

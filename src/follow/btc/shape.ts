@@ -21,8 +21,8 @@ const SATOSHI_DECIMALS = 8;
 /** An outpoint a transaction spends. */
 export type BtcOutpoint = { txid: string; vout: number };
 
-/** An output; `address` null when its script pays no single address (OP_RETURN, bare multisig, nonstandard). */
-export type BtcOutput = { address: string | null; value: bigint };
+/** An output, `vout` its index (`n`); `address` null when its script pays no single address (OP_RETURN, bare multisig, nonstandard). */
+export type BtcOutput = { vout: number; address: string | null; value: bigint };
 
 /** A transaction: the outpoints it spends (none for a coinbase), its outputs in `n` order. */
 export type BtcTx = { txid: string; inputs: BtcOutpoint[]; outputs: BtcOutput[] };
@@ -97,11 +97,15 @@ export function checkChainInfo(value: unknown): { chain: string } {
  * `scriptPubKey.addresses` (Litecoin Core 0.21, Dogecoin and older Bitcoin Core) when it names
  * exactly one; null for a script that pays none or several (OP_RETURN, bare multisig).
  */
-function payee(c: Checker, at: string, script: Rec): string | null {
-  if (script.address !== undefined) return c.address(`${at}.address`, script.address);
+function payee(c: Checker, at: () => string, script: Rec): string | null {
+  const address = script.address;
+  if (address !== undefined) return typeof address === "string" && ADDRESS.test(address) ? address : c.address(`${at()}.address`, address);
   if (script.addresses === undefined) return null;
-  const addresses = c.array(`${at}.addresses`, script.addresses);
-  return addresses.length === 1 ? c.address(`${at}.addresses[0]`, addresses[0]) : null;
+  const addresses = script.addresses;
+  if (!Array.isArray(addresses)) c.array(`${at()}.addresses`, addresses);
+  if ((addresses as unknown[]).length !== 1) return null;
+  const only = (addresses as unknown[])[0];
+  return typeof only === "string" && ADDRESS.test(only) ? only : c.address(`${at()}.addresses[0]`, only);
 }
 
 /**
@@ -112,37 +116,57 @@ function payee(c: Checker, at: string, script: Rec): string | null {
  * out. Outputs must come in `n` order (0, 1, …): the ingest reads an output's index as its `n`.
  * `at` prefixes field names (`tx[3]`); "" for a transaction that is the whole answer. No output,
  * and not all of them together, may carry more than `limit`.
+ *
+ * A block holds hundreds of entries: their field names (`tx[3].vout[1]`) are built only for a
+ * refusal, not for each entry checked.
  */
 function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit): BtcTx {
   const tx = c.object(at || "result", value);
   const field = (name: string) => (at ? `${at}.${name}` : name);
   const txid = c.hash(field("txid"), tx.txid);
   const inputs: BtcOutpoint[] = [];
-  c.array(field("vin"), tx.vin).forEach((item, i) => {
-    const entry = field(`vin[${i}]`);
-    const vin = c.object(entry, item);
-    if (vin.ismweb === true) return;
+  const vins = tx.vin;
+  if (!Array.isArray(vins)) c.array(field("vin"), vins);
+  for (let i = 0; i < (vins as unknown[]).length; i++) {
+    const vin = (vins as unknown[])[i] as Rec;
+    if (typeof vin !== "object" || vin === null || Array.isArray(vin)) c.object(field(`vin[${i}]`), vin);
+    if (vin.ismweb === true) continue;
     if (vin.coinbase !== undefined) {
-      if (typeof vin.coinbase !== "string" || !HEX.test(vin.coinbase)) c.fail(`${entry}.coinbase`, "hex data", vin.coinbase);
-      return;
+      if (typeof vin.coinbase !== "string" || !HEX.test(vin.coinbase)) c.fail(field(`vin[${i}].coinbase`), "hex data", vin.coinbase);
+      continue;
     }
-    inputs.push({ txid: c.hash(`${entry}.txid`, vin.txid), vout: c.count(`${entry}.vout`, vin.vout, MAX_VOUT) });
-  });
+    const spent = vin.txid;
+    const index = vin.vout;
+    inputs.push({
+      txid: typeof spent === "string" && HASH.test(spent) ? spent.toLowerCase() : c.hash(field(`vin[${i}].txid`), spent),
+      vout: isCount(index, MAX_VOUT) ? index : c.count(field(`vin[${i}].vout`), index, MAX_VOUT),
+    });
+  }
   const outputs: BtcOutput[] = [];
   let total = 0n;
-  c.array(field("vout"), tx.vout).forEach((item, i) => {
-    const entry = field(`vout[${i}]`);
-    const vout = c.object(entry, item);
-    if (vout.ismweb === true) return;
-    const amount = c.amount(`${entry}.value`, vout.value);
-    if (amount > limit.max) c.fail(`${entry}.value`, `an amount of at most ${limit.name}`, vout.value);
+  const vouts = tx.vout;
+  if (!Array.isArray(vouts)) c.array(field("vout"), vouts);
+  for (let i = 0; i < (vouts as unknown[]).length; i++) {
+    const vout = (vouts as unknown[])[i] as Rec;
+    if (typeof vout !== "object" || vout === null || Array.isArray(vout)) c.object(field(`vout[${i}]`), vout);
+    if (vout.ismweb === true) continue;
+    const amount = (typeof vout.value === "string" ? satoshisOf(vout.value) : null) ?? c.amount(field(`vout[${i}].value`), vout.value);
+    if (amount > limit.max) c.fail(field(`vout[${i}].value`), `an amount of at most ${limit.name}`, vout.value);
     total += amount;
     if (total > limit.max) c.fail(field("vout"), `outputs of at most ${limit.name} together`, `${formatAmount(total, SATOSHI_DECIMALS)} by vout[${i}]`);
-    if (c.count(`${entry}.n`, vout.n, MAX_VOUT) !== outputs.length) c.fail(`${entry}.n`, `output index ${outputs.length}`, vout.n);
-    const script = c.object(`${entry}.scriptPubKey`, vout.scriptPubKey);
-    outputs.push({ address: payee(c, `${entry}.scriptPubKey`, script), value: amount });
-  });
+    const n = vout.n;
+    if (!isCount(n, MAX_VOUT)) c.count(field(`vout[${i}].n`), n, MAX_VOUT);
+    if (n !== outputs.length) c.fail(field(`vout[${i}].n`), `output index ${outputs.length}`, n);
+    const script = vout.scriptPubKey;
+    if (typeof script !== "object" || script === null || Array.isArray(script)) c.object(field(`vout[${i}].scriptPubKey`), script);
+    outputs.push({ vout: n as number, address: payee(c, () => field(`vout[${i}].scriptPubKey`), script as Rec), value: amount });
+  }
   return { txid, inputs, outputs };
+}
+
+/** Whether a value is an integer from 0 to `max` (what `count` accepts). */
+function isCount(value: unknown, max: number): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= max;
 }
 
 /**

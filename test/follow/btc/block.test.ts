@@ -17,14 +17,14 @@ const BLOCK: BtcBlock = {
   previousblockhash: H("6"),
   time: 1_700_000_007,
   transactions: [
-    { txid: H("a"), inputs: [], outputs: [{ address: BECH32, value: 1_250_005_340n }, { address: null, value: 0n }] },
+    { txid: H("a"), inputs: [], outputs: [{ vout: 0, address: BECH32, value: 1_250_005_340n }, { vout: 1, address: null, value: 0n }] },
     {
       txid: H("b"),
       inputs: [{ txid: H("1"), vout: 0 }],
       outputs: [
-        { address: BECH32, value: 12_345_678n },
-        { address: LEGACY, value: 30_000_000n },
-        { address: "rltc1q9edlnljj99mftempsaj9w3s3lktf58dmafud6m", value: 1_194_997_150n },
+        { vout: 0, address: BECH32, value: 12_345_678n },
+        { vout: 1, address: LEGACY, value: 30_000_000n },
+        { vout: 2, address: "rltc1q9edlnljj99mftempsaj9w3s3lktf58dmafud6m", value: 1_194_997_150n },
       ],
     },
     {
@@ -33,7 +33,7 @@ const BLOCK: BtcBlock = {
         { txid: H("b"), vout: 2 },
         { txid: H("2"), vout: 4_294_967_295 },
       ],
-      outputs: [{ address: null, value: 0n }, { address: LEGACY, value: 15_000_000_000_012_345_678n }],
+      outputs: [{ vout: 0, address: null, value: 0n }, { vout: 1, address: LEGACY, value: 15_000_000_000_012_345_678n }],
     },
   ],
 };

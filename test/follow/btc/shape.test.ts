@@ -173,22 +173,22 @@ describe("checkBlock", () => {
           txid: "72036beb9215658b5d9ceb09d860ac82ef3249df7d7bfc2e33c96d13c6a25f01",
           inputs: [],
           outputs: [
-            { address: "rltc1qdt7dz263ca65y6q2gpqtzjts2gd0324hn32957", value: 1_250_005_340n },
-            { address: null, value: 0n },
+            { vout: 0, address: "rltc1qdt7dz263ca65y6q2gpqtzjts2gd0324hn32957", value: 1_250_005_340n },
+            { vout: 1, address: null, value: 0n },
           ],
         },
         {
           txid: "4222b18d0baa24fe0e12168157f8048f29b8622d336b2a91baefaebee684a139",
           inputs: [{ txid: "485d684a6bb0073bafc4eadef49f7860f0dbd463d7d47d2315b1cc303c042072", vout: 0 }],
           outputs: [
-            { address: "rltc1q9edlnljj99mftempsaj9w3s3lktf58dmafud6m", value: 1_194_997_150n },
-            { address: "mhbniHJas1kAR3P7or4E21UQ47C3KAAx2H", value: 30_000_000n },
+            { vout: 0, address: "rltc1q9edlnljj99mftempsaj9w3s3lktf58dmafud6m", value: 1_194_997_150n },
+            { vout: 1, address: "mhbniHJas1kAR3P7or4E21UQ47C3KAAx2H", value: 30_000_000n },
           ],
         },
         {
           txid: "da58b1421a737908832d59d55221c29f83d7ae07ebd7953dbc7a6e2863793c39",
           inputs: [{ txid: "f80013af6764a3c0484d0594070f6cdadc7094f8064c089a0d2c2c0e80300e34", vout: 0 }],
-          outputs: [{ address: null, value: 1_249_990_570n }],
+          outputs: [{ vout: 0, address: null, value: 1_249_990_570n }],
         },
       ],
     });
@@ -203,8 +203,8 @@ describe("checkBlock", () => {
         txid: "1ed002fc5dadd422db257ec5f6f7ead9045e1ac2d0bae1298ed4d2e2c40ed177",
         inputs: [],
         outputs: [
-          { address: "bcrt1q7e4uc7mz8rhl0e2g25a3jcguydxale9yrnl4cz", value: 4_882_812n },
-          { address: null, value: 0n },
+          { vout: 0, address: "bcrt1q7e4uc7mz8rhl0e2g25a3jcguydxale9yrnl4cz", value: 4_882_812n },
+          { vout: 1, address: null, value: 0n },
         ],
       },
     ]);
@@ -252,7 +252,7 @@ describe("checkBlock", () => {
   test("skips MWEB entries, which spend and pay no outpoint of the chain", () => {
     const block = checkBlock(5, H("a"), block5((b) => (b.tx[0].vin.push({ ismweb: true, output_id: H("e") }), b.tx[0].vout.unshift({ ismweb: true, output_id: H("f") }))));
     expect(block.transactions[0].inputs).toEqual([{ txid: H("d"), vout: 1 }]);
-    expect(block.transactions[0].outputs).toEqual([{ address: "bc1qexample", value: 100_000n }]);
+    expect(block.transactions[0].outputs).toEqual([{ vout: 0, address: "bc1qexample", value: 100_000n }]);
   });
 
   test.each<[string, (b: any) => void, string]>([
@@ -330,7 +330,7 @@ describe("mempool answers", () => {
 
   test("getrawtransaction is read like a block's transaction", () => {
     const answer = parseExactValues(`{"txid":"${H("c")}","vin":[{"txid":"${H("d")}","vout":1}],"vout":[{"value":0.5,"n":0,"scriptPubKey":{"addresses":["${"m".repeat(34)}"]}}],"blockhash":"${H("e")}"}`);
-    expect(checkMempoolTx(H("C"), answer)).toEqual({ txid: H("c"), inputs: [{ txid: H("d"), vout: 1 }], outputs: [{ address: "m".repeat(34), value: 50_000_000n }] });
+    expect(checkMempoolTx(H("C"), answer)).toEqual({ txid: H("c"), inputs: [{ txid: H("d"), vout: 1 }], outputs: [{ vout: 0, address: "m".repeat(34), value: 50_000_000n }] });
     expect(() => checkMempoolTx(H("f"), answer)).toThrow("txid is not the txid asked for");
     expect(() => checkMempoolTx(H("c"), { txid: H("c"), vin: [] })).toThrow(`the node sent a malformed transaction "${H("c")}" (getrawtransaction): vout is not an array`);
   });
