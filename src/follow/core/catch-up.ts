@@ -74,6 +74,10 @@ export type CatchUpDeps<B extends ReadBlock> = {
  * The read-ahead is bounded by bytes too: the blocks read and not yet committed, plus those in
  * flight at the size of the largest recent block, stay within `readAheadBytes` (roomForOneMore);
  * a fresh follower reads one block first, to learn the size.
+ *
+ * A read that finishes starts the next one at once, also while the run still waits for an earlier
+ * height, so the node keeps `concurrency` reads to work on instead of one less for each read that
+ * finished out of order. No read starts once the run has ended.
  */
 export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: number, head: number, parent: string | null): Promise<RunEnd> {
   const { concurrency, batchBlocks, readAheadBytes, sizes } = deps;
@@ -83,6 +87,7 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
   let next = from;
   let inFlight = 0;
   let heldBytes = 0;
+  let ended = false;
   const launch = () => {
     // At most `concurrency` reads in flight, and up to a batch of read blocks waiting to commit.
     while (
@@ -102,62 +107,69 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
             sizes.remember(v.bytes);
           }
           Object.assign(slot, { settled: true, value: v });
+          // Its place in flight goes to the next height, whichever height the run waits for.
+          if (!ended) launch();
         },
         () => inFlight--,
       );
       slots.set(launched++, slot);
     }
   };
-  // A lead lost mid catch-up ends it after the batch in flight: another daemon follows on.
-  while (next <= head && deps.going()) {
-    launch();
-    // A failed fetch throws here; the fetches still in flight are abandoned with the run.
-    let block = await (slots.get(next) as Slot).promise;
-    const batch: B[] = [];
-    let end: RunEnd | null = null;
-    /** A read that failed after the batch began: the batch is committed first, then it is thrown. */
-    let failed: unknown = null;
-    // A batch fills while reads go on: one ingest transaction for up to `batchBlocks` blocks
-    // instead of one per block that happened to be ready (each transaction has a fixed cost).
-    while (true) {
-      if (block === null) {
-        end = { kind: "done" };
-        break;
-      }
-      if (parent !== null && block.parentHash !== parent) {
-        end = { kind: "fork", height: block.height, hash: block.hash, parentHash: block.parentHash };
-        break;
-      }
-      batch.push(block);
-      slots.delete(block.height);
-      parent = block.hash;
-      if (batch.length >= batchBlocks) break;
+  try {
+    // A lead lost mid catch-up ends it after the batch in flight: another daemon follows on.
+    while (next <= head && deps.going()) {
       launch();
-      const following = slots.get(block.height + 1);
-      // Nothing more is being read (the head, a stop, the byte bound): commit what there is.
-      if (!following) break;
-      try {
-        block = following.settled ? following.value : await following.promise;
-      } catch (e) {
-        failed = e;
-        break;
+      // A failed fetch throws here; the fetches still in flight are abandoned with the run.
+      let block = await (slots.get(next) as Slot).promise;
+      const batch: B[] = [];
+      let end: RunEnd | null = null;
+      /** A read that failed after the batch began: the batch is committed first, then it is thrown. */
+      let failed: unknown = null;
+      // A batch fills while reads go on: one ingest transaction for up to `batchBlocks` blocks
+      // instead of one per block that happened to be ready (each transaction has a fixed cost).
+      while (true) {
+        if (block === null) {
+          end = { kind: "done" };
+          break;
+        }
+        if (parent !== null && block.parentHash !== parent) {
+          end = { kind: "fork", height: block.height, hash: block.hash, parentHash: block.parentHash };
+          break;
+        }
+        batch.push(block);
+        slots.delete(block.height);
+        parent = block.hash;
+        if (batch.length >= batchBlocks) break;
+        launch();
+        const following = slots.get(block.height + 1);
+        // Nothing more is being read (the head, a stop, the byte bound): commit what there is.
+        if (!following) break;
+        try {
+          block = following.settled ? following.value : await following.promise;
+        } catch (e) {
+          failed = e;
+          break;
+        }
       }
+      next += batch.length;
+      // Refill the window before committing, so the node keeps working while SQLite does.
+      if (!end && failed === null) launch();
+      // Confirmed before each commit, not only per poll: a lock connection that went silent (a
+      // network cut) fails this check within its query timeout, well before PostgreSQL frees the
+      // lock for another daemon, so two daemons never ingest side by side for long.
+      if (batch.length > 0 && !(await deps.confirmLead())) return { kind: "done" };
+      if (batch.length > 0) {
+        const committed = await deps.commit(batch);
+        if (committed === "refused") return { kind: "refused" };
+        if (committed !== "stored") return { kind: "failed", failure: committed };
+      }
+      for (const b of batch) heldBytes -= b.bytes;
+      if (failed !== null) throw failed;
+      if (end) return end;
     }
-    next += batch.length;
-    // Refill the window before committing, so the node keeps working while SQLite does.
-    if (!end && failed === null) launch();
-    // Confirmed before each commit, not only per poll: a lock connection that went silent (a
-    // network cut) fails this check within its query timeout, well before PostgreSQL frees the
-    // lock for another daemon, so two daemons never ingest side by side for long.
-    if (batch.length > 0 && !(await deps.confirmLead())) return { kind: "done" };
-    if (batch.length > 0) {
-      const committed = await deps.commit(batch);
-      if (committed === "refused") return { kind: "refused" };
-      if (committed !== "stored") return { kind: "failed", failure: committed };
-    }
-    for (const b of batch) heldBytes -= b.bytes;
-    if (failed !== null) throw failed;
-    if (end) return end;
+    return { kind: "done" };
+  } finally {
+    // Reads still in flight settle into nothing: no read starts after the run.
+    ended = true;
   }
-  return { kind: "done" };
 }

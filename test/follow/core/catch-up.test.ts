@@ -94,6 +94,76 @@ describe("a catch-up run", () => {
   });
 });
 
+describe("reads in flight", () => {
+  /** Reads that answer when the test says, recording the heights asked for. */
+  function heldReads() {
+    const asked: number[] = [];
+    const waiting = new Map<number, () => void>();
+    const read = async (h: number): Promise<ReadBlock> => {
+      asked.push(h);
+      await new Promise<void>((resolve) => waiting.set(h, resolve));
+      return chain()(h);
+    };
+    const answer = (h: number) => waiting.get(h)?.();
+    return { asked, answer, read };
+  }
+  const turns = async (n = 5) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  /** A follower that has read blocks of 10 bytes before: its first read does not go alone. */
+  const known = () => {
+    const sizes = createReadSizes(4);
+    sizes.remember(10);
+    return sizes;
+  };
+
+  test("a read that finishes starts the next height at once, while the run still waits for an earlier one", async () => {
+    const reads = heldReads();
+    const { deps, committed } = harness(chain(), { read: reads.read, concurrency: 3, batchBlocks: 3, sizes: known() });
+    const run = catchUp(deps, 5, 20, hash(4));
+    await turns();
+    expect(reads.asked).toEqual([5, 6, 7]);
+    // 6 and 7 answer before 5: their places go to 8 and 9, and theirs to 10, as far as the window
+    // of a batch and the reads in flight (3 + 3 past the height awaited) lets the run read ahead.
+    reads.answer(6);
+    reads.answer(7);
+    await turns();
+    expect(reads.asked).toEqual([5, 6, 7, 8, 9]);
+    reads.answer(8);
+    reads.answer(9);
+    await turns();
+    expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10]);
+    expect(committed).toEqual([]);
+    // Then every height answers as it is asked, and the run commits them all in order.
+    const answering = setInterval(() => {
+      for (const h of reads.asked) reads.answer(h);
+    }, 1);
+    try {
+      expect(await run).toEqual({ kind: "done" });
+    } finally {
+      clearInterval(answering);
+    }
+    expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
+  });
+
+  test("no read starts after the run ended, when those still in flight answer", async () => {
+    const reads = heldReads();
+    const failure = new Error("the node went away");
+    const { deps } = harness(chain(), {
+      read: (h) => (h === 5 ? Promise.reject(failure) : reads.read(h)),
+      concurrency: 3,
+      batchBlocks: 3,
+      sizes: known(),
+    });
+    await expect(catchUp(deps, 5, 20, hash(4))).rejects.toBe(failure);
+    expect(reads.asked).toEqual([6, 7]);
+    reads.answer(6);
+    reads.answer(7);
+    await turns();
+    expect(reads.asked).toEqual([6, 7]);
+  });
+});
+
 describe("the read-ahead's byte bound", () => {
   test.each([
     [{ heldBytes: 0, inFlight: 0, expected: 5000, limit: 1000 }, true],
