@@ -12,13 +12,15 @@ export type Daemon = { proc: Subprocess; url: string };
  * Starts `count` daemons one after another and returns each with its base URL (no trailing
  * slash) once it logged `listening`. `track` receives every process as soon as it exists, so the
  * caller stops it by pid even if start-up fails. `tree` runs another checkout's CLI (a before/after
- * comparison; it shares this one's node_modules).
+ * comparison; it shares this one's node_modules). BENCH_BINARY (a binary of `bun run build`, e.g.
+ * dist/chainwatch) serves for this tree instead of `bun cli/index.ts`: the daemon as shipped.
  */
 export async function spawnDaemons(configPath: string, count: number, track: (p: Subprocess) => void, extraArgs: string[] = [], tree?: string): Promise<Daemon[]> {
   const out: Daemon[] = [];
-  const cli = tree ? join(tree, "cli/index.ts") : CLI;
+  const binary = tree ? undefined : process.env.BENCH_BINARY;
+  const command = binary ? [binary] : [process.execPath, ...extraArgs, tree ? join(tree, "cli/index.ts") : CLI];
   for (let i = 0; i < count; i++) {
-    const proc = Bun.spawn([process.execPath, ...extraArgs, cli, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+    const proc = Bun.spawn([...command, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
     track(proc);
     const line = await firstLine(proc, (l) => l.includes('"msg":"listening"'));
     out.push({ proc, url: String(JSON.parse(line).url).replace(/\/$/, "") });
