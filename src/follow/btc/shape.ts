@@ -93,19 +93,18 @@ export function checkChainInfo(value: unknown): { chain: string } {
 }
 
 /**
- * The address an output pays: `scriptPubKey.address` (Bitcoin Core 22 and later), else
- * `scriptPubKey.addresses` (Litecoin Core 0.21, Dogecoin and older Bitcoin Core) when it names
+ * The address output `i` of a transaction pays: `scriptPubKey.address` (Bitcoin Core 22 and later),
+ * else `scriptPubKey.addresses` (Litecoin Core 0.21, Dogecoin and older Bitcoin Core) when it names
  * exactly one; null for a script that pays none or several (OP_RETURN, bare multisig).
  */
-function payee(c: Checker, at: () => string, script: Rec): string | null {
+function payee(c: Checker, at: string, i: number, script: Rec): string | null {
   const address = script.address;
-  if (address !== undefined) return typeof address === "string" && ADDRESS.test(address) ? address : c.address(`${at()}.address`, address);
+  if (address !== undefined) return typeof address === "string" && ADDRESS.test(address) ? address : c.address(entryField(at, "vout", i, "scriptPubKey.address"), address);
   if (script.addresses === undefined) return null;
-  const addresses = script.addresses;
-  if (!Array.isArray(addresses)) c.array(`${at()}.addresses`, addresses);
-  if ((addresses as unknown[]).length !== 1) return null;
-  const only = (addresses as unknown[])[0];
-  return typeof only === "string" && ADDRESS.test(only) ? only : c.address(`${at()}.addresses[0]`, only);
+  const addresses = Array.isArray(script.addresses) ? script.addresses : c.array(entryField(at, "vout", i, "scriptPubKey.addresses"), script.addresses);
+  if (addresses.length !== 1) return null;
+  const only = addresses[0];
+  return typeof only === "string" && ADDRESS.test(only) ? only : c.address(entryField(at, "vout", i, "scriptPubKey.addresses[0]"), only);
 }
 
 /**
@@ -116,52 +115,53 @@ function payee(c: Checker, at: () => string, script: Rec): string | null {
  * out. Outputs must come in `n` order (0, 1, …): the ingest reads an output's index as its `n`.
  * `at` prefixes field names (`tx[3]`); "" for a transaction that is the whole answer. No output,
  * and not all of them together, may carry more than `limit`.
- *
- * A block holds hundreds of entries: their field names (`tx[3].vout[1]`) are built only for a
- * refusal, not for each entry checked.
  */
 function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit): BtcTx {
   const tx = c.object(at || "result", value);
   const field = (name: string) => (at ? `${at}.${name}` : name);
   const txid = c.hash(field("txid"), tx.txid);
   const inputs: BtcOutpoint[] = [];
-  const vins = tx.vin;
-  if (!Array.isArray(vins)) c.array(field("vin"), vins);
-  for (let i = 0; i < (vins as unknown[]).length; i++) {
-    const vin = (vins as unknown[])[i] as Rec;
-    if (typeof vin !== "object" || vin === null || Array.isArray(vin)) c.object(field(`vin[${i}]`), vin);
+  const vins = Array.isArray(tx.vin) ? tx.vin : c.array(field("vin"), tx.vin);
+  for (let i = 0; i < vins.length; i++) {
+    const vin = isRecord(vins[i]) ? (vins[i] as Rec) : c.object(entryField(at, "vin", i), vins[i]);
     if (vin.ismweb === true) continue;
     if (vin.coinbase !== undefined) {
-      if (typeof vin.coinbase !== "string" || !HEX.test(vin.coinbase)) c.fail(field(`vin[${i}].coinbase`), "hex data", vin.coinbase);
+      if (typeof vin.coinbase !== "string" || !HEX.test(vin.coinbase)) c.fail(entryField(at, "vin", i, "coinbase"), "hex data", vin.coinbase);
       continue;
     }
     const spent = vin.txid;
     const index = vin.vout;
     inputs.push({
-      txid: typeof spent === "string" && HASH.test(spent) ? spent.toLowerCase() : c.hash(field(`vin[${i}].txid`), spent),
-      vout: isCount(index, MAX_VOUT) ? index : c.count(field(`vin[${i}].vout`), index, MAX_VOUT),
+      txid: typeof spent === "string" && HASH.test(spent) ? spent.toLowerCase() : c.hash(entryField(at, "vin", i, "txid"), spent),
+      vout: isCount(index, MAX_VOUT) ? index : c.count(entryField(at, "vin", i, "vout"), index, MAX_VOUT),
     });
   }
   const outputs: BtcOutput[] = [];
   let total = 0n;
-  const vouts = tx.vout;
-  if (!Array.isArray(vouts)) c.array(field("vout"), vouts);
-  for (let i = 0; i < (vouts as unknown[]).length; i++) {
-    const vout = (vouts as unknown[])[i] as Rec;
-    if (typeof vout !== "object" || vout === null || Array.isArray(vout)) c.object(field(`vout[${i}]`), vout);
+  const vouts = Array.isArray(tx.vout) ? tx.vout : c.array(field("vout"), tx.vout);
+  for (let i = 0; i < vouts.length; i++) {
+    const vout = isRecord(vouts[i]) ? (vouts[i] as Rec) : c.object(entryField(at, "vout", i), vouts[i]);
     if (vout.ismweb === true) continue;
-    const amount = (typeof vout.value === "string" ? satoshisOf(vout.value) : null) ?? c.amount(field(`vout[${i}].value`), vout.value);
-    if (amount > limit.max) c.fail(field(`vout[${i}].value`), `an amount of at most ${limit.name}`, vout.value);
+    const amount = (typeof vout.value === "string" ? satoshisOf(vout.value) : null) ?? c.amount(entryField(at, "vout", i, "value"), vout.value);
+    if (amount > limit.max) c.fail(entryField(at, "vout", i, "value"), `an amount of at most ${limit.name}`, vout.value);
     total += amount;
     if (total > limit.max) c.fail(field("vout"), `outputs of at most ${limit.name} together`, `${formatAmount(total, SATOSHI_DECIMALS)} by vout[${i}]`);
-    const n = vout.n;
-    if (!isCount(n, MAX_VOUT)) c.count(field(`vout[${i}].n`), n, MAX_VOUT);
-    if (n !== outputs.length) c.fail(field(`vout[${i}].n`), `output index ${outputs.length}`, n);
-    const script = vout.scriptPubKey;
-    if (typeof script !== "object" || script === null || Array.isArray(script)) c.object(field(`vout[${i}].scriptPubKey`), script);
-    outputs.push({ vout: n as number, address: payee(c, () => field(`vout[${i}].scriptPubKey`), script as Rec), value: amount });
+    const n = isCount(vout.n, MAX_VOUT) ? vout.n : c.count(entryField(at, "vout", i, "n"), vout.n, MAX_VOUT);
+    if (n !== outputs.length) c.fail(entryField(at, "vout", i, "n"), `output index ${outputs.length}`, n);
+    const script = isRecord(vout.scriptPubKey) ? vout.scriptPubKey : c.object(entryField(at, "vout", i, "scriptPubKey"), vout.scriptPubKey);
+    outputs.push({ vout: n, address: payee(c, at, i, script), value: amount });
   }
   return { txid, inputs, outputs };
+}
+
+/** The name of a field of a transaction's entry (`tx[3].vout[1].value`), built only to refuse it: a block has hundreds of entries. */
+function entryField(at: string, list: "vin" | "vout", i: number, name?: string): string {
+  const entry = `${list}[${i}]${name === undefined ? "" : `.${name}`}`;
+  return at ? `${at}.${entry}` : entry;
+}
+
+function isRecord(value: unknown): value is Rec {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether a value is an integer from 0 to `max` (what `count` accepts). */
