@@ -123,7 +123,8 @@ function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit):
   const inputs: BtcOutpoint[] = [];
   const vins = Array.isArray(tx.vin) ? tx.vin : c.array(field("vin"), tx.vin);
   for (let i = 0; i < vins.length; i++) {
-    const vin = isRecord(vins[i]) ? (vins[i] as Rec) : c.object(entryField(at, "vin", i), vins[i]);
+    const item = vins[i];
+    const vin = isRecord(item) ? item : c.object(entryField(at, "vin", i), item);
     if (vin.ismweb === true) continue;
     if (vin.coinbase !== undefined) {
       if (typeof vin.coinbase !== "string" || !HEX.test(vin.coinbase)) c.fail(entryField(at, "vin", i, "coinbase"), "hex data", vin.coinbase);
@@ -140,7 +141,8 @@ function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit):
   let total = 0n;
   const vouts = Array.isArray(tx.vout) ? tx.vout : c.array(field("vout"), tx.vout);
   for (let i = 0; i < vouts.length; i++) {
-    const vout = isRecord(vouts[i]) ? (vouts[i] as Rec) : c.object(entryField(at, "vout", i), vouts[i]);
+    const item = vouts[i];
+    const vout = isRecord(item) ? item : c.object(entryField(at, "vout", i), item);
     if (vout.ismweb === true) continue;
     const amount = (typeof vout.value === "string" ? satoshisOf(vout.value) : null) ?? c.amount(entryField(at, "vout", i, "value"), vout.value);
     if (amount > limit.max) c.fail(entryField(at, "vout", i, "value"), `an amount of at most ${limit.name}`, vout.value);
