@@ -140,9 +140,12 @@ describe("btc source", () => {
       },
     });
     try {
-      const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)), LITECOIN);
+      const pool = poolFor(`http://127.0.0.1:${proxy.port}/`);
+      const source = createBtcSource(createBtcClient(pool), LITECOIN);
       await expect(source.fetch(paid.height)).rejects.toThrow(MalformedUpstreamData);
       await expect(source.fetch(paid.height)).rejects.toThrow(`the node sent a malformed block ${paid.height}: tx[0].vout[0].value is not an amount of at most 8 decimals`);
+      // The node answered: a block it got wrong is its answer, not the node failing (no backoff, no failover).
+      expect(pool.states()[0]).toMatchObject({ healthy: true, errors: 0 });
     } finally {
       proxy.stop(true);
     }
