@@ -46,27 +46,33 @@ function checker(what: string) {
   return {
     ...base,
     hash(field: string, value: unknown): string {
-      if (typeof value !== "string" || !HASH.test(value)) fail(field, "a hash (64 hex digits)", value);
-      return (value as string).toLowerCase();
+      return isHash(value) ? value.toLowerCase() : fail(field, "a hash (64 hex digits)", value);
     },
     /** A non-negative integer at most `max` (heights, times, output indexes). */
     count(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
-      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0 || value > max) fail(field, "a non-negative integer", value);
-      return value as number;
+      return isCount(value, max) ? value : fail(field, "a non-negative integer", value);
     },
     /** A decimal amount as the node printed it (a string: a number here got through a float) in satoshi. */
     amount(field: string, value: unknown): bigint {
-      const satoshis = typeof value === "string" ? satoshisOf(value) : null;
-      return satoshis ?? fail(field, "an amount of at most 8 decimals", value);
+      return amountOf(value) ?? fail(field, "an amount of at most 8 decimals", value);
     },
     address(field: string, value: unknown): string {
-      if (typeof value !== "string" || !ADDRESS.test(value)) fail(field, "an address", value);
-      return value as string;
+      return isAddress(value) ? value : fail(field, "an address", value);
     },
   };
 }
 
 type Checker = ReturnType<typeof checker>;
+
+// What each check accepts, also asked directly where a block's entries are checked: an entry that
+// passes needs no field name, and a block has hundreds of entries (entryField builds one to refuse).
+const isHash = (value: unknown): value is string => typeof value === "string" && HASH.test(value);
+const isAddress = (value: unknown): value is string => typeof value === "string" && ADDRESS.test(value);
+/** A non-negative integer at most `max`. */
+const isCount = (value: unknown, max: number): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= max;
+const isRecord = (value: unknown): value is Rec => typeof value === "object" && value !== null && !Array.isArray(value);
+/** An amount's text in satoshi; null for anything else (a number here got through a float). */
+const amountOf = (value: unknown): bigint | null => (typeof value === "string" ? satoshisOf(value) : null);
 
 /** Converts a node's decimal amount text ("0.00100000") to satoshi; null when it is no amount of at most 8 decimals. */
 export function satoshisOf(text: string): bigint | null {
@@ -99,12 +105,12 @@ export function checkChainInfo(value: unknown): { chain: string } {
  */
 function payee(c: Checker, at: string, i: number, script: Rec): string | null {
   const address = script.address;
-  if (address !== undefined) return typeof address === "string" && ADDRESS.test(address) ? address : c.address(entryField(at, "vout", i, "scriptPubKey.address"), address);
+  if (address !== undefined) return isAddress(address) ? address : c.address(entryField(at, "vout", i, "scriptPubKey.address"), address);
   if (script.addresses === undefined) return null;
   const addresses = Array.isArray(script.addresses) ? script.addresses : c.array(entryField(at, "vout", i, "scriptPubKey.addresses"), script.addresses);
   if (addresses.length !== 1) return null;
   const only = addresses[0];
-  return typeof only === "string" && ADDRESS.test(only) ? only : c.address(entryField(at, "vout", i, "scriptPubKey.addresses[0]"), only);
+  return isAddress(only) ? only : c.address(entryField(at, "vout", i, "scriptPubKey.addresses[0]"), only);
 }
 
 /**
@@ -133,7 +139,7 @@ function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit):
     const spent = vin.txid;
     const index = vin.vout;
     inputs.push({
-      txid: typeof spent === "string" && HASH.test(spent) ? spent.toLowerCase() : c.hash(entryField(at, "vin", i, "txid"), spent),
+      txid: isHash(spent) ? spent.toLowerCase() : c.hash(entryField(at, "vin", i, "txid"), spent),
       vout: isCount(index, MAX_VOUT) ? index : c.count(entryField(at, "vin", i, "vout"), index, MAX_VOUT),
     });
   }
@@ -144,7 +150,7 @@ function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit):
     const item = vouts[i];
     const vout = isRecord(item) ? item : c.object(entryField(at, "vout", i), item);
     if (vout.ismweb === true) continue;
-    const amount = (typeof vout.value === "string" ? satoshisOf(vout.value) : null) ?? c.amount(entryField(at, "vout", i, "value"), vout.value);
+    const amount = amountOf(vout.value) ?? c.amount(entryField(at, "vout", i, "value"), vout.value);
     if (amount > limit.max) c.fail(entryField(at, "vout", i, "value"), `an amount of at most ${limit.name}`, vout.value);
     total += amount;
     if (total > limit.max) c.fail(field("vout"), `outputs of at most ${limit.name} together`, `${formatAmount(total, SATOSHI_DECIMALS)} by vout[${i}]`);
@@ -160,15 +166,6 @@ function transaction(c: Checker, at: string, value: unknown, limit: MoneyLimit):
 function entryField(at: string, list: "vin" | "vout", i: number, name?: string): string {
   const entry = `${list}[${i}]${name === undefined ? "" : `.${name}`}`;
   return at ? `${at}.${entry}` : entry;
-}
-
-function isRecord(value: unknown): value is Rec {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Whether a value is an integer from 0 to `max` (what `count` accepts). */
-function isCount(value: unknown, max: number): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && value <= max;
 }
 
 /**
