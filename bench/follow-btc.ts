@@ -44,7 +44,7 @@ import { createUpstreamPool } from "../src/upstream/pool.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
 import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
-import { daemonConfigHead } from "./support/daemons.ts";
+import { chainwatchCommand, daemonConfigHead } from "./support/daemons.ts";
 import { seedWatchingAccount } from "./support/watching-account.ts";
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -54,7 +54,6 @@ const LAG_SAMPLES = num("BENCH_LAG_SAMPLES", 20);
 const ROUNDS = num("BENCH_ROUNDS", 3);
 const LATENCY_MS = num("BENCH_NODE_LATENCY_MS", 0);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR;
-const BINARY = process.env.BENCH_BINARY;
 // Another checkout (e.g. `git archive REV | tar -x -C /tmp/t && ln -s "$PWD/node_modules" /tmp/t/`): its
 // daemon catches up in every round too, between this tree's and the bare loop, for a before/after in one run.
 const COMPARE_TREE = process.env.BENCH_COMPARE_TREE;
@@ -68,7 +67,6 @@ const NETWORK = "ltc";
 const PAY_SAT = 10_000n;
 const FEE_SAT = 2_000n;
 const LANE_FUND_SAT = ((PAY_SAT + 1_000n + FEE_SAT) * BigInt(BLOCKS) * 5n) / 4n;
-const CLI = join(import.meta.dir, "../cli/index.ts");
 // Bump the suffix when the chain's make-up changes, so an old cache is not taken for the new one.
 const CACHE = join(import.meta.dir, "../.bench", `follow-btc-litecoind-${BLOCKS}x${TX_PER_BLOCK}-v1`);
 const CHAIN_FILE = "bench-chain.json";
@@ -301,9 +299,9 @@ async function readPath(url: string, head: number): Promise<{ seconds: number }>
 }
 
 /** `chainwatch serve` on the config; counts its "ingested" log lines (one per ingest transaction that stored blocks). */
-function spawnServe(configPath: string, cli = CLI): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
+function spawnServe(configPath: string, tree?: string): { proc: Subprocess<"ignore", "pipe", "inherit">; batches: () => number } {
   const profile = CPU_PROF_DIR ? ["--cpu-prof-md", `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const command = BINARY && cli === CLI ? [BINARY] : [process.execPath, ...profile, cli];
+  const command = chainwatchCommand(profile, tree);
   const proc = Bun.spawn([...command, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
   children.push(proc);
   let batches = 0;
@@ -423,7 +421,7 @@ async function bareRun(node: Litecoind, url: string, head: number): Promise<Bare
 }
 
 /** A fresh daemon (its own database in `dir`) catching up from height 0 to `head`; it is left running. */
-async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookUrl: string, head: number, cli = CLI): Promise<{ run: ChainwatchRun; serve: ReturnType<typeof spawnServe> }> {
+async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookUrl: string, head: number, tree?: string): Promise<{ run: ChainwatchRun; serve: ReturnType<typeof spawnServe> }> {
   mkdirSync(dir, { recursive: true });
   const { configPath, dbPath } = await prepareDaemon(dir, rpcUrl, hookUrl);
   const db = new Database(dbPath, { readonly: true });
@@ -431,7 +429,7 @@ async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookU
     const tip = () => (db.query(`SELECT max(height) AS h FROM blocks WHERE network = '${NETWORK}'`).get() as { h: number | null }).h ?? -1;
     const load = loadAverage();
     const [t, machine] = [performance.now(), machineCpu()];
-    const serve = spawnServe(configPath, cli);
+    const serve = spawnServe(configPath, tree);
     const start = { serve: cpuOf(serve.proc.pid), node: cpuOf(node.pid) };
     // The first stored block ends the daemon's start-up (module loading, migrations, first look at the node).
     let first: { height: number; serve: number } | null = null;
@@ -530,7 +528,7 @@ async function main() {
           continue;
         }
         if (side === "compare") {
-          const done = await chainwatchRun(node, join(dir, `compare-${r}`), rpcUrl, hookUrl, head, join(COMPARE_TREE as string, "cli/index.ts"));
+          const done = await chainwatchRun(node, join(dir, `compare-${r}`), rpcUrl, hookUrl, head, COMPARE_TREE);
           await stopServe(done.serve);
           const c = done.run;
           compared.push(c);
@@ -584,7 +582,7 @@ async function main() {
     console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${loadAverage()} at the end`);
     console.log(`chain        heights 0..${head}: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx from height ${facts.firstTxHeight}, ${txs} transactions with the coinbases; node latency ${LATENCY_MS} ms`);
     console.log(`rounds       ${ROUNDS}, each a bare run and a fresh daemon's catch-up from 0 (process start included); median (min–max) over the rounds`);
-    if (BINARY) console.log(`serves       ${BINARY} (BENCH_BINARY), not bun cli/index.ts`);
+    if (process.env.BENCH_BINARY) console.log(`serves       ${process.env.BENCH_BINARY} (BENCH_BINARY), not bun cli/index.ts`);
     console.log(`chainwatch   ${spread(runs.map((c) => blocks / c.seconds))} blocks/s, ${spread(runs.map((c) => txs / c.seconds))} tx/s`);
     console.log(`bare loop    ${spread(bares.map((b) => blocks / b.seconds))} blocks/s, ${spread(bares.map((b) => txs / b.seconds))} tx/s (${CONCURRENCY} in flight)`);
     console.log(`ratio        ${ratio.toFixed(2)} of the bare loop (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.7)`);

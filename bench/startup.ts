@@ -11,10 +11,10 @@
 // /healthz first answers; for a command, its user + system time once it exited. Prints medians over the rounds (lowest–highest
 // round) and each side's ratio to the floor.
 import type { Subprocess } from "bun";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadAverage } from "./support/cpu.ts";
+import { loadAverage, threadsRunTimeMs } from "./support/cpu.ts";
 import { freePort } from "./support/daemons.ts";
 import { median, spread } from "./support/rounds.ts";
 
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   }
 
   console.log("");
-  console.log(`machine      ${navigator.hardwareConcurrency} vCPU ${cpuModel()}, load average ${loadAverage()} at the end; Bun ${Bun.version}`);
+  console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${loadAverage()} at the end; Bun ${Bun.version}`);
   console.log(`rounds       ${ROUNDS}, each ${STARTS} starts of every side and operation; median (lowest–highest round) of each round's median`);
   const floor = sides.find((s) => s.floor) as Side;
   for (const op of OPERATIONS) {
@@ -124,7 +124,7 @@ async function startServe(side: Side, p: Prepared): Promise<number> {
     if (proc.exitCode !== null || performance.now() > deadline) throw new Error(`${side.name} serve did not answer /healthz: ${await new Response(proc.stderr).text()}`);
     await Bun.sleep(2);
   }
-  const ms = runTimeMs(proc.pid);
+  const ms = threadsRunTimeMs(proc.pid);
   proc.kill("SIGTERM");
   await proc.exited;
   return ms;
@@ -139,25 +139,4 @@ async function runCommand(side: Side, op: Operation, p: Prepared): Promise<numbe
   if (code !== 0 || out.length === 0) throw new Error(`${side.name} ${op} failed (exit ${code}): ${await new Response(proc.stderr).text()}`);
   const usage = proc.resourceUsage();
   return usage ? Number(usage.cpuTime.total) / 1000 : 0;
-}
-
-/** The time a live process's threads have run on a core, in ms (exact to the ns, unlike /proc/<pid>/stat's 10 ms ticks). */
-function runTimeMs(pid: number): number {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ns / 1e6;
-}
-
-function cpuModel(): string {
-  try {
-    return /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "";
-  } catch {
-    return "";
-  }
 }

@@ -53,6 +53,29 @@ export function cpuOfTree(pid: number): number {
   return root.own + root.children + childrenOf(pid).reduce((sum, c) => sum + (processTimes(c)?.own ?? 0), 0);
 }
 
+/**
+ * The time a live process's threads have run on a core so far, in ms, exact to the ns where
+ * /proc/<pid>/stat counts 10 ms ticks: for a short window such as a start. Threads that already
+ * ended are not counted.
+ */
+export function threadsRunTimeMs(pid: number): number {
+  let ns = 0;
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const task of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e6;
+}
+
 /** Busy and total CPU ms of the whole machine so far (all cores, from /proc/stat). */
 export function machineCpu(): { busy: number; total: number } {
   try {

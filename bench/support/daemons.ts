@@ -9,16 +9,24 @@ const CLI = join(import.meta.dir, "../../cli/index.ts");
 export type Daemon = { proc: Subprocess; url: string };
 
 /**
+ * The command that runs chainwatch: `bun <bunArgs> cli/index.ts` of this tree, or of `tree` (another
+ * checkout sharing this one's node_modules, for a before/after comparison). BENCH_BINARY (a binary
+ * of `bun run build`, e.g. dist/chainwatch) runs instead for this tree: the daemon as shipped
+ * (`bunArgs`, such as a profiler's flags, then do not apply).
+ */
+export function chainwatchCommand(bunArgs: string[] = [], tree?: string): string[] {
+  const binary = tree ? undefined : process.env.BENCH_BINARY;
+  return binary ? [binary] : [process.execPath, ...bunArgs, tree ? join(tree, "cli/index.ts") : CLI];
+}
+
+/**
  * Starts `count` daemons one after another and returns each with its base URL (no trailing
  * slash) once it logged `listening`. `track` receives every process as soon as it exists, so the
- * caller stops it by pid even if start-up fails. `tree` runs another checkout's CLI (a before/after
- * comparison; it shares this one's node_modules). BENCH_BINARY (a binary of `bun run build`, e.g.
- * dist/chainwatch) serves for this tree instead of `bun cli/index.ts`: the daemon as shipped.
+ * caller stops it by pid even if start-up fails. `extraArgs` and `tree` as chainwatchCommand takes them.
  */
 export async function spawnDaemons(configPath: string, count: number, track: (p: Subprocess) => void, extraArgs: string[] = [], tree?: string): Promise<Daemon[]> {
   const out: Daemon[] = [];
-  const binary = tree ? undefined : process.env.BENCH_BINARY;
-  const command = binary ? [binary] : [process.execPath, ...extraArgs, tree ? join(tree, "cli/index.ts") : CLI];
+  const command = chainwatchCommand(extraArgs, tree);
   for (let i = 0; i < count; i++) {
     const proc = Bun.spawn([...command, "serve", "--config", configPath], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
     track(proc);
