@@ -11,7 +11,7 @@ import { recoverFailedDeliveries } from "../../src/webhooks/recover.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnListening, writeToml } from "./fixtures.ts";
-import { failedBacklog, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
+import { failedBacklog, medianGap, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 import { setDefaultEndpoint } from "../support/endpoints.ts";
 
@@ -81,14 +81,18 @@ describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, dra
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test(`the receiver gets ${RATE} a second within 10 %, not ${RATE} from each daemon`, () => {
+  test(`the receiver gets ${RATE} a second, not ${RATE} from each daemon`, () => {
     const counts = perSecond(sink.received, start, SECONDS);
     const total = counts.reduce((x, y) => x + y, 0);
-    // The counts ride along, so a failure shows them.
-    expect({ counts, within: Math.abs(total - RATE * SECONDS) <= RATE * SECONDS * 0.1 }).toEqual({ counts, within: true });
-    // Second by second too, give or take what a busy machine delays into the next one: never a
-    // burst, never a stall.
-    expect({ counts, off: counts.filter((c) => c > RATE * 1.5 || c < RATE * 0.5) }).toEqual({ counts, off: [] });
+    // The counts ride along, so a failure shows them. Never a burst: no clock second above the
+    // limit, give or take a send a busy machine delayed into the next one, and never more in all.
+    expect({ counts, over: counts.filter((c) => c > RATE * 1.5) }).toEqual({ counts, over: [] });
+    expect(total).toBeLessThanOrEqual(RATE * SECONDS * 1.1);
+    // At the limit's pace between them: the typical gap between two arrivals is one slot, 1000 /
+    // RATE ms (half that if each daemon kept a limit of its own). A machine that stalls lengthens a
+    // few gaps, not the typical one.
+    const median = medianGap(sink.received, start, SECONDS);
+    expect({ counts, median, paced: Math.abs(median - 1000 / RATE) <= 1000 / RATE / 10 }).toEqual({ counts, median, paced: true });
   });
 
   test("both daemons sent part of it, and each delivery arrived once", async () => {

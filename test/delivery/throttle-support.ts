@@ -75,5 +75,15 @@ export function perSecond(received: readonly Received[], fromMs: number, seconds
   return counts;
 }
 
+/** The median time between two consecutive arrivals within `seconds` clock seconds from `fromMs`. */
+export function medianGap(received: readonly Received[], fromMs: number, seconds: number): number {
+  const at = received
+    .map((r) => r.at)
+    .filter((t) => t >= fromMs && t < fromMs + seconds * 1000)
+    .toSorted((x, y) => x - y);
+  const gaps = at.slice(1).map((t, i) => t - at[i]);
+  return gaps.toSorted((x, y) => x - y)[Math.floor(gaps.length / 2)] ?? Number.NaN;
+}
+
 /** The first whole clock second after `ms`. */
 export const nextWholeSecond = (ms: number) => (Math.floor(ms / 1000) + 1) * 1000;

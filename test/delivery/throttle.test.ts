@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { block, ingest, watchAndHook } from "./recovery-support.ts";
-import { failedBacklog, nextWholeSecond, perSecond, sendOrderOf, sequenceOf } from "./throttle-support.ts";
+import { failedBacklog, medianGap, nextWholeSecond, perSecond, sendOrderOf, sequenceOf } from "./throttle-support.ts";
 
 // docs/webhooks.md, the delivery rate limit: a recovered backlog of a webhook limited to 20 a
 // second arrives at 20 a second, oldest first, while another account's new webhooks go out as
@@ -53,14 +53,19 @@ describe("a backlog recovered for a webhook limited to 20 deliveries a second", 
     await other.stop();
   });
 
-  test(`arrives at ${RATE} a second within 10 %, counted in each of ${SECONDS} clock seconds`, () => {
+  test(`arrives at ${RATE} a second, never in a burst, counted in each of ${SECONDS} clock seconds`, () => {
     const counts = perSecond(limited.received, start, SECONDS);
     const total = counts.reduce((x, y) => x + y, 0);
-    // The counts ride along, so a failure shows them.
-    expect({ counts, within: Math.abs(total - RATE * SECONDS) <= RATE * SECONDS * 0.1 }).toEqual({ counts, within: true });
-    // Second by second too, give or take what a busy machine delays into the next one: never a
-    // burst, never a stall.
-    expect({ counts, off: counts.filter((c) => c > RATE * 1.5 || c < RATE * 0.5) }).toEqual({ counts, off: [] });
+    // The counts ride along, so a failure shows them. Never a burst: no clock second above the
+    // limit, give or take a send a busy machine delayed into the next one, and never more in all.
+    expect({ counts, over: counts.filter((c) => c > RATE * 1.5) }).toEqual({ counts, over: [] });
+    expect(total).toBeLessThanOrEqual(RATE * SECONDS * 1.1);
+    // At the limit's pace: the typical gap between two arrivals is a slot, 50 ms. A machine that
+    // stalls for a second lengthens a few gaps (the schedule then moves on whole instead of
+    // catching up, rate-slots.ts), not the typical one; a loop that missed its slots and sent them
+    // in bursts would make it short, one that fell behind would make it long.
+    const median = medianGap(limited.received, start, SECONDS);
+    expect({ counts, median, paced: Math.abs(median - 1000 / RATE) <= 1000 / RATE / 10 }).toEqual({ counts, median, paced: true });
   });
 
   test("goes out oldest first, and arrives each once", async () => {
@@ -68,7 +73,8 @@ describe("a backlog recovered for a webhook limited to 20 deliveries a second", 
     // starts after every older one. Two sent at once (slots a loaded machine reached late
     // together) may reach the receiver in either order.
     const sent = await sendOrderOf(td.ctx.db, a.accountId);
-    expect(sent.length).toBeGreaterThan(RATE * (SECONDS - 1));
+    // Several seconds' worth, however slow the machine was.
+    expect(sent.length).toBeGreaterThan(RATE * 2);
     expect(sent).toEqual(sent.toSorted((x, y) => x - y));
     const seen = sequenceOf(limited.received);
     expect(new Set(seen).size).toBe(seen.length);
@@ -97,9 +103,15 @@ describe("a backlog recovered for a webhook limited to 20 deliveries a second", 
     const waiting = rows.filter((r) => Number(r.next_attempt_at) > Date.now() + 1000);
     expect(waiting.length).toBeGreaterThan(0);
     for (const r of waiting) expect(Number(r.lease_until)).toBe(Number(r.next_attempt_at));
-    // Slots of 50 ms: 20 in each second.
-    const gaps = waiting.slice(1).map((r, i) => Number(r.next_attempt_at) - Number(waiting[i].next_attempt_at));
-    expect(new Set(gaps)).toEqual(new Set([50]));
+    // Slots of 50 ms: 20 in each second. Where a stall moved the schedule on whole (rate-slots.ts),
+    // the moved slots meet the grid of the ones placed after them: that gap is shorter, yet no
+    // clock second holds more than 20.
+    const dues = waiting.map((r) => Number(r.next_attempt_at));
+    const gaps = dues.slice(1).map((at, i) => at - dues[i]);
+    const joints = gaps.filter((g) => g !== 50);
+    expect({ joints, fit: joints.length <= 2 && joints.every((g) => g > 0 && g < 50) }).toEqual({ joints, fit: true });
+    const perClockSecond = Map.groupBy(dues, (at) => Math.floor(at / 1000));
+    expect([...perClockSecond.values()].filter((slots) => slots.length > RATE)).toEqual([]);
   });
 
   test("a new limit places the waiting deliveries again at the new rate", async () => {
