@@ -18,6 +18,10 @@ export function withStatementCache(sqlite: Database, max = 512): Database {
         return hit;
       }
       const stmt = sqlite.prepare(sql);
+      // The driver asks on every run whether the statement returns rows (`columnNames.length`),
+      // and Bun builds the list of names afresh each time: 0.7–0.9 µs for a select of 22 columns.
+      // Answered from the list as prepared: a statement that returns rows always does.
+      Object.defineProperty(stmt, "columnNames", { value: stmt.columnNames });
       cache.set(sql, stmt);
       if (cache.size > max) {
         const [oldest, evicted] = cache.entries().next().value as [string, Statement];
