@@ -73,8 +73,47 @@ const BECH32_SHAPE = /^[a-z0-9]{1,83}1[02-9ac-hj-np-z]{6,}$/i;
  * lower-cased to match a watch. The checksum tells it from a base58 address of the same shape.
  */
 export function isBech32String(address: string): boolean {
-  // Most base58 addresses fail the shape, and the decoders throw (slowly) on those that get past it.
+  // Most base58 addresses fail the shape; those that get past it fail the checksum, which is checked
+  // here first because the decoders throw (slowly) on every string they refuse. The decoders have
+  // the last word: the checksum passing is necessary, not enough.
   if (!BECH32_SHAPE.test(address)) return false;
   const lower = address.toLowerCase();
+  const residue = bech32Residue(lower);
+  if (residue !== BECH32_CONST && residue !== BECH32M_CONST) return false;
   return Boolean(bech32.decodeUnsafe(lower) ?? bech32m.decodeUnsafe(lower));
+}
+
+/** What BIP 173's checksum leaves of a valid bech32 string (BIP 350's of a bech32m one). */
+const BECH32_CONST = 1;
+const BECH32M_CONST = 0x2bc830a3;
+/** BIP 173's alphabet: a data character's value is its index, looked up by character code. */
+const ALPHABET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
+const VALUE_OF = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) VALUE_OF[ALPHABET.charCodeAt(i)] = i;
+
+/**
+ * BIP 173's `bech32_polymod` over the expanded prefix and every data character, checksum
+ * included, of a lower-case string of the bech32 shape: BECH32_CONST or BECH32M_CONST for a string
+ * whose checksum holds, anything else for one whose does not. The same sum the decoders check.
+ */
+function bech32Residue(lower: string): number {
+  const separator = lower.lastIndexOf("1");
+  let chk = 1;
+  for (let i = 0; i < separator; i++) chk = polymodStep(chk, lower.charCodeAt(i) >> 5);
+  chk = polymodStep(chk, 0);
+  for (let i = 0; i < separator; i++) chk = polymodStep(chk, lower.charCodeAt(i) & 31);
+  for (let i = separator + 1; i < lower.length; i++) chk = polymodStep(chk, VALUE_OF[lower.charCodeAt(i)]);
+  return chk;
+}
+
+/** One step of the checksum: shift in a 5-bit value, folding back the bits shifted out by BIP 173's generator. */
+function polymodStep(chk: number, value: number): number {
+  const top = chk >>> 25;
+  let next = ((chk & 0x1ffffff) << 5) ^ value;
+  if (top & 1) next ^= 0x3b6a57b2;
+  if (top & 2) next ^= 0x26508e6d;
+  if (top & 4) next ^= 0x1ea119fa;
+  if (top & 8) next ^= 0x3d4233dd;
+  if (top & 16) next ^= 0x2a1462b3;
+  return next;
 }

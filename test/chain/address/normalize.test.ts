@@ -2,6 +2,7 @@ import { describe, expect, it } from "bun:test";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { bech32, bech32m, createBase58check } from "@scure/base";
+import { isBech32String } from "../../../src/chain/address/btc.ts";
 import { type AddressRules, invalidAddress, matchAddress, normalizeAddress, normalizeNetworkAddress } from "../../../src/chain/address/normalize.ts";
 import { FAMILIES } from "../../../src/chain/family.ts";
 import type { Family } from "../../../src/config/schema.ts";
@@ -347,5 +348,50 @@ describe("matchAddress", () => {
   it("keeps null and absent addresses null", () => {
     expect(matchAddress("evm", null)).toBeNull();
     expect(matchAddress("evm", undefined)).toBeNull();
+  });
+});
+
+describe("isBech32String", () => {
+  // What it answered before its checksum was checked ahead of the decoders: the decoders alone.
+  const byDecoders = (address: string) => {
+    if (!/^[a-z0-9]{1,83}1[02-9ac-hj-np-z]{6,}$/i.test(address)) return false;
+    const lower = address.toLowerCase();
+    return Boolean(bech32.decodeUnsafe(lower) ?? bech32m.decodeUnsafe(lower));
+  };
+  // A fixed sequence (xorshift), so a failure names a case that comes back.
+  let seed = 0x2545f491;
+  const next = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const pick = (chars: string) => chars[Math.floor(next() * chars.length)];
+  const spell = (s: string) => {
+    const r = next();
+    if (r < 0.4) return s;
+    if (r < 0.7) return s.toUpperCase();
+    return [...s].map((c) => (next() < 0.5 ? c.toUpperCase() : c)).join("");
+  };
+  const cases: string[] = [];
+  for (let n = 0; n < 2000; n++) {
+    const prefix = Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick("abcdefghijklmnopqrstuvwxyz0123456789")).join("");
+    const words = Array.from({ length: 1 + Math.floor(next() * 60) }, () => Math.floor(next() * 32));
+    const valid = (next() < 0.5 ? bech32 : bech32m).encode(prefix, words, 200);
+    cases.push(spell(valid));
+    // One character changed: the checksum catches it.
+    const at = valid.lastIndexOf("1") + 1 + Math.floor(next() * (valid.length - valid.lastIndexOf("1") - 1));
+    cases.push(spell(valid.slice(0, at) + pick("qpzry9x8gf2tvdw0s3jn54khce6mua7l") + valid.slice(at + 1)));
+    // Base58 strings, many of them of the bech32 shape.
+    cases.push(`${pick("123mnQ")}${Array.from({ length: 25 + Math.floor(next() * 9) }, () => pick("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")).join("")}`);
+  }
+  cases.push(segwit(bech32, "rltc", 0, HASH160), segwit(bech32m, "ltc", 1, bytes(32)).toUpperCase(), "BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4", "ABC1DEFGHJ", "a1qqqqqq");
+
+  it("answers as the decoders alone do, for valid, altered and base58 strings in every case", () => {
+    const differ = cases.filter((c) => isBech32String(c) !== byDecoders(c));
+    expect(differ).toEqual([]);
+    // The cases hold both answers, and valid strings the checksum had to tell apart.
+    expect(cases.filter(byDecoders).length).toBeGreaterThan(1500);
+    expect(cases.filter((c) => !byDecoders(c) && /^[a-z0-9]{1,83}1[02-9ac-hj-np-z]{6,}$/i.test(c)).length).toBeGreaterThan(1500);
   });
 });
