@@ -31,6 +31,6 @@ export async function queueEventWebhooks(trx: Transaction<DB>, events: readonly 
       });
     }
   }
-  if (rows.length > 0) await enqueueDeliveries(trx, rows);
+  await enqueueDeliveries(trx, rows);
   await releaseHeldDeliveries(trx, tips, nowMs);
 }
