@@ -8,9 +8,10 @@
 // alone costs here, and the same proxy as one Elysia route (what the framework's pipeline adds to a
 // call; chainwatch serves /rpc from Bun's routes, past that pipeline), and the same Bun proxy
 // doing the least the /rpc contract asks of a call (its `contract` mode: key, depth-bounded parse,
-// a rebuilt call, allow-list, rate window, credits, the answer bounded and judged to bill it): what
-// the contract itself costs, so that chainwatch against it is chainwatch's own. Added latency is
-// also measured with one connection, where nothing queues.
+// a rebuilt call, allow-list, rate window, credits, the answer bounded, parsed (one that is not
+// JSON is the node's failure) and judged to bill it): what the contract itself costs, so that
+// chainwatch against it is chainwatch's own. Added latency is also measured with one connection,
+// where nothing queues. `bench:rpc-core` measures the same handlers without the sockets.
 // The first figure is the CPU a call costs (µs, from /proc: the proxy or chainwatch, anvil and the
 // load generator), steady on a shared machine. Every target is driven in turn for BENCH_ROUNDS
 // rounds (5), the first after BENCH_WARMUP_MS of warm-up, each later one after BENCH_ROUND_WARMUP_MS,
@@ -227,7 +228,7 @@ function report(results: Result[]): void {
     const missed: string[] = [];
     if (median(hop) > CPU_TARGET)
       missed.push(
-        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×; docs/benchmarks.md)`,
+        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded, parsed and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×; docs/benchmarks.md)`,
       );
     if (median(rps) < RPS_TARGET)
       missed.push(

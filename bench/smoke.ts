@@ -38,6 +38,10 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10", BENCH_ROUNDS: "2" },
     prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
+  "bench:deliver-core": {
+    env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2" },
+    prints: [/^CPU µs per delivery \(median, min–max\): daemon \d+\.\d/m, /^daemon \/ contract loop \d+\.\d+/m],
+  },
   "bench:cabinet": {
     env: { BENCH_REQUESTS: "50" },
     prints: [/^overview: \d+ bytes of HTML.* TTFB p50 \d+\.\d+ ms vs bare \d+\.\d+ ms/m],
@@ -46,6 +50,10 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_DURATION_MS: "300", BENCH_WARMUP_MS: "100", BENCH_CONNECTIONS: "4", BENCH_ROUNDS: "2" },
     // The verdict is the last line.
     prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m, /^ {2}contract floor: contract proxy \d+ µs per call/m, /(^|\n)targets? (met|missed) \(medians of 2 rounds\): [^\n]+\n?$/],
+  },
+  "bench:rpc-core": {
+    env: { BENCH_CALLS: "400", BENCH_ROUNDS: "2" },
+    prints: [/^eth_blockNumber: CPU µs per call \(median, min–max\): chainwatch \d+\.\d/m, /^eth_getBlockByNumber: CPU µs per call/m, /^ {2}chainwatch \/ minimal proxy \d+\.\d+/m],
   },
   // The chain is built and cached in .bench/ on the first run, as at full size.
   "bench:follow": {

@@ -12,15 +12,12 @@
 import { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import { readFileSync } from "node:fs";
-import { CLOSE_ARRAY, CLOSE_OBJECT, closingQuote, jsonNestsDeeperThan, MAX_JSON_DEPTH, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from "../../src/lib/json-depth.ts";
+import { jsonNestsDeeperThan } from "../../src/lib/json-depth.ts";
 
 if (import.meta.main) {
   const port = Number(process.argv[2]);
   const upstream = String(process.argv[3]);
-  const forward = async (req: Request) => {
-    const res = await fetch(upstream, { method: "POST", headers: { "Content-Type": "application/json" }, body: await req.text() });
-    return new Response(await res.text(), { status: res.status, headers: { "content-type": "application/json" } });
-  };
+  const forward = minimalProxy(upstream);
   if (process.argv[4] === "contract") {
     Bun.serve({ hostname: "127.0.0.1", port, fetch: contractProxy(upstream, JSON.parse(readFileSync(String(process.argv[5]), "utf8")) as string[]) });
   } else if (process.argv[4] === "elysia") {
@@ -32,6 +29,14 @@ if (import.meta.main) {
   }
 }
 
+/** The minimal proxy: the body read and POSTed to the node, the node's bytes answered. */
+export function minimalProxy(upstream: string, post: typeof fetch = fetch): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const res = await post(upstream, { method: "POST", headers: { "Content-Type": "application/json" }, body: await req.text() });
+    return new Response(await res.text(), { status: res.status, headers: { "content-type": "application/json" } });
+  };
+}
+
 /** The read methods of the allow-list (the bench calls two of them). */
 const ALLOWED = new Set(["eth_blockNumber", "eth_chainId", "net_version", "eth_getBalance", "eth_call", "eth_getBlockByNumber", "eth_getBlockByHash", "eth_getLogs", "eth_getTransactionReceipt", "eth_sendRawTransaction"]);
 const COSTS: Record<string, number> = { eth_getBlockByNumber: 20, eth_getBlockByHash: 20, eth_getLogs: 10 };
@@ -39,49 +44,17 @@ const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 const CALL_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
 
-const COMMA = 0x2c;
-const COLON = 0x3a;
-
-/**
- * One pass over JSON text, strings skipped: whether it nests deeper than MAX_JSON_DEPTH, and
- * whether its top-level object has an `error` member (a key at depth 1: a string after `{` or `,`).
- * What the contract needs of a node's answer without parsing it: its depth bounded, and an error
- * told from a result. The string skip and the bound are chainwatch's own (lib/json-depth.ts).
- */
-function scan(text: string): { tooDeep: boolean; topError: boolean } {
-  let depth = 0;
-  let topError = false;
-  // The last structural character outside strings: a string at depth 1 after `{` or `,` is a key.
-  let last = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const start = i + 1;
-      i = closingQuote(text, i);
-      if (i < 0) break;
-      if (depth === 1 && (last === OPEN_OBJECT || last === COMMA) && i - start === 5 && text.startsWith("error", start)) topError = true;
-      last = QUOTE;
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (++depth > MAX_JSON_DEPTH) return { tooDeep: true, topError };
-      last = c;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--;
-      last = c;
-    } else if (c === COMMA || c === COLON) last = c;
-  }
-  return { tooDeep: false, topError };
-}
-
 /**
  * The /rpc contract's per-call work over a single call, in one function: the key from the path
  * (a Map), the network, the body bounded in depth and parsed, a JSON-RPC 2.0 call with no other
  * member, the method on the allow-list, the account's calls in its 1000 ms window, its credits
  * reserved; the call forwarded as a newly built object under the upstream timeout; the answer
- * capped, and one pass over it (not a parse) bounds its depth and tells a result (charged and
- * counted) from the node's error (passed through unbilled); the node's bytes answered. Charges reach a SQLite file once a second,
- * as a metered pool would keep them. Refusals answer a plain status: the bench sends none.
+ * capped, bounded in depth and parsed, since a node's 2xx answer that is not JSON (an error page)
+ * is a failure of that node, never a client's answer; a result charged and counted, the node's own
+ * error passed through unbilled; the node's bytes answered. Charges reach a SQLite file once a
+ * second, as a metered pool would keep them. Refusals answer a plain status: the bench sends none.
  */
-function contractProxy(upstream: string, keys: string[]): (req: Request) => Promise<Response> {
+export function contractProxy(upstream: string, keys: string[], post: typeof fetch = fetch): (req: Request) => Promise<Response> {
   type Account = { credits: number; spent: number; calls: number; windowStart: number; inWindow: number };
   const accounts = new Map<string, Account>(keys.map((k) => [k, { credits: 1e15, spent: 0, calls: 0, windowStart: 0, inWindow: 0 }]));
   const db = new Database(":memory:");
@@ -94,7 +67,7 @@ function contractProxy(upstream: string, keys: string[]): (req: Request) => Prom
       a.spent = 0;
       a.calls = 0;
     }
-  }, 1000);
+  }, 1000).unref();
   const refuse = (status: number) => new Response(null, { status });
   return async (req) => {
     const path = req.url.slice(req.url.indexOf("/rpc/") + 5).split("/");
@@ -121,22 +94,38 @@ function contractProxy(upstream: string, keys: string[]): (req: Request) => Prom
     const cost = COSTS[call.method] ?? 1;
     if (account.credits < cost) return refuse(402);
     account.credits -= cost;
-    const res = await fetch(upstream, {
+    const res = await post(upstream, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: call.id ?? null, method: call.method, params: call.params ?? [] }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const answer = await res.text();
-    const judged = answer.length > MAX_RESPONSE_BYTES ? null : scan(answer);
-    if (judged === null || judged.tooDeep) {
+    const judged = answer.length > MAX_RESPONSE_BYTES || jsonNestsDeeperThan(answer) ? undefined : parsedOrUndefined(answer);
+    if (judged === undefined) {
       account.credits += cost;
       return refuse(502);
     }
-    if (!judged.topError) {
+    if (isResult(judged)) {
       account.spent += cost;
       account.calls++;
     } else account.credits += cost;
     return new Response(answer, { status: res.status, headers: { "content-type": "application/json" } });
   };
+}
+
+/** A node's answer parsed, or undefined for one that is not JSON (a failure of the node, as chainwatch's upstream pool counts it). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a node's answer carries a result (charged) rather than its own error (passed through, free). */
+function isResult(answer: unknown): boolean {
+  if (typeof answer !== "object" || answer === null) return false;
+  const a = answer as { result?: unknown; error?: unknown };
+  return "result" in a && (a.error === undefined || a.error === null);
 }

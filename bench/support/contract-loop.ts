@@ -34,7 +34,7 @@ const CREDITS = 1_000_000_000;
 const TIMEOUT_MS = 5_000;
 
 /** Opens the loop's tables at `path`, (re)created holding `bodies` for one account with a full pool; returns its round. */
-function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
+export function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
   const db = openSqlite(path);
   for (const t of ["jobs", "accounts", "attempts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
   db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
@@ -77,7 +77,7 @@ function openContractStore(path: string, bodies: string[]): { commit: Commit<Att
 }
 
 /** The signed POST: the contract's headers, two HMACs from one keyed hasher, the answer's first 1 KiB kept. */
-function signedPost(hookUrl: string): Send<Attempt> {
+export function signedPost(hookUrl: string, post: typeof fetch = fetch): Send<Attempt> {
   const keyed = new Bun.CryptoHasher("sha256", KEY);
   return async (job) => {
     const at = Date.now();
@@ -87,7 +87,7 @@ function signedPost(hookUrl: string): Send<Attempt> {
     const standard = keyed.copy().update(id).update(".").update(ts).update(".").update(job.body).digest("base64");
     const started = performance.now();
     try {
-      const res = await fetch(hookUrl, {
+      const res = await post(hookUrl, {
         method: "POST",
         headers: {
           "Content-Type": "application/json",

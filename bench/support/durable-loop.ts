@@ -128,10 +128,10 @@ export type Send<D> = (job: Job) => Promise<D | null>;
 export type Commit<D> = (done: D[], limit: number, nowMs: number, leaseUntil: number) => Job[] | Promise<Job[]>;
 
 /** The raw POST the durable loop sends to `hookUrl`: the body and its content type, nothing signed; a 2xx gives the row's id. */
-const postBody =
-  (hookUrl: string): Send<number> =>
+export const postBody =
+  (hookUrl: string, post: typeof fetch = fetch): Send<number> =>
   (job) =>
-    fetch(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: job.body })
+    post(hookUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: job.body })
       .then(async (res) => {
         await res.text();
         return res.ok ? job.id : null;

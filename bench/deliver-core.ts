@@ -1,0 +1,226 @@
+// The delivery loops without the network: `bun run bench:deliver-core [--statements]`. In this one
+// process every POST goes to a stub `fetch` that answers 200 "ok" at once, so all that is measured
+// is the loops' own work, which `bench:deliver` can only see beside the HTTP client, the receiver
+// and the socket layer (a third of its figure, and most of its spread between rounds):
+//
+// - the daemon's delivery loop: its real code (claim, pass, send, settle), started by
+//   startDaemon over its own SQLite database with the stub as its `fetch`;
+// - the contract loop (support/contract-loop.ts): the least the delivery contract asks;
+// - the durable loop (support/durable-loop.ts): the least a durable outbox asks.
+//
+// Each round gives each loop BENCH_DELIVERIES (20,000) rows queued beforehand (not measured), in
+// turn, for BENCH_ROUNDS (5) rounds; every loop runs 32 POSTs in flight, as the daemon's default
+// concurrency. It prints CPU µs a delivery of the whole process, split by thread (the JS thread,
+// the JIT's, the collector's helpers, the rest: the WAL checkpoint's among them), medians and spread.
+// `--statements` also times every SQLite statement (wall time, which here is the JS thread's: the
+// driver is synchronous) and prints each loop's statements a delivery by kind; the timing wrapper
+// costs a few µs a statement of its own, so those rounds' totals read high.
+import { Database } from "bun:sqlite";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { setPlan } from "../src/accounts/plans.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { openContext, startDaemon } from "../src/daemon.ts";
+import { enqueueDelivery } from "../src/delivery/outbox.ts";
+import { openContractStore, signedPost } from "./support/contract-loop.ts";
+import { writeDaemonConfig } from "./support/daemons.ts";
+import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
+import { pointWebhook } from "./support/endpoint.ts";
+import { median, spread } from "./support/rounds.ts";
+
+const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONCURRENCY = 32;
+const HOOK = "http://127.0.0.1:9/hook";
+const timeStatements = process.argv.includes("--statements");
+
+type Loop = "daemon" | "contract loop" | "durable loop";
+const LOOPS: Loop[] = ["daemon", "contract loop", "durable loop"];
+
+// The receiver, in process: every POST answered at once, as bench:deliver's receiver answers.
+let posts = 0;
+const stub = (async () => {
+  posts++;
+  return new Response("ok", { status: 200, headers: { "content-length": "2" } });
+}) as unknown as typeof fetch;
+
+/** Each statement's wall time by loop and kind, while `--statements` is on. */
+let measuring: Loop | null = null;
+const statements = new Map<Loop, Map<string, number>>(LOOPS.map((l) => [l, new Map()]));
+if (timeStatements) timeEveryStatement();
+
+const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-core-"));
+try {
+  const loaded = loadConfig(writeDaemonConfig(dir, `sqlite://${dir}/daemon.db`, ["[delivery]", "allow_private_targets = true", `concurrency = ${CONCURRENCY}`]));
+  if (!loaded.ok) throw new Error(loaded.error);
+  const ctx = await openContext(loaded.config, { env: {} });
+  const daemon = await startDaemon(ctx, { fetch: stub });
+  try {
+    const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 1 });
+    if (!plan.ok) throw new Error(plan.error);
+    const made = await createAccount(ctx, { name: "bench", plan: "bench", credits: 1_000_000_000_000 });
+    if (!made.ok) throw new Error(made.error);
+    const accountId = made.account.id;
+    const endpointId = await pointWebhook(ctx.db, accountId, HOOK);
+    const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
+
+    const runs: Record<Loop, Threads[]> = { daemon: [], "contract loop": [], "durable loop": [] };
+    const daemonRound = async (): Promise<Threads> => {
+      await ctx.db.transaction().execute(async (trx) => {
+        const nowMs = Date.now() - 1000;
+        for (const body of bodies) await enqueueDelivery(trx, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body, nowMs });
+      });
+      const target = posts + TOTAL;
+      const window = threadWindow("daemon");
+      // The loop wakes on its own tick; done when every row was posted and none is left pending.
+      for (;;) {
+        if (posts >= target) {
+          const left = await sql`select 1 from deliveries where status = 'pending' limit 1`.execute(ctx.db);
+          if (left.rows.length === 0) break;
+        }
+        await Bun.sleep(10);
+      }
+      if (posts !== target) throw new Error(`the daemon posted ${posts - target + TOTAL} times for ${TOTAL} deliveries`);
+      return window();
+    };
+    const contractRound = async (): Promise<Threads> => {
+      const store = openContractStore(join(dir, "contract.db"), bodies);
+      const window = threadWindow("contract loop");
+      const out = await runLoop(store.commit, signedPost(HOOK, stub), CONCURRENCY);
+      const used = window();
+      store.close();
+      if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop sent ${out.sent}, ${out.failed} failed`);
+      return used;
+    };
+    const durableRound = async (): Promise<Threads> => {
+      const store = await openStore(`sqlite://${join(dir, "durable.db")}`, bodies);
+      const window = threadWindow("durable loop");
+      const out = await runLoop((done: number[], limit, nowMs, leaseUntil) => store.commit(done, limit, nowMs, leaseUntil), postBody(HOOK, stub), CONCURRENCY);
+      const used = window();
+      await store.close();
+      if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the durable loop sent ${out.sent}, ${out.failed} failed`);
+      return used;
+    };
+    const rounds: Record<Loop, () => Promise<Threads>> = { daemon: daemonRound, "contract loop": contractRound, "durable loop": durableRound };
+
+    console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by a stub fetch in this process (no sockets)`);
+    for (let r = 1; r <= ROUNDS; r++) {
+      const parts: string[] = [];
+      for (const loop of LOOPS) {
+        const used = await rounds[loop]();
+        runs[loop].push(used);
+        parts.push(`${loop} ${describe(used)}`);
+      }
+      console.log(`round ${r}: ${parts.join(" · ")}`);
+    }
+    const total = (loop: Loop) => runs[loop].map((t) => t.total / TOTAL);
+    const ratio = (a: Loop, b: Loop) => runs[a].map((t, i) => t.total / runs[b][i].total);
+    console.log(`CPU µs per delivery (median, min–max): ${LOOPS.map((l) => `${l} ${spread(total(l), 1)}`).join(", ")}`);
+    if (timeStatements) {
+      for (const loop of LOOPS) {
+        const kinds = [...(statements.get(loop) as Map<string, number>)].sort((a, b) => b[1] - a[1]);
+        const all = kinds.reduce((s, [, ms]) => s + ms, 0);
+        const per = (ms: number) => ((ms * 1000) / (TOTAL * ROUNDS)).toFixed(2);
+        console.log(`${loop} statements, wall µs a delivery: ${per(all)} = ${kinds.map(([k, ms]) => `${k} ${per(ms)}`).join(", ")}`);
+      }
+    }
+    const r1 = ratio("daemon", "contract loop");
+    const r2 = ratio("daemon", "durable loop");
+    const r3 = ratio("contract loop", "durable loop");
+    console.log(
+      `daemon / contract loop ${spread(r1, 2)}×, daemon / durable loop ${spread(r2, 2)}×, contract / durable loop ${spread(r3, 2)}× (within each round); ` +
+        `the daemon's own work above the contract: ${(median(total("daemon")) - median(total("contract loop"))).toFixed(1)} µs a delivery`,
+    );
+  } finally {
+    await daemon.stop();
+    await ctx.db.destroy();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** CPU µs of this process over a window, in all and by thread. */
+type Threads = { total: number; js: number; jit: number; gc: number; other: number };
+
+/** Starts a window over this process's threads (their run time in /proc, to the ns) while `loop` runs; its end gives the CPU each kind used. */
+function threadWindow(loop: Loop): () => Threads {
+  const before = threadTimes();
+  measuring = loop;
+  return () => {
+    measuring = null;
+    const after = threadTimes();
+    const used: Threads = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
+    for (const [tid, { kind, us }] of after) {
+      const d = us - (before.get(tid)?.us ?? 0);
+      used[kind] += d;
+      used.total += d;
+    }
+    return used;
+  };
+}
+
+function threadTimes(): Map<string, { kind: Exclude<keyof Threads, "total">; us: number }> {
+  const out = new Map<string, { kind: Exclude<keyof Threads, "total">; us: number }>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+      const us = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1000;
+      const kind = tid === String(process.pid) ? "js" : name.startsWith("JIT") ? "jit" : name.startsWith("HeapHelper") || name.includes("GC") ? "gc" : "other";
+      out.set(tid, { kind, us });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
+}
+
+function describe(t: Threads): string {
+  const per = (us: number) => (us / TOTAL).toFixed(1);
+  return `${per(t.total)} µs (JS thread ${per(t.js)}, JIT ${per(t.jit)}, GC helpers ${per(t.gc)}, other ${per(t.other)})`;
+}
+
+/** Wraps every statement bun:sqlite prepares in this process with a wall-time count under the loop being measured. */
+function timeEveryStatement(): void {
+  const wrapped = new WeakSet<object>();
+  for (const method of ["prepare", "query"] as const) {
+    const original = Database.prototype[method] as unknown as (this: Database, sqlText: string, ...rest: unknown[]) => Record<string, unknown>;
+    (Database.prototype as unknown as Record<string, unknown>)[method] = function (this: Database, sqlText: string, ...rest: unknown[]) {
+      const statement = original.call(this, sqlText, ...rest);
+      if (wrapped.has(statement)) return statement;
+      wrapped.add(statement);
+      const kind = statementKind(sqlText);
+      for (const run of ["run", "all", "get", "values"]) {
+        const f = statement[run] as ((...a: unknown[]) => unknown) | undefined;
+        if (typeof f !== "function") continue;
+        statement[run] = function (this: unknown, ...a: unknown[]) {
+          const t0 = performance.now();
+          try {
+            return f.apply(this, a);
+          } finally {
+            if (measuring) {
+              const by = statements.get(measuring) as Map<string, number>;
+              by.set(kind, (by.get(kind) ?? 0) + performance.now() - t0);
+            }
+          }
+        };
+      }
+      return statement;
+    };
+  }
+}
+
+/** A statement named by what it does to which table: "update deliveries status", "select deliveries", "commit". */
+function statementKind(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim().toLowerCase();
+  const verb = t.split(" ")[0];
+  if (verb === "begin" || verb === "commit" || verb === "rollback") return verb;
+  // A select's own table, not a subquery's: parenthesized parts are dropped first.
+  let outer = t;
+  for (let inner = outer.replace(/\([^()]*\)/g, ""); inner !== outer; inner = outer.replace(/\([^()]*\)/g, "")) outer = inner;
+  const table = /(?:from|into|update) "?(\w+)/.exec(outer)?.[1] ?? "?";
+  const set = verb === "update" ? (/ set "?(\w+)/.exec(t)?.[1] ?? "") : "";
+  return `${verb} ${table}${set ? ` set ${set}` : ""}`;
+}
