@@ -29,7 +29,9 @@ const db = new Database(workerData.path);
 // PASSIVE never waits on the busy handler; this only bounds opening the WAL index.
 db.run("PRAGMA busy_timeout = 1000");
 const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
-// What the last checkpoint found: the same again means nothing was written in between.
+// What the last checkpoint found. The same again almost always means nothing was written in
+// between; when it does not (the WAL started over and grew to the same size), this checkpoint
+// copied what was written, and the longer wait only lets the WAL grow for a while longer.
 let previous = "";
 let wait = workerData.intervalMs;
 let timer = null;
