@@ -18,7 +18,7 @@
 // delivery by kind; the timing wrapper costs a few µs a statement of its own, so those rounds'
 // totals read high.
 import { Database } from "bun:sqlite";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -28,6 +28,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext, startDaemon } from "../src/daemon.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { openContractStore, signedPost } from "./support/contract-loop.ts";
+import { threadRunTimes } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
 import { pointWebhook } from "./support/endpoint.ts";
@@ -149,36 +150,27 @@ try {
 /** CPU µs of this process over a window, in all and by thread. */
 type Threads = { total: number; js: number; jit: number; gc: number; other: number };
 
-/** Starts a window over this process's threads (their run time in /proc, to the ns) while `loop` runs; its end gives the CPU each kind used. */
+/** Starts a window over this process's threads while `loop` runs; its end gives the CPU µs each kind of thread used. */
 function threadWindow(loop: Loop): () => Threads {
-  const before = threadTimes();
+  const before = threadRunTimes(process.pid);
   measuring = loop;
   return () => {
     measuring = null;
-    const after = threadTimes();
     const used: Threads = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
-    for (const [tid, { kind, us }] of after) {
+    for (const [tid, { name, us }] of threadRunTimes(process.pid)) {
       const d = us - (before.get(tid)?.us ?? 0);
-      used[kind] += d;
+      used[kindOf(tid, name)] += d;
       used.total += d;
     }
     return used;
   };
 }
 
-function threadTimes(): Map<string, { kind: Exclude<keyof Threads, "total">; us: number }> {
-  const out = new Map<string, { kind: Exclude<keyof Threads, "total">; us: number }>();
-  for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
-      const us = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1000;
-      const kind = tid === String(process.pid) ? "js" : name.startsWith("JIT") ? "jit" : name.startsWith("HeapHelper") || name.includes("GC") ? "gc" : "other";
-      out.set(tid, { kind, us });
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return out;
+/** The main thread runs the JavaScript; Bun names its JIT's and its collector's helper threads. */
+function kindOf(tid: string, name: string): Exclude<keyof Threads, "total"> {
+  if (tid === String(process.pid)) return "js";
+  if (name.startsWith("JIT")) return "jit";
+  return name.startsWith("HeapHelper") || name.includes("GC") ? "gc" : "other";
 }
 
 function describe(t: Threads): string {

@@ -25,7 +25,7 @@ import { recordEndpointAttempts } from "../src/webhooks/health-store.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../src/delivery/settle.ts";
 import { webhookHeaders, webhookKey } from "../src/delivery/signer.ts";
-import { cpuOfTree } from "./support/cpu.ts";
+import { cpuOfTree, ownCpuUs } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { startCluster } from "./support/postgres.ts";
 import { openStore } from "./support/durable-loop.ts";
@@ -47,10 +47,6 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof query;
 
-const cpuUs = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-stages-"));
 const cluster = postgres ? await startCluster() : undefined;
@@ -84,16 +80,16 @@ try {
   while (done < TOTAL) {
     // One commit of the loop, split: BEGIN, settle the previous batch, claim the next, COMMIT.
     const trx = await ctx.db.startTransaction().execute();
-    let c0 = cpuUs();
+    let c0 = ownCpuUs();
     let s0 = sent;
     const nowMs = Date.now();
     const { claimed } = await claimDueDeliveries(trx, { nowMs, leaseMs: 30_000, limit: BATCH, priceOf: () => 1, newest: false });
-    t.claim += cpuUs() - c0;
+    t.claim += ownCpuUs() - c0;
     trips.claim += sent - s0;
-    c0 = cpuUs();
+    c0 = ownCpuUs();
     for (const d of claimed) webhookHeaders({ id: d.id, body: d.body, timestampSec: Math.floor(nowMs / 1000), key, userAgent: "chainwatch/bench" });
-    t.sign += cpuUs() - c0;
-    c0 = cpuUs();
+    t.sign += ownCpuUs() - c0;
+    c0 = ownCpuUs();
     s0 = sent;
     const group: Settlement[] = claimed.map((d) => ({
       delivery: d,
@@ -103,12 +99,12 @@ try {
     const settled = await recordOutcomes(trx, group, nowMs);
     const attempts = group.filter((s) => settled.has(s.delivery.id)).map((s) => ({ endpointId: s.delivery.endpoint_id as string, accountId: s.delivery.account_id, attempt: s.attempt }));
     await recordEndpointAttempts(trx, attempts, nowMs, 0);
-    t.settle += cpuUs() - c0;
+    t.settle += ownCpuUs() - c0;
     trips.settle += sent - s0;
-    c0 = cpuUs();
+    c0 = ownCpuUs();
     s0 = sent;
     await trx.commit().execute();
-    t.commit += cpuUs() - c0;
+    t.commit += ownCpuUs() - c0;
     trips.commit += sent - s0;
     done += claimed.length;
     batches++;
@@ -145,7 +141,7 @@ async function runFloor(url: string, daemonUs: number, daemonDone: number): Prom
   const store = await openStore(url, bodies);
   const server0 = cluster ? cpuOfTree(cluster.pid) : 0;
   const s0 = sent;
-  const c0 = cpuUs();
+  const c0 = ownCpuUs();
   let previous: number[] = [];
   let done = 0;
   let batches = 0;
@@ -157,7 +153,7 @@ async function runFloor(url: string, daemonUs: number, daemonDone: number): Prom
     if (claimed.length === 0) break;
     previous = claimed.map((j) => j.id);
   }
-  const us = cpuUs() - c0;
+  const us = ownCpuUs() - c0;
   const server = cluster ? (cpuOfTree(cluster.pid) - server0) * 1000 : 0;
   await store.close();
   const per = (x: number) => (x / done).toFixed(1);

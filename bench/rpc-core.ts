@@ -25,6 +25,7 @@ import { nativeRoutes } from "../src/http/native-routes.ts";
 import { requestCounter } from "../src/http/request-metrics.ts";
 import { createRpcProxy } from "../src/rpc/proxy.ts";
 import { contractProxy, minimalProxy } from "./support/bare-rpc-proxy.ts";
+import { ownCpuUs } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { median, spread } from "./support/rounds.ts";
 
@@ -68,12 +69,6 @@ const METHODS = [
 /** The node, in process: whatever is asked, `answer` at once, with its length (as anvil sends it). */
 let answer = METHODS[0].answer;
 const node = (async () => new Response(answer, { status: 200, headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(answer)) } })) as unknown as typeof fetch;
-
-/** CPU µs this process has used so far, every thread's. */
-function cpuUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 type Side = "chainwatch" | "contract proxy" | "minimal proxy";
 const SIDES: Side[] = ["chainwatch", "contract proxy", "minimal proxy"];
@@ -122,9 +117,9 @@ try {
       for (let r = 1; r <= ROUNDS; r++) {
         for (const side of SIDES) {
           const handle = handlers[side];
-          const c0 = cpuUs();
+          const c0 = ownCpuUs();
           for (let done = 0; done < CALLS; done += IN_FLIGHT) await Promise.all(Array.from({ length: IN_FLIGHT }, () => call(handle)));
-          us[side].push((cpuUs() - c0) / CALLS);
+          us[side].push((ownCpuUs() - c0) / CALLS);
         }
       }
       const ratio = (a: Side, b: Side) => us[a].map((x, i) => x / us[b][i]);

@@ -59,21 +59,38 @@ export function cpuOfTree(pid: number): number {
  * ended are not counted.
  */
 export function threadsRunTimeMs(pid: number): number {
-  let ns = 0;
+  let us = 0;
+  for (const t of threadRunTimes(pid).values()) us += t.us;
+  return us / 1000;
+}
+
+/**
+ * Each live thread of a process by its id: its name (`JITWorker`, `HeapHelper`, …; the main thread
+ * has the process's id) and the µs it has run on a core so far (/proc/<pid>/task/<tid>/schedstat).
+ */
+export function threadRunTimes(pid: number): Map<string, { name: string; us: number }> {
+  const out = new Map<string, { name: string; us: number }>();
   let tasks: string[] = [];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0;
+    return out;
   }
   for (const task of tasks) {
     try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      const name = readFileSync(`/proc/${pid}/task/${task}/comm`, "utf8").trim();
+      out.set(task, { name, us: Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]) / 1000 });
     } catch {
       // The thread ended between the listing and the read.
     }
   }
-  return ns / 1e6;
+  return out;
+}
+
+/** The CPU µs this process has used so far, every thread's (user and system). */
+export function ownCpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 }
 
 /** Busy and total CPU ms of the whole machine so far (all cores, from /proc/stat). */
