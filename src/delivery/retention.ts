@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../db/database.ts";
+import type { Db, Executor } from "../db/database.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -7,8 +7,37 @@ const DAY_MS = 86_400_000;
 // chunk stays a short write and the delivery loop and the API never wait long behind it.
 const CHUNK = 1000;
 
-/** Settled outcomes: nothing more will be sent for these rows (`deliveries retry` can still re-queue a failed one until it is pruned). */
-const settled = sql<boolean>`status in ('succeeded', 'failed')`;
+/**
+ * Settled outcomes: nothing more will be sent for these rows (`deliveries retry` can still re-queue
+ * a failed one until it is pruned). Spelt so the due index (status, replay, next_attempt_at) cannot
+ * serve it: given `status in (…)`, SQLite read every settled row through that index, for the
+ * chunk's select (then sorted them all) and for its delete by id alike, each chunk of 1,000.
+ */
+const settled = sql<boolean>`coalesce(status, '') in ('succeeded', 'failed')`;
+
+/**
+ * The rows a chunk of the prune deletes: settled before `cutoff`, not a payment order's, oldest
+ * first. Read through the partial index that holds exactly those rows (migration 0033): its own
+ * `kind` term, written as the index writes it, lets both databases use it.
+ */
+export function oldestPrunable(db: Executor, cutoff: number, limit: number) {
+  return db
+    .selectFrom("deliveries")
+    .select("id")
+    .where("completed_at", "<", cutoff)
+    .where(sql<boolean>`kind <> 'payment'`)
+    .where(settled)
+    .orderBy("completed_at")
+    .limit(limit);
+}
+
+/**
+ * Deletes a chunk's rows by key, with the conditions again: a `deliveries retry` between the read
+ * and the delete keeps its row. Returns the ids deleted.
+ */
+export function deletePrunable(db: Executor, ids: string[], cutoff: number) {
+  return db.deleteFrom("deliveries").where("id", "in", ids).where("completed_at", "<", cutoff).where(settled).returning("id");
+}
 
 export type DeliveryPruneResult = { deliveries: number; attempts: number };
 
@@ -24,29 +53,13 @@ export async function pruneDeliveries(db: Db, nowMs: number, days: number, stopp
   const out: DeliveryPruneResult = { deliveries: 0, attempts: 0 };
   while (!stopping()) {
     const n = await db.transaction().execute(async (trx) => {
-      // Oldest first, through the partial index on completed_at (migration 0024).
-      const candidates = await trx
-        .selectFrom("deliveries")
-        .select("id")
-        .where("completed_at", "<", cutoff)
-        .where(settled)
-        .where("kind", "!=", "payment")
-        .orderBy("completed_at")
-        .limit(CHUNK)
-        .execute();
+      const candidates = await oldestPrunable(trx, cutoff, CHUNK).execute();
       if (candidates.length === 0) return 0;
-      // The conditions again: a `deliveries retry` between the read and the delete keeps its row.
-      const deleted = await trx
-        .deleteFrom("deliveries")
-        .where(
-          "id",
-          "in",
-          candidates.map((c) => c.id),
-        )
-        .where("completed_at", "<", cutoff)
-        .where(settled)
-        .returning("id")
-        .execute();
+      const deleted = await deletePrunable(
+        trx,
+        candidates.map((c) => c.id),
+        cutoff,
+      ).execute();
       if (deleted.length > 0) {
         const attempts = await trx
           .deleteFrom("delivery_attempts")

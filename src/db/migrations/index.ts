@@ -31,6 +31,7 @@ import * as m0029 from "./0029_notice_resolution.ts";
 import * as m0030 from "./0030_webhook_endpoints.ts";
 import * as m0031 from "./0031_upstream_quorum.ts";
 import * as m0032 from "./0032_account_disabled.ts";
+import * as m0033 from "./0033_prunable_deliveries.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   "0030_webhook_endpoints": m0030,
   "0031_upstream_quorum": m0031,
   "0032_account_disabled": m0032,
+  "0033_prunable_deliveries": m0033,
 };
