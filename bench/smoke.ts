@@ -51,6 +51,10 @@ const SMALL: Record<string, Small> = {
     // The verdict is the last line.
     prints: [/^ {2}CPU µs per call: chainwatch \d+, minimal proxy \d+/m, /^ {2}contract floor: contract proxy \d+ µs per call/m, /(^|\n)targets? (met|missed) \(medians of 2 rounds\): [^\n]+\n?$/],
   },
+  "bench:retention": {
+    env: { BENCH_OLD: "3000", BENCH_RECENT: "1000", BENCH_PAYMENT: "500", BENCH_ROUNDS: "1" },
+    prints: [/^CPU ms per 1,000 deliveries pruned/m, /^chainwatch \/ bare loop \d+\.\d+× in CPU/m],
+  },
   "bench:rpc-core": {
     env: { BENCH_CALLS: "400", BENCH_ROUNDS: "2" },
     prints: [/^eth_blockNumber: CPU µs per call \(median, min–max\): chainwatch \d+\.\d/m, /^eth_getBlockByNumber: CPU µs per call/m, /^ {2}chainwatch \/ minimal proxy \d+\.\d+/m],
