@@ -95,15 +95,18 @@ export function getOrder(db: Executor, accountId: string, paymentId: string): Pr
 }
 
 /** An account's orders, newest first, optionally narrowed to one order_id and/or status. */
-export function listOrders(
-  db: Executor,
-  accountId: string,
-  filter: { orderId?: string; status?: PaymentStatus; limit: number },
-): Promise<Payment[]> {
+export function listOrders(db: Executor, accountId: string, filter: OrdersFilter): Promise<Payment[]> {
+  return ordersNewestFirst(db, accountId, filter).execute();
+}
+
+export type OrdersFilter = { orderId?: string; status?: PaymentStatus; limit: number };
+
+/** listOrders' query: read from an index in its order, all orders or one status's (migration 0034), never sorted. */
+export function ordersNewestFirst(db: Executor, accountId: string, filter: OrdersFilter) {
   let q = db.selectFrom("payments").selectAll().where("account_id", "=", accountId);
   if (filter.orderId !== undefined) q = q.where("order_id", "=", filter.orderId);
   if (filter.status !== undefined) q = q.where("status", "=", filter.status);
-  return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(filter.limit).execute();
+  return q.orderBy("created_at", "desc").orderBy("id", "desc").limit(filter.limit);
 }
 
 /** Writes an order's mutable fields (state, amounts, tx, AML) back to its row. */

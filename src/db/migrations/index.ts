@@ -32,6 +32,7 @@ import * as m0030 from "./0030_webhook_endpoints.ts";
 import * as m0031 from "./0031_upstream_quorum.ts";
 import * as m0032 from "./0032_account_disabled.ts";
 import * as m0033 from "./0033_prunable_deliveries.ts";
+import * as m0034 from "./0034_orders_newest_first.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   "0031_upstream_quorum": m0031,
   "0032_account_disabled": m0032,
   "0033_prunable_deliveries": m0033,
+  "0034_orders_newest_first": m0034,
 };
