@@ -45,36 +45,44 @@ export async function waitForHeadline(p: Page, text: string | RegExp, timeout = 
  */
 const READ_SCALES = [1, 0.5, 0.75, 1.5];
 
+/** Screenshots a scan takes before it gives up: a camera's next frames. */
+const FRAMES = 3;
+
 /**
  * The text of the page's QR code as a camera would see it: a screenshot of the code as Chromium
  * draws it, turned into pixels by a blank page of the same browser (no policy there), read by
  * @paulmillr/qr's decoder. The pixels come back as one base64 string: as an array of numbers the
- * same 330 KB took Playwright ~2 s of CPU to carry.
+ * same 330 KB took Playwright ~2 s of CPU to carry. A frame no size reads is taken again, up to
+ * FRAMES times: a live update can move the page while a screenshot's clip is taken (seen once in
+ * CI: a code found but unreadable at every size, where 150 codes drawn alone at 360 px all read).
  */
 export async function scanQr(p: Page): Promise<string> {
-  const png = (await p.locator("svg.qr").screenshot()).toString("base64");
   const blank = await p.context().newPage();
   try {
     let firstError: unknown;
-    for (const scale of READ_SCALES) {
-      const image = (await blank.evaluate(
-        async ([base64, scale]: [string, number]) => {
-          const g = globalThis as any;
-          const bitmap = await g.createImageBitmap(new g.Blob([g.Uint8Array.from(g.atob(base64), (c: string) => c.charCodeAt(0))], { type: "image/png" }));
-          const [width, height] = [Math.round(bitmap.width * scale), Math.round(bitmap.height * scale)];
-          const ctx = new g.OffscreenCanvas(width, height).getContext("2d");
-          ctx.drawImage(bitmap, 0, 0, width, height);
-          const data = ctx.getImageData(0, 0, width, height).data;
-          let bytes = "";
-          for (let i = 0; i < data.length; i += 0x8000) bytes += String.fromCharCode(...data.subarray(i, i + 0x8000));
-          return { width, height, data: g.btoa(bytes) };
-        },
-        [png, scale] as [string, number],
-      )) as { width: number; height: number; data: string };
-      try {
-        return readQrPixels({ width: image.width, height: image.height, data: Buffer.from(image.data, "base64") });
-      } catch (e) {
-        firstError ??= e;
+    for (let frame = 0; frame < FRAMES; frame++) {
+      if (frame > 0) await p.waitForTimeout(250);
+      const png = (await p.locator("svg.qr").screenshot()).toString("base64");
+      for (const scale of READ_SCALES) {
+        const image = (await blank.evaluate(
+          async ([base64, scale]: [string, number]) => {
+            const g = globalThis as any;
+            const bitmap = await g.createImageBitmap(new g.Blob([g.Uint8Array.from(g.atob(base64), (c: string) => c.charCodeAt(0))], { type: "image/png" }));
+            const [width, height] = [Math.round(bitmap.width * scale), Math.round(bitmap.height * scale)];
+            const ctx = new g.OffscreenCanvas(width, height).getContext("2d");
+            ctx.drawImage(bitmap, 0, 0, width, height);
+            const data = ctx.getImageData(0, 0, width, height).data;
+            let bytes = "";
+            for (let i = 0; i < data.length; i += 0x8000) bytes += String.fromCharCode(...data.subarray(i, i + 0x8000));
+            return { width, height, data: g.btoa(bytes) };
+          },
+          [png, scale] as [string, number],
+        )) as { width: number; height: number; data: string };
+        try {
+          return readQrPixels({ width: image.width, height: image.height, data: Buffer.from(image.data, "base64") });
+        } catch (e) {
+          firstError ??= e;
+        }
       }
     }
     throw firstError;

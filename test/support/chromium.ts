@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
@@ -10,7 +10,7 @@ import { type Browser, chromium } from "playwright-core";
 // Each file works in browser contexts of its own (cookies, storage and permissions are a context's)
 // and closes them when it is done (releaseChromium); the browser itself ends with the process
 // (playwright-core kills what it launched on exit, and Chromium ends when its pipe closes); the
-// profile folders such ends leave behind are removed by the next launch (sweepStaleProfiles).
+// folders such ends leave behind are removed by the next launch (sweepStaleFolders).
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -22,22 +22,24 @@ export async function sharedChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
   const current = shared && (await shared.catch(() => null));
   if (current?.isConnected()) return current;
-  sweepStaleProfiles();
+  sweepStaleFolders();
   shared = chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   return shared;
 }
 
 const PROFILE_PREFIX = "playwright_chromiumdev_profile-";
+/** Each launch's (empty, unless the browser downloaded something) folder for artifacts, left the same way. */
+const ARTIFACTS_PREFIX = "playwright-artifacts-";
 
 /**
- * Removes the temporary profiles of Chromiums that are gone. playwright-core deletes a launch's
+ * Removes the temporary folders of Chromiums that are gone. playwright-core deletes a launch's
  * profile folder when the browser is closed, but a test process ends without closing it (the
  * browser is shared to the end, and a worker gets no exit event to await a close in), so every
- * run left one folder of about 5 MB per test process in the temporary directory. A folder is
- * left alone while a running Chromium names it, and for a minute after it was made (a launch in
- * another worker between making it and starting its browser).
+ * run left one folder of about 5 MB per test process in the temporary directory (and an empty
+ * folder for artifacts). A profile is left alone while a running Chromium names it, and for a
+ * minute after it was made (a launch in another worker between making it and starting its browser).
  */
-function sweepStaleProfiles(): void {
+function sweepStaleFolders(): void {
   const inUse = new Set<string>();
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
@@ -50,13 +52,18 @@ function sweepStaleProfiles(): void {
   }
   const tmp = tmpdir();
   for (const name of readdirSync(tmp)) {
-    if (!name.startsWith(PROFILE_PREFIX)) continue;
     const dir = join(tmp, name);
     try {
-      if (inUse.has(dir) || Date.now() - statSync(dir).mtimeMs < 60_000) continue;
-      rmSync(dir, { recursive: true, force: true });
+      if (name.startsWith(PROFILE_PREFIX)) {
+        if (inUse.has(dir) || Date.now() - statSync(dir).mtimeMs < 60_000) continue;
+        rmSync(dir, { recursive: true, force: true });
+      } else if (name.startsWith(ARTIFACTS_PREFIX)) {
+        // No process names it: only an empty one is removed (rmdir refuses any other), once it is
+        // older than any test process lives.
+        if (Date.now() - statSync(dir).mtimeMs >= 10 * 60_000) rmdirSync(dir);
+      }
     } catch {
-      // Removed by its own process meanwhile.
+      // Removed by its own process meanwhile, or not empty.
     }
   }
 }
