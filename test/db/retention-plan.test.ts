@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CompiledQuery } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { deletePrunable, oldestPrunable, pruneDeliveries } from "../../src/delivery/retention.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { sqlitePlan } from "../support/query-plan.ts";
 
 // Found by timing the hourly prune on a large outbox: asked for settled rows by status, SQLite read
 // every settled row through the due index and sorted them all for each chunk of 1,000 (and found the
@@ -66,13 +66,8 @@ describe("the prune's plan reads only the rows it deletes", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const planOf = async (query: CompiledQuery) => {
-    const { rows } = await ctx.db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
-    return rows.map((r) => r.detail).join("\n");
-  };
-
   it.skipIf(onPostgres)("a chunk's rows come from the retention index in order, with no sort", async () => {
-    const text = await planOf(oldestPrunable(ctx.db, now - 7 * DAY, 1000).compile());
+    const text = await sqlitePlan(ctx.db, oldestPrunable(ctx.db, now - 7 * DAY, 1000).compile());
     expect(text).toContain("deliveries_prunable");
     expect(text).not.toContain("TEMP B-TREE");
     expect(text).not.toContain("deliveries_due");
@@ -81,11 +76,10 @@ describe("the prune's plan reads only the rows it deletes", () => {
   it.skipIf(onPostgres)("a chunk's rows are deleted by key", async () => {
     const ids = Array.from({ length: 1000 }, (_, i) => `dlv_${(2 * i).toString(16).padStart(24, "0")}`);
     const del = deletePrunable(ctx.db, ids, now - 7 * DAY).compile();
-    // Its WHERE explained as a select's (the same plan): bun:sqlite leaves an explained DELETE in
-    // progress on the connection, and the next COMMIT fails.
+    // Its WHERE explained as a select's, the same plan (sqlitePlan explains no DELETE).
     const where = del.sql.replace(/^delete from "deliveries" /, 'select "id" from "deliveries" ').replace(/ returning "id"$/, "");
     expect(where).toStartWith('select "id" from "deliveries" where "id" in (');
-    const text = await planOf({ ...del, sql: where });
+    const text = await sqlitePlan(ctx.db, { ...del, sql: where });
     expect(text).toContain("USING INDEX sqlite_autoindex_deliveries_1 (id=?)");
     expect(text).not.toContain("deliveries_due");
   });

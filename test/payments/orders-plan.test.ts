@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CompiledQuery } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { ordersNewestFirst } from "../../src/payments/orders.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { sqlitePlan } from "../support/query-plan.ts";
 
 // Found by timing `GET /v1/payments` on a merchant with 100,000 orders: each page read every order
 // of the account and sorted them all (73 ms a page on SQLite, and more with every order). A page
@@ -31,22 +31,17 @@ describe.skipIf(onPostgres)("a page of payment orders is read in its order, neve
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const planOf = async (query: CompiledQuery) => {
-    const { rows } = await ctx.db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
-    return rows.map((r) => r.detail).join("\n");
-  };
-
   it.each([
     ["every order", {}, "payments_account_created"],
     ["one status", { status: "pending" as const }, "payments_account_status_created"],
   ])("%s", async (_name, filter, index) => {
-    const text = await planOf(ordersNewestFirst(ctx.db, accountId, { ...filter, limit: 50 }).compile());
+    const text = await sqlitePlan(ctx.db, ordersNewestFirst(ctx.db, accountId, { ...filter, limit: 50 }).compile());
     expect(text).toContain(`USING INDEX ${index} (account_id=?`);
     expect(text).not.toContain("TEMP B-TREE");
   });
 
   it("one order_id is one look-up", async () => {
-    const text = await planOf(ordersNewestFirst(ctx.db, accountId, { orderId: "A-1", limit: 50 }).compile());
+    const text = await sqlitePlan(ctx.db, ordersNewestFirst(ctx.db, accountId, { orderId: "A-1", limit: 50 }).compile());
     expect(text).toContain("(account_id=? AND order_id=?)");
   });
 });
