@@ -94,12 +94,12 @@ export function getOrder(db: Executor, accountId: string, paymentId: string): Pr
   return db.selectFrom("payments").selectAll().where("id", "=", paymentId).where("account_id", "=", accountId).executeTakeFirst();
 }
 
+export type OrdersFilter = { orderId?: string; status?: PaymentStatus; limit: number };
+
 /** An account's orders, newest first, optionally narrowed to one order_id and/or status. */
 export function listOrders(db: Executor, accountId: string, filter: OrdersFilter): Promise<Payment[]> {
   return ordersNewestFirst(db, accountId, filter).execute();
 }
-
-export type OrdersFilter = { orderId?: string; status?: PaymentStatus; limit: number };
 
 /** listOrders' query: read from an index in its order, all orders or one status's (migration 0034), never sorted. */
 export function ordersNewestFirst(db: Executor, accountId: string, filter: OrdersFilter) {

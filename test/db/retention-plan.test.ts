@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import type { Delivery } from "../../src/db/schema.ts";
 import { deletePrunable, oldestPrunable, pruneDeliveries } from "../../src/delivery/retention.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
+import { storedDelivery } from "../support/delivery-rows.ts";
 import { sqlitePlan } from "../support/query-plan.ts";
 
 // Found by timing the hourly prune on a large outbox: asked for settled rows by status, SQLite read
@@ -30,34 +30,14 @@ describe("the prune's plan reads only the rows it deletes", () => {
     const made = await createAccount(ctx, { name: "settled", credits: 0 });
     if (!made.ok) throw new Error(made.error);
     // Settled long ago, settled lately, payment orders' (kept), and pending ones.
-    const row = (i: number): Omit<Delivery, "replay"> => {
-      const kind = i % 3 === 0 ? "payment" : "event";
-      const settledAt = i % 2 === 0 ? now - 30 * DAY + i : now - DAY + i;
-      const pending = i % 10 === 9;
-      return {
+    const row = (i: number) =>
+      storedDelivery({
         id: `dlv_${i.toString(16).padStart(24, "0")}`,
-        account_id: made.account.id,
-        endpoint_id: null,
-        kind,
-        event_type: kind === "payment" ? "payment_order" : "payment",
-        network: "eth",
-        event_id: null,
-        payment_id: null,
-        sequence: null,
-        body: "{}",
-        status: pending ? "pending" : "succeeded",
-        hold_until_height: null,
-        attempts: 1,
-        next_attempt_at: settledAt - 1000,
-        lease_until: null,
-        last_status_code: 200,
-        last_error: null,
-        credits_charged: 0,
-        created_at: settledAt - 1000,
-        updated_at: settledAt,
-        completed_at: pending ? null : settledAt,
-      };
-    };
+        accountId: made.account.id,
+        kind: i % 3 === 0 ? "payment" : "event",
+        status: i % 10 === 9 ? "pending" : "succeeded",
+        at: i % 2 === 0 ? now - 30 * DAY + i : now - DAY + i,
+      });
     for (let start = 0; start < ROWS; start += 500) await ctx.db.insertInto("deliveries").values(Array.from({ length: 500 }, (_, i) => row(start + i))).execute();
   });
 
