@@ -28,7 +28,7 @@ import { loadConfig } from "../src/config/load.ts";
 import { openContext, startDaemon } from "../src/daemon.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { openContractStore, signedPost } from "./support/contract-loop.ts";
-import { threadRunTimes } from "./support/cpu.ts";
+import { type ThreadKinds, threadKindsSince, threadRunTimes } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
 import { pointWebhook } from "./support/endpoint.ts";
@@ -70,8 +70,8 @@ try {
     const endpointId = await pointWebhook(ctx.db, accountId, HOOK);
     const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
 
-    const runs: Record<Loop, Threads[]> = { daemon: [], "contract loop": [], "durable loop": [] };
-    const daemonRound = async (): Promise<Threads> => {
+    const runs: Record<Loop, ThreadKinds[]> = { daemon: [], "contract loop": [], "durable loop": [] };
+    const daemonRound = async (): Promise<ThreadKinds> => {
       await ctx.db.transaction().execute(async (trx) => {
         const nowMs = Date.now() - 1000;
         for (const body of bodies) await enqueueDelivery(trx, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body, nowMs });
@@ -91,7 +91,7 @@ try {
       if (posts !== target) throw new Error(`the daemon posted ${posts - target + TOTAL} times for ${TOTAL} deliveries`);
       return window();
     };
-    const contractRound = async (): Promise<Threads> => {
+    const contractRound = async (): Promise<ThreadKinds> => {
       const store = openContractStore(join(dir, "contract.db"), bodies);
       const window = threadWindow("contract loop");
       const out = await runLoop(store.commit, signedPost(HOOK, stub), CONCURRENCY);
@@ -100,7 +100,7 @@ try {
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop sent ${out.sent}, ${out.failed} failed`);
       return used;
     };
-    const durableRound = async (): Promise<Threads> => {
+    const durableRound = async (): Promise<ThreadKinds> => {
       const store = await openStore(`sqlite://${join(dir, "durable.db")}`, bodies);
       const window = threadWindow("durable loop");
       const out = await runLoop((done: number[], limit, nowMs, leaseUntil) => store.commit(done, limit, nowMs, leaseUntil), postBody(HOOK, stub), CONCURRENCY);
@@ -109,7 +109,7 @@ try {
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the durable loop sent ${out.sent}, ${out.failed} failed`);
       return used;
     };
-    const rounds: Record<Loop, () => Promise<Threads>> = { daemon: daemonRound, "contract loop": contractRound, "durable loop": durableRound };
+    const rounds: Record<Loop, () => Promise<ThreadKinds>> = { daemon: daemonRound, "contract loop": contractRound, "durable loop": durableRound };
 
     console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by a stub fetch in this process (no sockets)`);
     for (let r = 1; r <= ROUNDS; r++) {
@@ -147,33 +147,17 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** CPU µs of this process over a window, in all and by thread. */
-type Threads = { total: number; js: number; jit: number; gc: number; other: number };
-
 /** Starts a window over this process's threads while `loop` runs; its end gives the CPU µs each kind of thread used. */
-function threadWindow(loop: Loop): () => Threads {
+function threadWindow(loop: Loop): () => ThreadKinds {
   const before = threadRunTimes(process.pid);
   measuring = loop;
   return () => {
     measuring = null;
-    const used: Threads = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
-    for (const [tid, { name, us }] of threadRunTimes(process.pid)) {
-      const d = us - (before.get(tid)?.us ?? 0);
-      used[kindOf(tid, name)] += d;
-      used.total += d;
-    }
-    return used;
+    return threadKindsSince(process.pid, before);
   };
 }
 
-/** The main thread runs the JavaScript; Bun names its JIT's and its collector's helper threads. */
-function kindOf(tid: string, name: string): Exclude<keyof Threads, "total"> {
-  if (tid === String(process.pid)) return "js";
-  if (name.startsWith("JIT")) return "jit";
-  return name.startsWith("HeapHelper") || name.includes("GC") ? "gc" : "other";
-}
-
-function describe(t: Threads): string {
+function describe(t: ThreadKinds): string {
   const per = (us: number) => (us / TOTAL).toFixed(1);
   return `${per(t.total)} µs (JS thread ${per(t.js)}, JIT ${per(t.jit)}, GC helpers ${per(t.gc)}, other ${per(t.other)})`;
 }

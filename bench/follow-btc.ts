@@ -9,7 +9,9 @@
 // outputs to the watched addresses, counted and summed; every daemon's payment events must agree).
 // BENCH_ROUNDS rounds (3), each a bare run and a fresh daemon's catch-up from height 0, the order
 // alternating; medians and spread over the rounds. The CPU time per block of the daemon, of
-// litecoind and of this process comes from /proc. Then the steady-state lag: `sendtoaddress` to a
+// litecoind and of this process comes from /proc, the daemon's (from its first stored block) and
+// the bare loop's also split by thread: the JS thread, the JIT's, the collector's helpers, the
+// rest (the HTTP client's, the WAL checkpoint's). Then the steady-state lag: `sendtoaddress` to a
 // watched address and `generatetoaddress 1`, how long until the payment webhook reaches a receiver
 // (poll_interval_ms = 250). Under the 0.7 target, the last line says why, from the figures.
 //
@@ -42,7 +44,7 @@ import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { createUpstreamPool } from "../src/upstream/pool.ts";
 import { type Litecoind, startLitecoind } from "../test/support/litecoind.ts";
-import { cpuOf, loadAverage, machineCpu } from "./support/cpu.ts";
+import { cpuOf, loadAverage, machineCpu, type ThreadKinds, threadKindsSince, threadRunTimes } from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { chainwatchCommand, daemonConfigHead } from "./support/daemons.ts";
 import { seedWatchingAccount } from "./support/watching-account.ts";
@@ -387,12 +389,14 @@ const int = (n: number) => Math.round(n).toLocaleString("en-US");
 const spread = (xs: number[], show: (n: number) => string = int) => `${show(median(xs))} (${show(Math.min(...xs))}–${show(Math.max(...xs))})`;
 
 /** One bare run: its wall time, what it found, and the CPU ms of this process and of litecoind over it. */
-type BareRun = { seconds: number; txs: number; payments: number; satoshi: bigint; ownCpuMs: number; nodeCpuMs: number; machine: number };
+type BareRun = { seconds: number; txs: number; payments: number; satoshi: bigint; ownCpuMs: number; nodeCpuMs: number; machine: number; threads: ThreadKinds };
 /** One catch-up of a fresh daemon: its wall time, CPU ms of the daemon (whole, and from its first stored block) and of litecoind. */
 type ChainwatchRun = {
   seconds: number;
   daemonCpuMs: number;
   afterFirst: { ms: number; blocks: number } | null;
+  /** The daemon's threads from its first stored block on, by kind (µs). */
+  threads: ThreadKinds | null;
   nodeCpuMs: number;
   machine: number;
   batches: number;
@@ -400,6 +404,12 @@ type ChainwatchRun = {
   satoshi: bigint;
   load: string;
 };
+
+/** CPU µs a block by kind of thread: of one run, or the medians over several. */
+function byThread(runs: { t: ThreadKinds; blocks: number }[]): string {
+  const per = (kind: Exclude<keyof ThreadKinds, "total">) => Math.round(median(runs.map((r) => r.t[kind] / r.blocks))).toLocaleString("en-US");
+  return `JS thread ${per("js")}, JIT ${per("jit")}, GC helpers ${per("gc")}, other threads ${per("other")}`;
+}
 
 /** Busy share of the machine over a window, in % of one core (200 % is both cores). */
 function machineShare(from: { busy: number; total: number }): number {
@@ -415,9 +425,9 @@ async function readPathRun(node: Litecoind, url: string, head: number): Promise<
 }
 
 async function bareRun(node: Litecoind, url: string, head: number): Promise<BareRun> {
-  const [nodeCpu, ownCpu, machine] = [cpuOf(node.pid), ownCpuMs(), machineCpu()];
+  const [nodeCpu, ownCpu, machine, threads] = [cpuOf(node.pid), ownCpuMs(), machineCpu(), threadRunTimes(process.pid)];
   const run = await bareLoop(url, head);
-  return { ...run, ownCpuMs: ownCpuMs() - ownCpu, nodeCpuMs: cpuOf(node.pid) - nodeCpu, machine: machineShare(machine) };
+  return { ...run, ownCpuMs: ownCpuMs() - ownCpu, nodeCpuMs: cpuOf(node.pid) - nodeCpu, machine: machineShare(machine), threads: threadKindsSince(process.pid, threads) };
 }
 
 /** A fresh daemon (its own database in `dir`) catching up from height 0 to `head`; it is left running. */
@@ -432,10 +442,10 @@ async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookU
     const serve = spawnServe(configPath, tree);
     const start = { serve: cpuOf(serve.proc.pid), node: cpuOf(node.pid) };
     // The first stored block ends the daemon's start-up (module loading, migrations, first look at the node).
-    let first: { height: number; serve: number } | null = null;
+    let first: { height: number; serve: number; threads: ReturnType<typeof threadRunTimes> } | null = null;
     for (let h = tip(); h < head; h = tip()) {
       if (serve.proc.exitCode !== null) throw new Error(`chainwatch serve exited (${serve.proc.exitCode}) during the catch-up`);
-      if (first === null && h >= 0) first = { height: h, serve: cpuOf(serve.proc.pid) };
+      if (first === null && h >= 0) first = { height: h, serve: cpuOf(serve.proc.pid), threads: threadRunTimes(serve.proc.pid) };
       await Bun.sleep(20);
     }
     const seconds = (performance.now() - t) / 1000;
@@ -443,13 +453,14 @@ async function chainwatchRun(node: Litecoind, dir: string, rpcUrl: string, hookU
     const nodeCpuMs = cpuOf(node.pid) - start.node;
     const share = machineShare(machine);
     const afterFirst = first ? { ms: cpuOf(serve.proc.pid) - first.serve, blocks: head - first.height } : null;
+    const threads = first ? threadKindsSince(serve.proc.pid, first.threads) : null;
     // The payment events it stored, to hold against what the bare loop found.
     const found = db
       .query(`SELECT count(*) AS n, coalesce(sum(CAST(json_extract(body, '$.amount_raw') AS INTEGER)), 0) AS sat FROM events WHERE network = '${NETWORK}' AND type = 'payment'`)
       .get() as { n: number; sat: number | bigint };
     // The last batch's log line may still be in the pipe.
     await Bun.sleep(200);
-    return { serve, run: { seconds, daemonCpuMs, afterFirst, nodeCpuMs, machine: share, batches: serve.batches(), payments: found.n, satoshi: BigInt(found.sat), load } };
+    return { serve, run: { seconds, daemonCpuMs, afterFirst, threads, nodeCpuMs, machine: share, batches: serve.batches(), payments: found.n, satoshi: BigInt(found.sat), load } };
   } finally {
     db.close();
   }
@@ -517,7 +528,7 @@ async function main() {
           const b = await bareRun(node, rpcUrl, head);
           bares.push(b);
           console.log(
-            `round ${r + 1}      bare loop  ${(blocks / b.seconds).toFixed(0).padStart(5)} blocks/s  ${b.seconds.toFixed(2)} s   CPU per block: bare ${int(perBlock(b.ownCpuMs))} µs, litecoind ${int(perBlock(b.nodeCpuMs))} µs; machine ${b.machine.toFixed(0)} %`,
+            `round ${r + 1}      bare loop  ${(blocks / b.seconds).toFixed(0).padStart(5)} blocks/s  ${b.seconds.toFixed(2)} s   CPU per block: bare ${int(perBlock(b.ownCpuMs))} µs (${byThread([{ t: b.threads, blocks }])}), litecoind ${int(perBlock(b.nodeCpuMs))} µs; machine ${b.machine.toFixed(0)} %`,
           );
           continue;
         }
@@ -543,7 +554,7 @@ async function main() {
         serve = done.serve;
         const c = done.run;
         runs.push(c);
-        const fromFirst = c.afterFirst ? ` (${int(perBlock(c.afterFirst.ms, c.afterFirst.blocks))} from its first block)` : "";
+        const fromFirst = c.afterFirst ? ` (${int(perBlock(c.afterFirst.ms, c.afterFirst.blocks))} from its first block${c.threads ? `: ${byThread([{ t: c.threads, blocks: c.afterFirst.blocks }])}` : ""})` : "";
         console.log(
           `round ${r + 1}      chainwatch ${(blocks / c.seconds).toFixed(0).padStart(5)} blocks/s  ${c.seconds.toFixed(2)} s   CPU per block: daemon ${int(perBlock(c.daemonCpuMs))} µs${fromFirst}, litecoind ${int(perBlock(c.nodeCpuMs))} µs; machine ${c.machine.toFixed(0)} %; load ${c.load}; ${c.batches} ingest transactions`,
         );
@@ -588,6 +599,8 @@ async function main() {
     console.log(`ratio        ${ratio.toFixed(2)} of the bare loop (median of the rounds' ${ratios.map((x) => x.toFixed(2)).join(", ")}; target ≥ 0.7)`);
     console.log(`daemon CPU   ${int(median(daemon))} µs per block (${int(Math.min(...daemon))}–${int(Math.max(...daemon))}), ${spread(daemon.map((d) => (d * blocks) / txs))} µs per transaction (start-up included)`);
     if (afterFirst.length > 0) console.log(`             ${spread(afterFirst)} µs per block after its first stored block`);
+    const threads = runs.flatMap((c) => (c.threads && c.afterFirst ? [{ t: c.threads, blocks: c.afterFirst.blocks }] : []));
+    if (threads.length > 0) console.log(`threads      daemon, from its first stored block: ${byThread(threads)}; bare loop: ${byThread(bares.map((b) => ({ t: b.threads, blocks })))} (µs per block, medians)`);
     if (compared.length > 0)
       console.log(
         `compared     ${COMPARE_TREE}: ${spread(compared.map((c) => blocks / c.seconds))} blocks/s, daemon ${spread(compared.map((c) => perBlock(c.daemonCpuMs)))} µs per block, ratio ${median(compared.map((c, i) => bares[i].seconds / c.seconds)).toFixed(2)}`,
@@ -604,10 +617,11 @@ async function main() {
       const [d, dn, b, bn, p] = [median(daemon), median(daemonNode), median(bare), median(bareNode), median(read)];
       const share = median(runs.map((c) => (c.daemonCpuMs / 1000 / c.seconds) * 100));
       const steady = afterFirst.length > 0 ? median(afterFirst) : d;
+      const jit = threads.length > 0 ? `, its JIT compiling ${int(median(threads.map((x) => x.t.jit / x.blocks)))} of it` : "";
       console.log(
         `under target: ${ratio.toFixed(2)} < 0.7: a block costs chainwatch ${int(d)} µs of daemon CPU + ${int(dn)} µs of litecoind's, the bare loop ${int(b)} + ${int(bn)} µs ` +
           `(${((b + bn) / (d + dn)).toFixed(2)} of chainwatch's; on shared cores blocks/s follow that cost, and the daemon's one thread ran at ${share.toFixed(0)} % of a core); ` +
-          `0.7 needs the daemon at ${int((b + bn) / 0.7 - dn)} µs a block; from its first stored block it spends ${int(steady)}, of which its read path alone costs ${int(p)}, leaving ${int(steady - p)} to the ingest's store and the rest of the daemon`,
+          `0.7 needs the daemon at ${int((b + bn) / 0.7 - dn)} µs a block; from its first stored block it spends ${int(steady)}${jit}, of which its read path alone costs ${int(p)}, leaving ${int(steady - p)} to the ingest's store and the rest of the daemon`,
       );
     }
   } finally {

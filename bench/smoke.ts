@@ -75,7 +75,7 @@ const SMALL: Record<string, Small> = {
   // The chain is built and cached in .bench/ on the first run, as at full size.
   "bench:follow-btc": {
     env: { BENCH_BLOCKS: "3", BENCH_TX_PER_BLOCK: "3", BENCH_LAG_SAMPLES: "2" },
-    prints: [/^daemon CPU +[\d,]+ µs per block/m, /^ratio +\d+\.\d+ of the bare loop/m, /^lag +p50 \d+ ms/m],
+    prints: [/^daemon CPU +[\d,]+ µs per block/m, /^threads +daemon, from its first stored block: JS thread [\d,]+, JIT [\d,]+/m, /^ratio +\d+\.\d+ of the bare loop/m, /^lag +p50 \d+ ms/m],
   },
   // Starts its own PostgreSQL cluster.
   "bench:limits": {

@@ -87,6 +87,25 @@ export function threadRunTimes(pid: number): Map<string, { name: string; us: num
   return out;
 }
 
+/** CPU µs of a process's threads over a window, in all and by kind of thread. */
+export type ThreadKinds = { total: number; js: number; jit: number; gc: number; other: number };
+
+/**
+ * What each kind of a process's threads ran since `before` (a threadRunTimes of the same process):
+ * the main thread runs the JavaScript; Bun names its JIT's and its collector's helper threads.
+ * Threads that ended meanwhile are not counted.
+ */
+export function threadKindsSince(pid: number, before: Map<string, { name: string; us: number }>): ThreadKinds {
+  const used: ThreadKinds = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
+  for (const [tid, { name, us }] of threadRunTimes(pid)) {
+    const d = us - (before.get(tid)?.us ?? 0);
+    const kind = tid === String(pid) ? "js" : name.startsWith("JIT") ? "jit" : name.startsWith("HeapHelper") || name.includes("GC") ? "gc" : "other";
+    used[kind] += d;
+    used.total += d;
+  }
+  return used;
+}
+
 /** The CPU µs this process has used so far, every thread's (user and system). */
 export function ownCpuUs(): number {
   const u = process.cpuUsage();
