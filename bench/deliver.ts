@@ -55,7 +55,19 @@ import { openContext } from "../src/daemon.ts";
 import { createWakeBus } from "../src/db/wake-bus.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { addWatch } from "../src/watch/watches.ts";
-import { cpuOf, cpuOfTree, type CpuWindow, cpuPerUnit, describeCpu, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import {
+  cpuOf,
+  cpuOfTree,
+  type CpuWindow,
+  cpuPerUnit,
+  describeCpu,
+  loadAverage,
+  startCpuWindow,
+  sumThreadKinds,
+  type ThreadKinds,
+  threadKindsSince,
+  threadRunTimes,
+} from "./support/cpu.ts";
 import { killOnInterrupt, onInterrupt } from "./support/interrupt.ts";
 import { firstLine, spawnDaemons, stopAll, writeDaemonConfig } from "./support/daemons.ts";
 import { type BenchCluster, serverVersion, startCluster } from "./support/postgres.ts";
@@ -184,6 +196,8 @@ type DaemonRun = {
   wallMs: number;
   duplicates: number;
   cpu: CpuWindow;
+  /** The daemons' threads over the window, by kind, summed over the set-up's daemons (µs). */
+  threads: ThreadKinds;
   load: string;
 };
 
@@ -269,7 +283,8 @@ async function main(): Promise<void> {
           for (const s of setups.filter((x) => x.scenario === r.scenario)) {
             const run = await s.deliver(bodies);
             r.daemon.get(s.tree.label)!.push(run);
-            line.push(`${s.tree.label === "daemon" ? "" : `${s.tree.label} `}${scenarioLabel(r.scenario)} ${totalUs(run.cpu)} µs ${run.rate.toFixed(0)}/s`);
+            const jit = Math.round(run.threads.jit / bodies.length);
+            line.push(`${s.tree.label === "daemon" ? "" : `${s.tree.label} `}${scenarioLabel(r.scenario)} ${totalUs(run.cpu)} µs (JIT ${jit}) ${run.rate.toFixed(0)}/s`);
           }
           const env = setups.find((x) => x.scenario === r.scenario)!.env;
           if (DURABLE) {
@@ -403,6 +418,7 @@ async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Pro
         // given time, so the figures are the steady state; BENCH_PG_NO_ANALYZE=1 measures without.
         if (scenario.database === "postgres" && !process.env.BENCH_PG_NO_ANALYZE) await sql`analyze deliveries`.execute(ctx.db);
         const queuedAt = wallNow();
+        const threadsBefore = daemons.map((d) => threadRunTimes(d.pid));
         const window = startCpuWindow({
           daemons: () => daemons.reduce((sum, d) => sum + cpuOf(d.pid), 0),
           ...(scenario.database === "postgres" ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
@@ -418,7 +434,8 @@ async function startSetup(scenario: Scenario, tree: Tree, env: ScenarioEnv): Pro
         }
         const stats = await waitForArrivals(base, bodies.length, (s) => s.count, "deliveries");
         const cpu = window();
-        return { rate: ((bodies.length - 1) / (stats.last - stats.first)) * 1000, wallMs: stats.last - queuedAt, duplicates: stats.count - stats.unique, cpu, load };
+        const threads = sumThreadKinds(daemons.map((d, k) => threadKindsSince(d.pid, threadsBefore[k])));
+        return { rate: ((bodies.length - 1) / (stats.last - stats.first)) * 1000, wallMs: stats.last - queuedAt, duplicates: stats.count - stats.unique, cpu, threads, load };
       },
       async latency() {
         // Ingest → receipt, daemons idle, through the wake-up path (round-robin over daemons). Every

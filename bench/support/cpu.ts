@@ -106,6 +106,13 @@ export function threadKindsSince(pid: number, before: Map<string, { name: string
   return used;
 }
 
+/** Several windows' ThreadKinds added up (the daemons of one set-up). */
+export function sumThreadKinds(all: ThreadKinds[]): ThreadKinds {
+  const sum: ThreadKinds = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
+  for (const t of all) for (const k of Object.keys(sum) as (keyof ThreadKinds)[]) sum[k] += t[k];
+  return sum;
+}
+
 /** The CPU µs this process has used so far, every thread's (user and system). */
 export function ownCpuUs(): number {
   const u = process.cpuUsage();
