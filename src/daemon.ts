@@ -186,7 +186,7 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
   });
   let daemonName = `${hostname()} pid ${process.pid}`;
   // A btc follower's mempool look reports to the payment orders through this port.
-  workers.push(...followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName, mempoolOrders: mempoolOrders(ctx.db) }));
+  workers.push(...(await followersFor({ ...ctx, metrics, ingest: deps.ingest, pools: upstreams, leadership, daemonName: () => daemonName, mempoolOrders: mempoolOrders(ctx.db) })));
   const app = createServer(deps);
   const server = await listen(app, config, ctx.log).catch(async (e: unknown) => {
     // The wake bus's LISTEN connection and a PostgreSQL pool would keep a failed start alive.

@@ -15,9 +15,7 @@ import { createChainFollower } from "./core/chain-follower.ts";
 import type { ChainReader } from "./core/chain-reader.ts";
 import { createQuorum, type Quorum } from "./core/quorum.ts";
 import { readerRedactingErrors } from "./core/redacted-errors.ts";
-import { createRpcClient } from "./evm/client.ts";
-import { evmReaderFor } from "./evm/reader.ts";
-import { TRACE_MAX_DEPTH, traceSupport } from "./evm/traces.ts";
+import type { evmReaderFor } from "./evm/reader.ts";
 import { tronReaderFor } from "./tron/reader.ts";
 
 export type FollowersDeps = {
@@ -36,23 +34,28 @@ export type FollowersDeps = {
   mempoolOrders: MempoolOrders;
 };
 
+/** Builds an evm network's reader (evm/reader.ts). */
+type EvmReaderFor = typeof evmReaderFor;
+
 /**
  * One follower per network with `follow = true` in each daemon; only the one leading the network
  * (docs/operations.md) reads and ingests, the others stand by. Each reads through the network's
  * shared upstream pool (the one /rpc uses), with the reader of its family, and writes through the
- * one ingest service.
+ * one ingest service. The evm family's reader is loaded only when an evm network is followed: it
+ * brings viem, which is most of what a daemon that follows no evm chain would load for nothing.
  */
-export function followersFor(deps: FollowersDeps): Worker[] {
+export async function followersFor(deps: FollowersDeps): Promise<Worker[]> {
+  const followed = Object.entries(deps.config.networks).filter(([network, n]) => n.follow && deps.pools.has(network));
+  const evm = followed.some(([, n]) => n.family === "evm") ? (await import("./evm/reader.ts")).evmReaderFor : null;
   const out: Worker[] = [];
-  for (const [network, n] of Object.entries(deps.config.networks)) {
-    const pool = deps.pools.get(network);
-    if (!n.follow || !pool) continue;
+  for (const [network, n] of followed) {
+    const pool = deps.pools.get(network) as UpstreamPool & UpstreamChoice;
     const lead = deps.leadership.lead(network);
     out.push(
       createChainFollower({
         network,
         config: n,
-        reader: readerRedactingErrors(readerFor(network, n, pool, deps), pool.redact),
+        reader: readerRedactingErrors(readerFor(network, n, pool, deps, evm), pool.redact),
         ingest: deps.ingest,
         db: deps.db,
         clock: deps.clock,
@@ -62,7 +65,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
         readAheadBytes: n.max_response_bytes,
         lead,
         daemonName: deps.daemonName,
-        quorum: n.quorum > 1 ? quorumFor(network, n, pool, lead, deps) : undefined,
+        quorum: n.quorum > 1 ? quorumFor(network, n, pool, lead, deps, evm) : undefined,
       }),
     );
   }
@@ -74,7 +77,7 @@ export function followersFor(deps: FollowersDeps): Worker[] {
  * family's reader (on the expected chain, its errors redacted), and the pool told to read from an
  * agreeing one when the quorum outvotes the reading one.
  */
-function quorumFor(network: string, n: NetworkConfig, pool: UpstreamPool & UpstreamChoice, lead: Lead, deps: FollowersDeps): Quorum {
+function quorumFor(network: string, n: NetworkConfig, pool: UpstreamPool & UpstreamChoice, lead: Lead, deps: FollowersDeps, evm: EvmReaderFor | null): Quorum {
   return createQuorum({
     network,
     size: n.quorum,
@@ -82,7 +85,7 @@ function quorumFor(network: string, n: NetworkConfig, pool: UpstreamPool & Upstr
     confirmations: n.confirmations,
     upstreams: n.rpc_urls.map((_, i) => {
       const one = pool.only(i);
-      const reader = readerRedactingErrors(familyReader(network, n, one, deps), pool.redact);
+      const reader = readerRedactingErrors(familyReader(network, n, one, deps, evm), pool.redact);
       return { label: one.current(), hashAt: (height: number) => reader.hashAt(height) };
     }),
     readingIndex: () => pool.currentIndex(),
@@ -94,23 +97,24 @@ function quorumFor(network: string, n: NetworkConfig, pool: UpstreamPool & Upstr
   });
 }
 
-/** A family's reader over `pool`, without the btc mempool look (readerFor adds it). */
-function familyReader(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
+/**
+ * A family's reader over `pool`, without the btc mempool look (readerFor adds it). `evm` is loaded
+ * by followersFor whenever an evm network is followed.
+ */
+function familyReader(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps, evm: EvmReaderFor | null): ChainReader {
   if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
   if (n.family === "btc") return btcReaderFor(network, n, pool, deps);
-  return evmReaderFor(network, n, pool, deps);
+  if (!evm) throw new Error(`the evm reader was not loaded for network ${network}`);
+  return evm(network, n, pool, deps);
 }
 
 /** How a network's family is read; loadConfig has refused `follow` without `rpc_urls` or on a family with no reader. */
-function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps): ChainReader {
-  if (n.family === "tron") return tronReaderFor(network, n, pool, deps);
-  if (n.family === "btc") {
-    // At the head, a look at the mempool for payment orders waiting on their first payment.
-    const limit = btcMoneyLimit(network, n);
-    const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, orders: deps.mempoolOrders, clock: deps.clock, log: deps.log, redact: pool.redact });
-    return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
-  }
-  return evmReaderFor(network, n, pool, deps);
+function readerFor(network: string, n: NetworkConfig, pool: UpstreamPool, deps: FollowersDeps, evm: EvmReaderFor | null): ChainReader {
+  if (n.family !== "btc") return familyReader(network, n, pool, deps, evm);
+  // At the head, a look at the mempool for payment orders waiting on their first payment.
+  const limit = btcMoneyLimit(network, n);
+  const mempool = createMempoolWatch({ network, client: createBtcClient(pool), limit, orders: deps.mempoolOrders, clock: deps.clock, log: deps.log, redact: pool.redact });
+  return { ...btcReaderFor(network, n, pool, deps), atHead: mempool.look };
 }
 
 /**
@@ -122,6 +126,8 @@ export async function tracesUnsupported(networks: Config["networks"], pools: Map
   for (const [network, n] of Object.entries(networks)) {
     const pool = pools.get(network);
     if (!n.follow || n.family !== "evm" || n.traces === "off" || !pool) continue;
+    // Loaded only here, for a traced evm network (see followersFor).
+    const [{ createRpcClient }, { TRACE_MAX_DEPTH, traceSupport }] = await Promise.all([import("./evm/client.ts"), import("./evm/traces.ts")]);
     const rpc = createRpcClient(pool);
     const refusal = await traceSupport(network, n.traces, (method, params) => rpc.call(method, params, { maxDepth: TRACE_MAX_DEPTH }));
     if (refusal) return pool.redact(refusal);
