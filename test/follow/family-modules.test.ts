@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cleanEnv } from "../support/cli.ts";
 
-// A daemon loads a chain family's reader only for a network it follows: the evm one brings viem,
-// a sixth of a start's CPU from source. Each daemon runs in a process of its own over SQLite; its
-// nodes (127.0.0.1:1) never answer, which its followers retry in the background.
+// A daemon loads the evm family's reader, which brings viem (a sixth of a start's CPU from source),
+// only when it follows an evm network; the btc and tron readers are light and always loaded. Each
+// daemon runs in a process of its own over SQLite; its nodes (127.0.0.1:1) never answer, which its
+// followers retry in the background.
 
 const SCRIPT = join(import.meta.dir, "../support/family-modules.ts");
 
