@@ -32,3 +32,13 @@ export function postgresOnly(name: string): string {
 export function ownSqliteFile(name: string): string {
   return onPostgres ? `${name} [skipped: it runs on a SQLite file of its own whatever the run, and the SQLite run ran it]` : name;
 }
+
+/**
+ * The name of a `describe` the PostgreSQL run skips because nothing it checks is the database's
+ * (the SDK built, packed and installed, say): the SQLite run ran it, and the PostgreSQL run would
+ * repeat it. Skip it with `describe.skipIf(onPostgres)`, and return early from the file's own
+ * `beforeAll` on PostgreSQL, as for ownSqliteFile.
+ */
+export function sameOnEveryDatabase(name: string): string {
+  return onPostgres ? `${name} [skipped: nothing it checks depends on the database, and the SQLite run ran it]` : name;
+}

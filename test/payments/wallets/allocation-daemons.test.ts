@@ -13,11 +13,11 @@ import { postgresOnly } from "../../support/postgres-only.ts";
 import { accountXpub } from "./vectors.ts";
 
 // Wallet indices are handed out once, ever, by any number of daemons (docs/payments.md): three
-// `serve` processes on one PostgreSQL database create 300 orders each at once for one account's
-// wallet, with refused requests mixed in, and the orders hold indices 0..899, each once.
+// `serve` processes on one PostgreSQL database create 150 orders each at once, six at a time each, for
+// one account's wallet, with refused requests mixed in, and the orders hold indices 0..449, each once.
 
 const DAEMONS = 3;
-const ORDERS_PER_DAEMON = 300;
+const ORDERS_PER_DAEMON = 150;
 const IN_FLIGHT = 6;
 
 type Daemon = { proc: Subprocess; url: string };
@@ -59,7 +59,7 @@ describe.skipIf(!onPostgres)(postgresOnly("wallet indices across three daemons o
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
 
-  test("3 × 300 orders at once take indices 0..899, each once; the refused requests between them take none", async () => {
+  test(`${DAEMONS} × ${ORDERS_PER_DAEMON} orders at once take indices 0..${DAEMONS * ORDERS_PER_DAEMON - 1}, each once; the refused requests between them take none`, async () => {
     expect((await send(daemons[0], "PUT", "/v1/payments/wallets/eth", { key: accountXpub("m/44'/60'/0'") })).status).toBe(200);
     const statuses: number[] = [];
     await Promise.all(
