@@ -33,7 +33,7 @@ import { upstreamPools } from "./upstream/pool.ts";
 import { createWalletDerivers } from "./payments/wallets/derivers.ts";
 import { createServer, type ServerDeps } from "./server.ts";
 import { createCheckoutHub } from "./checkout/hub.ts";
-import { networkTips } from "./ingest/blocks.ts";
+import { confirmationTips } from "./ingest/quorum-heights.ts";
 import { publicBaseUrl } from "./net/public-url.ts";
 import { type Context, poolOptions, StartupError } from "./context.ts";
 import { gaugesWorker } from "./upkeep/gauges.ts";
@@ -114,7 +114,8 @@ export async function startDaemon(ctx: Context, opts: DaemonOptions = {}): Promi
     clock: ctx.clock,
     log: ctx.log,
     networks: config.networks,
-    tips: networkTips,
+    // The confirmations a page shows count as the orders' do: against tips an upstream quorum vouched for.
+    tips: (db, networks) => confirmationTips(db, config, networks),
     maxStreams: config.checkout.max_streams,
     maxStreamsPerClient: config.checkout.max_streams_per_ip,
   });

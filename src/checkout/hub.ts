@@ -25,7 +25,7 @@ export const HEARTBEAT_MS = 5000;
 /** The reconnection delay a browser's EventSource is told to use after a dropped stream. */
 const RETRY_MS = 3000;
 
-/** The network tips by name (ingest/blocks.ts's networkTips in the daemon). */
+/** The tips confirmations count against, by network (ingest/quorum-heights.ts's confirmationTips in the daemon). */
 export type TipReader = (db: Db, networks: Iterable<string>) => Promise<Map<string, number>>;
 
 export type HubDeps = {

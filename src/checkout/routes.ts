@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import { createSlidingWindowLimiter } from "../auth/rate-limiter.ts";
 import { throttleKey } from "../cabinet/sign-in-throttle.ts";
 import type { NetworkConfig } from "../config/schema.ts";
-import { networkTips } from "../ingest/blocks.ts";
+import { confirmationTips } from "../ingest/quorum-heights.ts";
 import { type CheckoutOrder, orderByCheckoutToken } from "../payments/checkout-orders.ts";
 import { JS, SCRIPT_HEADERS, SCRIPT_PATH, SECURITY_HEADERS } from "./assets.ts";
 import type { CheckoutDeps } from "./deps.ts";
@@ -78,7 +78,7 @@ export function checkoutRoutes(deps: CheckoutDeps) {
     const order = found ? stored : decoy;
     // The decoy's network is a configured one (the config always has the shipped networks).
     const net = networks[order.network] as NetworkConfig;
-    const tips = await networkTips(deps.db, [order.network]);
+    const tips = await confirmationTips(deps.db, config, [order.network]);
     const nowMs = deps.clock.now();
     return { found, order, view: checkoutView(order, order.network, net, tips.get(order.network) ?? null, nowMs), nowMs };
   };

@@ -69,7 +69,7 @@ export function unitOf(network: string, net: NetworkConfig, asset: string | null
   return net.tokens[asset]?.symbol ?? "tokens";
 }
 
-/** The page's view of `order` on `net` (named `network`), with the network's canonical tip (null: no block stored) at `nowMs`. */
+/** The page's view of `order` on `net` (named `network`), with the tip its confirmations count against (null: no block stored or, under an upstream quorum, none agreed) at `nowMs`. */
 export function checkoutView(order: CheckoutOrder, network: string, net: NetworkConfig, tip: number | null, nowMs: number): CheckoutView {
   const amountRaw = BigInt(order.amount_raw);
   const receivedRaw = BigInt(order.received_raw);

@@ -106,7 +106,7 @@ export function createIngestPipeline(deps: IngestDeps): IngestService {
         if ((await canonicalHashAt(trx, network, height))?.toLowerCase() !== hash.toLowerCase()) return false;
         const nowMs = deps.clock.now();
         await raiseQuorumHeight(trx, network, height, nowMs);
-        const tips = await confirmationTips(trx, deps.config, await networkTips(trx, [network]));
+        const tips = await confirmationTips(trx, deps.config, [network]);
         await releaseHeldDeliveries(trx, tips, nowMs);
         await write.observePayments(trx, { blocks: [], orphaned: [], tips }, nowMs);
         return true;
@@ -139,7 +139,7 @@ async function writeBatch(trx: Transaction<DB>, deps: WriteDeps, blocks: Ingeste
   // Where the upstream quorum vouched for blocks a reorg replaced, it vouches no more.
   await lowerForReorgs(trx, reorgs, nowMs);
   // Confirmations count against the tips, capped where an upstream quorum has not agreed yet.
-  const tips = await confirmationTips(trx, deps.config, await networkTips(trx, blocks.map((b) => b.network)));
+  const tips = await confirmationTips(trx, deps.config, blocks.map((b) => b.network));
   const stored = await storeEvents(trx, fresh, views, nowMs);
   // 4. The outbox: their webhooks, and the held ones the new tips release.
   await queueEventWebhooks(trx, stored.events, tips, nowMs);

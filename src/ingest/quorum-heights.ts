@@ -4,6 +4,7 @@ import type { Executor } from "../db/database.ts";
 import { addNotices, resolveNotices } from "../notices/notices.ts";
 import { highestHeldRelease } from "../delivery/outbox.ts";
 import { highestDueTransfer } from "../payments/due-transfers.ts";
+import { networkTips } from "./blocks.ts";
 import type { Reorg } from "./reorg.ts";
 
 // Upstream quorum (docs/chains.md): on a network with `quorum` > 1, an event counts as confirmed
@@ -20,12 +21,14 @@ export async function quorumHeight(db: Executor, network: string): Promise<numbe
 }
 
 /**
- * The tips confirmations count against: each network's stored tip, capped at its quorum height
- * where `quorum` > 1 (below every height, -1, before any agreement: nothing confirms).
+ * The tips confirmations count against, of these networks: each one's stored tip, capped at its
+ * quorum height where `quorum` > 1 (below every height, -1, before any agreement: nothing
+ * confirms). Whatever holds an event for min_confirmations reads these (the ingest and a replay
+ * alike), so no event counts as confirmed on one upstream's word.
  */
-export async function confirmationTips(db: Executor, config: Config, tips: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+export async function confirmationTips(db: Executor, config: Pick<Config, "networks">, networks: Iterable<string>): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (const [network, tip] of tips) {
+  for (const [network, tip] of await networkTips(db, networks)) {
     if ((config.networks[network]?.quorum ?? 1) <= 1) out.set(network, tip);
     else out.set(network, Math.min(tip, (await quorumHeight(db, network)) ?? -1));
   }

@@ -47,7 +47,7 @@ export type ReplayResult = Result<
   InvalidInput | Failure<"NO_WEBHOOK_URL" | "WEBHOOK_DISABLED" | "REPLAY_BACKLOG_FULL" | "INSUFFICIENT_CREDITS" | "ENDPOINT_NOT_FOUND">
 >;
 
-/** The canonical tip of each of these networks (ingest/blocks.ts, networkTips). */
+/** The tip each of these networks' confirmations count against (ingest/quorum-heights.ts, confirmationTips: the stored tip, capped where an upstream quorum has not agreed). */
 export type ChainTips = (db: Executor, networks: readonly string[]) => Promise<ReadonlyMap<string, number>>;
 
 export type ReplayDeps = {

@@ -106,6 +106,17 @@ describe("upstream quorum = 2 on anvil", () => {
     expect(held).toEqual([{ event_type: "payment", status: "held" }]);
     // Only the order's own `seen` went out: no payment event of the liar's block.
     expect(sink.received.map((r) => JSON.parse(r.body) as Body).filter((b) => b.type === "payment")).toEqual([]);
+    // A replay of that event holds it the same way, though the stored tip gives its block confirmations enough.
+    const since = Math.floor(td.ctx.clock.now() / 1000) - 3600;
+    const replayed = await client.request("POST", "/v1/address-watch/events/replay", { since, types: ["payment"] });
+    expect(replayed.status).toBe(202);
+    expect(await replayed.json()).toEqual({ queued: 1, next_after: null });
+    const replayedRows = await td.ctx.db.selectFrom("deliveries").select(["event_type", "status", "hold_until_height"]).where("replay", "=", 1).execute();
+    expect(replayedRows.map((r) => ({ ...r, hold_until_height: Number(r.hold_until_height) }))).toEqual([{ event_type: "payment", status: "held", hold_until_height: lie }]);
+    // The payer's page counts the order's confirmations as the order does: none vouched for.
+    const page = await fetch(`${td.url}${new URL((await order(client, paymentId)).checkout_url as string).pathname}.json`);
+    expect(page.status).toBe(200);
+    expect(((await page.json()) as Body).confirmations).toEqual({ have: 0, need: 1 });
     const told = log.lines.filter((l) => l.msg === "upstream quorum not reached");
     expect(told.length).toBe(1);
     expect(told[0].fields).toMatchObject({ network: "anv", height: s.quorum?.height, quorum: 2, disagreeing: [upstreamLabel(mirror1.url)] });

@@ -1,17 +1,22 @@
 import { Elysia } from "elysia";
-import { networkTips } from "../../ingest/blocks.ts";
-import { replayEvents } from "../../webhooks/replay.ts";
+import { confirmationTips } from "../../ingest/quorum-heights.ts";
+import { type ReplayDeps, replayEvents } from "../../webhooks/replay.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses, says } from "../openapi/responses.ts";
+
+/** What a replay needs: its min_confirmations hold counts against the tips an upstream quorum vouched for, as the ingest's does. */
+export function replayDeps(deps: AppDeps): ReplayDeps {
+  return { ...deps, chainTips: (db, networks) => confirmationTips(db, deps.config, networks) };
+}
 
 /** POST /v1/address-watch/events/replay: stored events sent again as new deliveries, a page at a time. */
 export function eventReplayRoutes(deps: AppDeps) {
   return new Elysia().use(signature(signatureDeps(deps))).post(
     "/v1/address-watch/events/replay",
     async ({ auth, body, set }) => {
-      const replayed = await replayEvents({ ...deps, chainTips: networkTips }, auth.accountId, "default", body);
+      const replayed = await replayEvents(replayDeps(deps), auth.accountId, "default", body);
       if (!replayed.ok) throw fromFailure(replayed);
       set.status = 202;
       return { queued: replayed.queued, next_after: replayed.nextAfter };

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { networkTips } from "../../ingest/blocks.ts";
 import { testPayments } from "../../payments/sample-order.ts";
 import { readEndpointHealth } from "../../webhooks/endpoint-health.ts";
 import { rfc3339 } from "../../lib/time.ts";
@@ -10,6 +9,7 @@ import { replayEvents } from "../../webhooks/replay.ts";
 import { rotateSecret } from "../../webhooks/rotate-secret.ts";
 import { queueTest } from "../../webhooks/test-endpoint.ts";
 import { type AppDeps, signatureDeps } from "../deps.ts";
+import { replayDeps } from "./events-replay.ts";
 import { FailureError, fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses, says } from "../openapi/responses.ts";
@@ -163,7 +163,7 @@ export function webhookEndpointRoutes(deps: AppDeps) {
     .post(
       `${one}/replay`,
       async ({ auth, params, body, set }) => {
-        const replayed = await replayEvents({ ...deps, chainTips: networkTips }, auth.accountId, { endpointId: params.endpoint_id }, body);
+        const replayed = await replayEvents(replayDeps(deps), auth.accountId, { endpointId: params.endpoint_id }, body);
         if (!replayed.ok) throw fromFailure(replayed);
         set.status = 202;
         return { queued: replayed.queued, next_after: replayed.nextAfter };
