@@ -4,6 +4,7 @@ import { type FollowStatus, followStatus } from "../../src/follow/core/follow-st
 import type { Logger } from "../../src/lib/log.ts";
 import { upstreamLabel } from "../../src/upstream/pool.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
+import { openEvents } from "../checkout/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { until } from "../support/poll.ts";
 import { startUpstreamProxy, type UpstreamProxy } from "../support/upstream-proxy.ts";
@@ -76,13 +77,17 @@ const order = async (c: TestClient, id: string): Promise<Body> => (await (await 
 const storedTip = async (td: TestDaemon) => (await status(td)).stored_tip ?? -1;
 
 describe("upstream quorum = 2 on anvil", () => {
-  test("a payment only the reading upstream shows never confirms: its order stays seen, its held delivery held, the wait shown, told once after the timeout", async () => {
+  test("a payment only the reading upstream shows never confirms: its order stays seen, its held delivery held (and its replay), the payer's page at no confirmation, the wait shown, told once after the timeout", async () => {
     const log = capture();
     // The honest mirror's URL carries credentials: neither the notice nor the log line may show them.
     const withCredentials = mirror1.url.replace("http://", "http://quorum-user:quorum-secret@");
     const { td, client, paymentId } = await follow([liar.url, withCredentials], LIE, log);
     expect((await client.request("POST", "/v1/address-watch/addresses", { network_slug: "anv", address: LIE })).status).toBe(201);
     expect((await client.request("PUT", "/v1/address-watch/webhook", { url: sink.url, enabled: true, events: { min_confirmations: 1 } })).status).toBe(200);
+    // The payer's page, live: open before the payment, so its updates are the hub's renderings.
+    const checkoutUrl = (await order(client, paymentId)).checkout_url as string;
+    const live = await openEvents(`${checkoutUrl}/events`);
+    expect(await live.next()).toMatchObject({ status: "waiting" });
     const lie = await liar.mined(await liar.sendEth(liar.accounts[3], LIE, ETH));
     await liar.test.mine({ blocks: 2 });
     await honest.test.mine({ blocks: 3 });
@@ -114,9 +119,11 @@ describe("upstream quorum = 2 on anvil", () => {
     const replayedRows = await td.ctx.db.selectFrom("deliveries").select(["event_type", "status", "hold_until_height"]).where("replay", "=", 1).execute();
     expect(replayedRows.map((r) => ({ ...r, hold_until_height: Number(r.hold_until_height) }))).toEqual([{ event_type: "payment", status: "held", hold_until_height: lie }]);
     // The payer's page counts the order's confirmations as the order does: none vouched for.
-    const page = await fetch(`${td.url}${new URL((await order(client, paymentId)).checkout_url as string).pathname}.json`);
+    const page = await fetch(`${checkoutUrl}.json`);
     expect(page.status).toBe(200);
     expect(((await page.json()) as Body).confirmations).toEqual({ have: 0, need: 1 });
+    expect((await live.until((s) => s.status === "seen")).confirmations).toEqual({ have: 0, need: 1 });
+    live.close();
     const told = log.lines.filter((l) => l.msg === "upstream quorum not reached");
     expect(told.length).toBe(1);
     expect(told[0].fields).toMatchObject({ network: "anv", height: s.quorum?.height, quorum: 2, disagreeing: [upstreamLabel(mirror1.url)] });
