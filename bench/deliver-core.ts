@@ -6,6 +6,8 @@
 // - the daemon's delivery loop: its real code (claim, pass, send, settle), started by
 //   startDaemon over its own SQLite database with the stub as its `fetch`;
 // - the contract loop (support/contract-loop.ts): the least the delivery contract asks;
+// - the same contract loop over chainwatch's own outbox tables (their indexes, wider rows and text
+//   keys, as the migrations make them): what the outbox's shape costs that least implementation;
 // - the durable loop (support/durable-loop.ts): the least a durable outbox asks.
 //
 // Each round gives each loop BENCH_DELIVERIES (20,000) rows queued beforehand (not measured), in
@@ -27,7 +29,8 @@ import { setPlan } from "../src/accounts/plans.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext, startDaemon } from "../src/daemon.ts";
 import { enqueueDelivery } from "../src/delivery/outbox.ts";
-import { openContractStore, signedPost } from "./support/contract-loop.ts";
+import { newTimeOrderedId } from "../src/lib/ids.ts";
+import { openContractStore, openOutboxContractStore, outboxSchemaOf, signedPost } from "./support/contract-loop.ts";
 import { type ThreadKinds, threadKindsSince, threadRunTimes } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
@@ -40,8 +43,8 @@ const CONCURRENCY = 32;
 const HOOK = "http://127.0.0.1:9/hook";
 const timeStatements = process.argv.includes("--statements");
 
-type Loop = "daemon" | "contract loop" | "durable loop";
-const LOOPS: Loop[] = ["daemon", "contract loop", "durable loop"];
+type Loop = "daemon" | "contract loop, outbox" | "contract loop" | "durable loop";
+const LOOPS: Loop[] = ["daemon", "contract loop, outbox", "contract loop", "durable loop"];
 
 // The receiver, in process: every POST answered at once, as bench:deliver's receiver answers.
 let posts = 0;
@@ -70,7 +73,9 @@ try {
     const endpointId = await pointWebhook(ctx.db, accountId, HOOK);
     const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
 
-    const runs: Record<Loop, ThreadKinds[]> = { daemon: [], "contract loop": [], "durable loop": [] };
+    const runs: Record<Loop, ThreadKinds[]> = { daemon: [], "contract loop, outbox": [], "contract loop": [], "durable loop": [] };
+    // The outbox's tables as the daemon's migrations made them, for the contract loop over them.
+    const outboxSchema = outboxSchemaOf(join(dir, "daemon.db"));
     const daemonRound = async (): Promise<ThreadKinds> => {
       await ctx.db.transaction().execute(async (trx) => {
         const nowMs = Date.now() - 1000;
@@ -100,6 +105,15 @@ try {
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop sent ${out.sent}, ${out.failed} failed`);
       return used;
     };
+    const outboxContractRound = async (): Promise<ThreadKinds> => {
+      const store = openOutboxContractStore(join(dir, "contract-outbox.db"), bodies, outboxSchema, () => newTimeOrderedId("dlv"));
+      const window = threadWindow("contract loop, outbox");
+      const out = await runLoop(store.commit, signedPost(HOOK, stub), CONCURRENCY);
+      const used = window();
+      store.close();
+      if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop over the outbox sent ${out.sent}, ${out.failed} failed`);
+      return used;
+    };
     const durableRound = async (): Promise<ThreadKinds> => {
       const store = await openStore(`sqlite://${join(dir, "durable.db")}`, bodies);
       const window = threadWindow("durable loop");
@@ -109,7 +123,12 @@ try {
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the durable loop sent ${out.sent}, ${out.failed} failed`);
       return used;
     };
-    const rounds: Record<Loop, () => Promise<ThreadKinds>> = { daemon: daemonRound, "contract loop": contractRound, "durable loop": durableRound };
+    const rounds: Record<Loop, () => Promise<ThreadKinds>> = {
+      daemon: daemonRound,
+      "contract loop, outbox": outboxContractRound,
+      "contract loop": contractRound,
+      "durable loop": durableRound,
+    };
 
     console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by a stub fetch in this process (no sockets)`);
     for (let r = 1; r <= ROUNDS; r++) {
@@ -135,9 +154,16 @@ try {
     const r1 = ratio("daemon", "contract loop");
     const r2 = ratio("daemon", "durable loop");
     const r3 = ratio("contract loop", "durable loop");
+    const r4 = ratio("daemon", "contract loop, outbox");
+    const r5 = ratio("contract loop, outbox", "contract loop");
+    const above = (a: Loop, b: Loop) => (median(total(a)) - median(total(b))).toFixed(1);
     console.log(
       `daemon / contract loop ${spread(r1, 2)}×, daemon / durable loop ${spread(r2, 2)}×, contract / durable loop ${spread(r3, 2)}× (within each round); ` +
-        `the daemon's own work above the contract: ${(median(total("daemon")) - median(total("contract loop"))).toFixed(1)} µs a delivery`,
+        `the daemon's own work above the contract: ${above("daemon", "contract loop")} µs a delivery`,
+    );
+    console.log(
+      `over the outbox's tables: contract loop, outbox / contract loop ${spread(r5, 2)}×, daemon / contract loop, outbox ${spread(r4, 2)}×; ` +
+        `of the daemon's ${above("daemon", "contract loop")} µs above the contract, the outbox's shape ${above("contract loop, outbox", "contract loop")} and the rest ${above("daemon", "contract loop, outbox")}`,
     );
   } finally {
     await daemon.stop();

@@ -26,6 +26,8 @@
 // the delivery contract asks of any implementation (the signed headers, an attempt row each, the
 // charge and the usage count), so that daemon against contract loop is what is chainwatch's own
 // choice, and contract loop against durable loop the contract's own price (BENCH_CONTRACT=0 skips it).
+// The same contract loop also runs over copies of chainwatch's own outbox tables (every index,
+// the text keys): what the outbox's shape costs that least implementation.
 //
 // BENCH_RECOVERY=1 runs, for the same set-ups, the recovery run instead: 50,000 failed deliveries of
 // one account recovered and drained while another account's webhooks are timed (deliver-recovery.ts).
@@ -214,6 +216,8 @@ type ScenarioRounds = {
   durable: DurableOutcome[];
   /** The contract loop's runs (SQLite set-ups only). */
   contract: DurableOutcome[];
+  /** The contract loop's runs over copies of the outbox's tables (SQLite set-ups only). */
+  outbox: DurableOutcome[];
   raw: RawRun[];
   p50: number;
   p99: number;
@@ -276,7 +280,7 @@ async function main(): Promise<void> {
           setups.push(await startSetup(scenario, tree, { dir: sub, url, base, receiver, cluster, track: (p) => children.push(p) }));
         }
       }
-      const results: ScenarioRounds[] = scenarios.map((scenario) => ({ scenario, daemon: new Map(trees.map((t) => [t.label, []])), durable: [], contract: [], raw: [], p50: 0, p99: 0 }));
+      const results: ScenarioRounds[] = scenarios.map((scenario) => ({ scenario, daemon: new Map(trees.map((t) => [t.label, []])), durable: [], contract: [], outbox: [], raw: [], p50: 0, p99: 0 }));
       for (let round = 1; round <= ROUNDS; round++) {
         const line: string[] = [];
         for (const [i, r] of results.entries()) {
@@ -296,6 +300,9 @@ async function main(): Promise<void> {
             const c = await runDurableLoops(r.scenario, env, bodies, hookUrl, `c${i}_${round}`, "contract");
             r.contract.push(c);
             line.push(`contract ${totalUs(c.cpu)} µs ${c.rate.toFixed(0)}/s`);
+            const o = await runDurableLoops(r.scenario, env, bodies, hookUrl, `o${i}_${round}`, "contract-outbox");
+            r.outbox.push(o);
+            line.push(`contract over the outbox ${totalUs(o.cpu)} µs ${o.rate.toFixed(0)}/s`);
           }
           const raw = await runRawLoop(env, bodies, hookUrl);
           r.raw.push(raw);
@@ -517,21 +524,23 @@ async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<stri
  * The durable raw loop baseline: one loop per daemon of the set-up (support/durable-loop.ts), over
  * a SQLite file of its own beside the daemon's or a fresh database on the same PostgreSQL cluster,
  * filled with the same bodies before the window opens. Measured from "go" to the last arrival.
- * `kind` "contract": the contract loop instead (support/contract-loop.ts, SQLite only).
+ * `kind` "contract": the contract loop instead (support/contract-loop.ts, SQLite only); "contract-outbox":
+ * the contract loop over copies of the outbox tables of the set-up's daemon database.
  */
-async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: string[], hookUrl: string, tag: string, kind: "durable" | "contract" = "durable"): Promise<DurableOutcome> {
+async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: string[], hookUrl: string, tag: string, kind: "durable" | "contract" | "contract-outbox" = "durable"): Promise<DurableOutcome> {
   const bodiesFile = join(env.dir, "durable-bodies.json");
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   // A fresh table each round, as the daemon gets a fresh batch in its outbox.
   const url = scenario.database === "sqlite" ? `sqlite://${env.dir}/durable-${tag}.db` : await env.cluster!.createDatabase(`bench_durable_${tag}`);
   const loops = scenario.database === "sqlite" ? 1 : scenario.daemons;
-  const script = join(import.meta.dir, `support/${kind}-loop.ts`);
+  const script = join(import.meta.dir, kind === "durable" ? "support/durable-loop.ts" : "support/contract-loop.ts");
+  const outboxOf = kind === "contract-outbox" ? [env.url.slice("sqlite://".length)] : [];
   const procs: Subprocess<"pipe", "pipe", "inherit">[] = [];
   const outputs: AsyncIterator<string>[] = [];
   try {
     for (let i = 0; i < loops; i++) {
       // The first fills the table; the others (PostgreSQL) use it as it is.
-      const proc = Bun.spawn([process.execPath, script, url, hookUrl, i === 0 ? bodiesFile : "-", String(CONCURRENCY)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+      const proc = Bun.spawn([process.execPath, script, url, hookUrl, i === 0 ? bodiesFile : "-", String(CONCURRENCY), ...outboxOf], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
       procs.push(proc);
       env.track(proc);
       const out = linesOf(proc.stdout)[Symbol.asyncIterator]();
@@ -608,6 +617,19 @@ function describeContract(r: ScenarioRounds): string {
   return `contract loop ${contractUs} = durable loop ${durableUs} + ${contractUs - durableUs} for the contract's signed headers, attempt log and charge (${(contractUs / durableUs).toFixed(2)}×); daemon ${daemonUs} = contract loop + ${daemonUs - contractUs} of chainwatch's own (${(daemonUs / contractUs).toFixed(2)}×)`;
 }
 
+/**
+ * "contract loop over the outbox 95 = contract loop 82 + 13 for the outbox's tables (1.16×), 1.48× the durable loop; daemon 120 = it + 25 (1.26×)":
+ * medians over the rounds.
+ */
+function describeOutbox(r: ScenarioRounds): string {
+  const us = (xs: DurableOutcome[]) => Math.round(median(xs.map((x) => totalUs(x.cpu))));
+  const daemonUs = Math.round(median(r.daemon.get("daemon")!.map((x) => totalUs(x.cpu))));
+  const [outboxUs, contractUs] = [us(r.outbox), us(r.contract)];
+  const toDurable = median(r.outbox.map((o, i) => totalUs(o.cpu) / totalUs(r.durable[i].cpu)));
+  const plus = (d: number) => (d < 0 ? `− ${-d}` : `+ ${d}`);
+  return `contract loop over the outbox's tables ${outboxUs} = contract loop ${contractUs} ${plus(outboxUs - contractUs)} for the outbox's indexes, rows and keys (${(outboxUs / contractUs).toFixed(2)}×), ${toDurable.toFixed(2)}× the durable loop; daemon ${daemonUs} = it ${plus(daemonUs - outboxUs)} (${(daemonUs / outboxUs).toFixed(2)}×)`;
+}
+
 /** The report of a plain `bun run bench:deliver` (docs/benchmarks.md quotes it): CPU per delivery first, medians over the rounds. */
 function printSingle(r: ScenarioRounds, trees: Tree[]): void {
   const runs = r.daemon.get("daemon")!;
@@ -626,6 +648,7 @@ function printSingle(r: ScenarioRounds, trees: Tree[]): void {
   const rawUs = Math.round(median(r.raw.map((x) => totalUs(x.cpu))));
   if (r.durable.length > 0) console.log(`stack floor:          ${describeFloor(daemonUs, Math.round(median(r.durable.map((d) => totalUs(d.cpu)))), rawUs)}`);
   if (r.contract.length > 0) console.log(`contract floor:       ${describeContract(r)}`);
+  if (r.outbox.length > 0) console.log(`over the outbox:      ${describeOutbox(r)}`);
   const wall = median(runs.map((x) => x.wallMs));
   console.log(`daemon throughput:    ${median(runs.map((x) => x.rate)).toFixed(0)} deliveries/s (${spread(runs.map((x) => x.rate))}; first→last arrival; ${(wall / 1000).toFixed(2)} s from commit incl. the next tick)`);
   if (r.durable.length > 0) console.log(`durable loop:         ${spread(r.durable.map((x) => x.rate))} deliveries/s, ${loopCounts(r.durable)}`);
@@ -640,6 +663,10 @@ function printSingle(r: ScenarioRounds, trees: Tree[]): void {
     console.log(`CPU contract/durable: ${spread(r.contract.map((c, i) => totalUs(c.cpu) / totalUs(r.durable[i].cpu)), 2)} (what the contract costs the least implementation)`);
     console.log(`CPU daemon/contract:  ${spread(runs.map((x, i) => totalUs(x.cpu) / totalUs(r.contract[i].cpu)), 2)}`);
     console.log(`contract loop:        ${spread(r.contract.map((x) => x.rate))} deliveries/s, ${loopCounts(r.contract)}`);
+  }
+  if (r.outbox.length > 0) {
+    console.log(`CPU outbox/durable:   ${spread(r.outbox.map((o, i) => totalUs(o.cpu) / totalUs(r.durable[i].cpu)), 2)} (the contract loop over the outbox's tables)`);
+    console.log(`CPU daemon/outbox:    ${spread(runs.map((x, i) => totalUs(x.cpu) / totalUs(r.outbox[i].cpu)), 2)}`);
   }
   console.log(`duplicates:           ${runs.reduce((a, x) => a + x.duplicates, 0)} in all rounds`);
   console.log(`ingest→receipt:       p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms over ${LATENCY_SAMPLES} blocks (target p99 < 100 ms) ${r.p99 < 100 ? "OK" : "MISSED"}`);
@@ -669,14 +696,16 @@ function printComparison(results: ScenarioRounds[], trees: Tree[], run: { postgr
     }
     if (r.durable.length > 0) row(`${name}, durable loop`, r.durable.map((d) => d.cpu), r.durable.map((d) => d.rate), String(r.durable.reduce((a, d) => a + d.duplicates, 0)), "-", "-");
     if (r.contract.length > 0) row(`${name}, contract loop`, r.contract.map((d) => d.cpu), r.contract.map((d) => d.rate), String(r.contract.reduce((a, d) => a + d.duplicates, 0)), "-", "-");
+    if (r.outbox.length > 0) row(`${name}, over the outbox`, r.outbox.map((d) => d.cpu), r.outbox.map((d) => d.rate), String(r.outbox.reduce((a, d) => a + d.duplicates, 0)), "-", "-");
     row(`${name}, raw fetch loop`, r.raw.map((x) => x.cpu), r.raw.map((x) => x.rate), "-", "-", "-");
   }
   console.log("");
   for (const r of results) {
-    for (const [name, runs] of [["durable", r.durable], ["contract", r.contract]] as const) {
+    for (const [name, runs] of [["durable", r.durable], ["contract", r.contract], ["contract-over-the-outbox", r.outbox]] as const) {
       if (runs.length > 0) console.log(`${name} loop, ${scenarioLabel(r.scenario)}: ${runs[0].loops} loop(s), ${loopCounts(runs)}`);
     }
     if (r.contract.length > 0) console.log(`contract floor, ${scenarioLabel(r.scenario)}: ${describeContract(r)}`);
+    if (r.outbox.length > 0) console.log(`over the outbox, ${scenarioLabel(r.scenario)}: ${describeOutbox(r)}`);
   }
   const sqlite = results.find((r) => r.scenario.database === "sqlite");
   for (const r of results) {
@@ -716,6 +745,7 @@ function printComparison(results: ScenarioRounds[], trees: Tree[], run: { postgr
         p99_ms: Number(r.p99.toFixed(1)),
         durable: r.durable.map(durableJson),
         contract: r.contract.map(durableJson),
+        contract_over_the_outbox: r.outbox.map(durableJson),
       })),
     }),
   );
@@ -740,7 +770,7 @@ function verdict(results: ScenarioRounds[], compare: boolean): string {
     else
       missed.push(
         sqlite.contract.length > 0
-          ? `${figure}: the contract's own work puts its least implementation at ${median(sqlite.contract.map((c, i) => totalUs(c.cpu) / totalUs(sqlite.durable[i].cpu))).toFixed(2)}× the durable loop; ${describeContract(sqlite)} (docs/benchmarks.md)`
+          ? `${figure}: the contract's own work puts its least implementation at ${median(sqlite.contract.map((c, i) => totalUs(c.cpu) / totalUs(sqlite.durable[i].cpu))).toFixed(2)}× the durable loop; ${describeContract(sqlite)}${sqlite.outbox.length > 0 ? `; ${describeOutbox(sqlite)}` : ""} (docs/benchmarks.md)`
           : `${figure}: ${daemonUs - durableUs} µs are chainwatch's own work above the floor — the claim's reads (its rows, their accounts and endpoints), the settlement's writes (attempt log, the outbox's indexes, charge, usage, endpoint health) and two signatures with their headers (profile in docs/benchmarks.md)`,
       );
   }

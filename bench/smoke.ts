@@ -36,11 +36,11 @@ const SMALL: Record<string, Small> = {
   },
   "bench:deliver": {
     env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10", BENCH_ROUNDS: "2" },
-    prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
+    prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^over the outbox: +contract loop over the outbox's tables \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
   "bench:deliver-core": {
     env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2" },
-    prints: [/^CPU µs per delivery \(median, min–max\): daemon \d+\.\d/m, /^daemon \/ contract loop \d+\.\d+/m],
+    prints: [/^CPU µs per delivery \(median, min–max\): daemon \d+\.\d/m, /^daemon \/ contract loop \d+\.\d+/m, /^over the outbox's tables: contract loop, outbox \/ contract loop \d+\.\d+/m],
   },
   "bench:cabinet": {
     env: { BENCH_REQUESTS: "50" },

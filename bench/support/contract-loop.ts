@@ -18,9 +18,12 @@
 // raw loop is what a durable outbox costs, this against the durable loop is what the contract
 // costs the least implementation on the same stack.
 //
-// `bun bench/support/contract-loop.ts sqlite:///path <hook url> <bodies.json> <concurrency>`; stdin
-// and stdout as durable-loop.ts's.
+// `bun bench/support/contract-loop.ts sqlite:///path <hook url> <bodies.json> <concurrency> [<daemon's
+// SQLite file>]`: with the last, over copies of chainwatch's outbox tables (openOutboxContractStore);
+// stdin and stdout as durable-loop.ts's.
+import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
+import { newTimeOrderedId } from "../../src/lib/ids.ts";
 import { type Commit, inWriteRound, type Job, openSqlite, perCount, type Send, serveLoop } from "./durable-loop.ts";
 
 /** One attempt, as the commit records it. */
@@ -76,6 +79,74 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
   };
 }
 
+/**
+ * The same loop over chainwatch's own outbox instead of its one-index `jobs` table: the
+ * `deliveries` and `delivery_attempts` tables as the migrations make them (`schema`: their CREATE
+ * TABLE and CREATE INDEX statements, read from a migrated database), every index included, rows
+ * with text ids written as the outbox writes them. The statements are the loop's, in the
+ * outbox's columns: the claim leases the oldest due live rows in one UPDATE … RETURNING; a success
+ * is marked succeeded with what the delivery log shows of it (its status code, attempts, charge
+ * and times), and its attempt is a row of `delivery_attempts`. Against the loop on `jobs`, this
+ * is what the outbox's shape costs the contract's least implementation: the indexes every status
+ * change moves, the wider rows, the text keys.
+ */
+export function openOutboxContractStore(path: string, bodies: string[], schema: readonly string[], newId: () => string): { commit: Commit<Attempt>; close(): void } {
+  const db = openSqlite(path);
+  for (const t of ["deliveries", "delivery_attempts", "accounts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  for (const statement of schema) db.run(statement);
+  db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
+  db.run("CREATE TABLE usage (account_id INTEGER NOT NULL, day INTEGER NOT NULL, deliveries INTEGER NOT NULL, PRIMARY KEY (account_id, day))");
+  db.run("INSERT INTO accounts (id, credits) VALUES (1, ?)", [CREDITS]);
+  const nowMs = Date.now() - 1000;
+  const insert = db.query(
+    `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
+     VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0)`,
+  );
+  db.transaction(() => {
+    for (const b of bodies) insert.run(newId(), b, nowMs, nowMs, nowMs);
+  })();
+  const round = inWriteRound(db);
+  // Claimed rows by the number the send step knows them by (rowid), for their attempt rows and marks.
+  const ids = new Map<number, string>();
+  const claim = db.query<Job & { key: string }, [number, number, number, number]>(
+    `UPDATE deliveries SET lease_until = ? WHERE id IN (
+       SELECT id FROM deliveries WHERE status = 'pending' AND replay = 0 AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+       ORDER BY next_attempt_at LIMIT min(?, (SELECT credits FROM accounts WHERE id = 1))
+     ) RETURNING rowid AS id, id AS key, body`,
+  );
+  const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
+  const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
+  const markOf = perCount(
+    db,
+    (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, lease_until = NULL, last_status_code = ?, last_error = NULL,
+credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${"?,".repeat(n - 1)}?)`,
+  );
+  const recordOf = perCount(
+    db,
+    (n) => `INSERT INTO delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) VALUES ${"(?, 1, 'hook', ?, ?, ?, ?, ?),".repeat(n - 1)}(?, 1, 'hook', ?, ?, ?, ?, ?)`,
+  );
+  return {
+    commit: (done, limit, nowMs, leaseUntil) =>
+      round(() => {
+        if (done.length > 0) {
+          recordOf(done.length).run(...done.flatMap((a) => [ids.get(a.id) as string, a.at, a.durationMs, a.status, a.error, a.response]));
+          const succeeded = done.filter((a) => a.ok).map((a) => ids.get(a.id) as string);
+          if (succeeded.length > 0) {
+            markOf(succeeded.length).run(200, 1, nowMs, nowMs, ...succeeded);
+            charge.run(succeeded.length);
+            count.run(Math.floor(nowMs / 86_400_000), succeeded.length);
+          }
+          for (const a of done) ids.delete(a.id);
+        }
+        if (limit === 0) return [];
+        const claimed = claim.all(leaseUntil, nowMs, nowMs, limit);
+        for (const j of claimed) ids.set(j.id, j.key);
+        return claimed;
+      }),
+    close: () => db.close(),
+  };
+}
+
 /** The signed POST: the contract's headers, two HMACs from one keyed hasher, the answer's first 1 KiB kept. */
 export function signedPost(hookUrl: string, post: typeof fetch = fetch): Send<Attempt> {
   const keyed = new Bun.CryptoHasher("sha256", KEY);
@@ -113,8 +184,24 @@ export function signedPost(hookUrl: string, post: typeof fetch = fetch): Send<At
 }
 
 if (import.meta.main) {
-  const [url, hookUrl, bodiesFile, concurrencyArg] = process.argv.slice(2);
+  const [url, hookUrl, bodiesFile, concurrencyArg, outboxOf] = process.argv.slice(2);
   if (!url.startsWith("sqlite://")) throw new Error("the contract loop runs on SQLite only");
-  const store = openContractStore(url.slice("sqlite://".length), JSON.parse(readFileSync(bodiesFile, "utf8")) as string[]);
+  const path = url.slice("sqlite://".length);
+  const bodies = JSON.parse(readFileSync(bodiesFile, "utf8")) as string[];
+  // With a fifth argument, a daemon's migrated SQLite file: the loop runs over copies of its outbox tables.
+  const store = outboxOf ? openOutboxContractStore(path, bodies, outboxSchemaOf(outboxOf), () => newTimeOrderedId("dlv")) : openContractStore(path, bodies);
   await serveLoop(store.commit, signedPost(hookUrl), Number(concurrencyArg ?? 32), () => store.close());
+}
+
+/** The CREATE statements of the outbox's tables and indexes in a migrated SQLite file. */
+export function outboxSchemaOf(path: string): string[] {
+  const migrated = new Database(path, { readonly: true });
+  try {
+    return migrated
+      .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE tbl_name IN ('deliveries', 'delivery_attempts') AND sql IS NOT NULL ORDER BY type DESC, name")
+      .all()
+      .map((r) => r.sql);
+  } finally {
+    migrated.close();
+  }
 }
