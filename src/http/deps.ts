@@ -14,6 +14,8 @@ import type { UpstreamPool } from "../upstream/pool.ts";
 import type { ClientIpResolver } from "../net/client-ip.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { SignatureDeps } from "./plugins/signature.ts";
+import { confirmationTips } from "../ingest/quorum-heights.ts";
+import type { ReplayDeps } from "../webhooks/replay.ts";
 
 /** Everything the HTTP edge needs, built once by the composition root (src/daemon.ts). */
 export type AppDeps = {
@@ -55,4 +57,9 @@ export function signatureDeps(d: AppDeps): SignatureDeps {
     bodyLimit: d.config.server.body_limit_bytes,
     metrics: d.metrics,
   };
+}
+
+/** The events replay's slice: its min_confirmations hold counts against the tips an upstream quorum vouched for, as the ingest's does. */
+export function replayDeps(d: AppDeps): ReplayDeps {
+  return { ...d, chainTips: (db, networks) => confirmationTips(db, d.config, networks) };
 }

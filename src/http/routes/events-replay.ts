@@ -1,15 +1,9 @@
 import { Elysia } from "elysia";
-import { confirmationTips } from "../../ingest/quorum-heights.ts";
-import { type ReplayDeps, replayEvents } from "../../webhooks/replay.ts";
-import { type AppDeps, signatureDeps } from "../deps.ts";
+import { replayEvents } from "../../webhooks/replay.ts";
+import { type AppDeps, replayDeps, signatureDeps } from "../deps.ts";
 import { fromFailure } from "../errors.ts";
 import { signature } from "../plugins/signature.ts";
 import { jsonRequest, responses, says } from "../openapi/responses.ts";
-
-/** What a replay needs: its min_confirmations hold counts against the tips an upstream quorum vouched for, as the ingest's does. */
-export function replayDeps(deps: AppDeps): ReplayDeps {
-  return { ...deps, chainTips: (db, networks) => confirmationTips(db, deps.config, networks) };
-}
 
 /** POST /v1/address-watch/events/replay: stored events sent again as new deliveries, a page at a time. */
 export function eventReplayRoutes(deps: AppDeps) {
