@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
 import { type FollowStatus, followStatus } from "../../src/follow/core/follow-status.ts";
 import type { Logger } from "../../src/lib/log.ts";
+import { storedHashAt } from "../../src/follow/core/chain-store.ts";
+import { pruneBlocks } from "../../src/ingest/retention.ts";
 import { upstreamLabel } from "../../src/upstream/pool.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { openEvents } from "../checkout/support.ts";
@@ -20,6 +22,7 @@ const ETH = 1_000_000_000_000_000_000n;
 const LIE = "0x00000000000000000000000000000000000011e5" as Address;
 const LIE2 = "0x00000000000000000000000000000000000011e6" as Address;
 const PAID = "0x000000000000000000000000000000000000da1d" as Address;
+const PAID_LATE = "0x000000000000000000000000000000000000da1e" as Address;
 
 let honest: Anvil;
 let liar: Anvil;
@@ -55,13 +58,13 @@ afterAll(async () => {
 });
 
 /** A daemon following `anv` from the fork height over `urls`, quorum 2, an order paid to `address`. */
-async function follow(urls: string[], address: Address, log?: Logger): Promise<{ td: TestDaemon; client: TestClient; paymentId: string }> {
+async function follow(urls: string[], address: Address, log?: Logger, confirmations = 1): Promise<{ td: TestDaemon; client: TestClient; paymentId: string }> {
   const td = await startTestDaemon({
     log,
     config: {
       rate_limit: { per_key_rps: 1000 },
       networks: {
-        anv: { family: "evm", decimals: 18, confirmations: 1, rpc_urls: urls, follow: true, start_height: fork, poll_interval_ms: 50, max_reorg_depth: 16, quorum: 2, quorum_timeout_seconds: 1 },
+        anv: { family: "evm", decimals: 18, confirmations, rpc_urls: urls, follow: true, start_height: fork, poll_interval_ms: 50, max_reorg_depth: 16, quorum: 2, quorum_timeout_seconds: 1 },
       },
     },
   });
@@ -166,4 +169,25 @@ describe("upstream quorum = 2 on anvil", () => {
     expect(log.lines.filter((l) => l.msg === "upstream quorum agrees on another block: following one of its upstreams").map((l) => l.fields?.left)).toEqual([upstreamLabel(liar.url)]);
     expect(log.lines.some((l) => l.msg === "reorg")).toBe(true);
   }, 30_000);
+
+  test("a wait longer than the blocks retention keeps still ends: the block it waited at pruned, the upstreams agree on a later one and the order pays", async () => {
+    // The earlier daemons are done with: they would follow the long chain below for nothing.
+    for (const d of daemons.splice(0)) await d.stop();
+    mirror2.down = true;
+    // 3 confirmations: the quorum is asked at the block two above the payment's, which no event or order names.
+    const { td, client, paymentId } = await follow([mirror1.url, mirror2.url], PAID_LATE, undefined, 3);
+    const paid = await honest.mined(await honest.sendEth(honest.accounts[6], PAID_LATE, ETH));
+    await honest.test.mine({ blocks: 2 });
+    await until(async () => (await status(td)).quorum?.height ?? -1, (h) => h === paid + 2, 15_000);
+    // Longer than retention keeps blocks (max_reorg_depth + 1,000 below the tip), then retention's prune.
+    await honest.test.mine({ blocks: 1_050 });
+    const head = Number(await honest.public.getBlockNumber());
+    await until(() => storedTip(td), (tip) => tip >= head, 30_000);
+    expect(await pruneBlocks(td.ctx.db, [{ network: "anv", maxReorgDepth: 16, confirmations: 3 }])).toBeGreaterThan(0);
+    expect(await storedHashAt(td.ctx.db, "anv", paid + 2)).toBeNull();
+    expect((await order(client, paymentId)).status).toBe("seen");
+    mirror2.down = false;
+    expect(await until(() => order(client, paymentId), (o) => o.status === "paid", 15_000)).toMatchObject({ status: "paid", amount_received: "1" });
+    await until(async () => (await status(td)).quorum, (q) => q === null, 15_000);
+  }, 60_000);
 });

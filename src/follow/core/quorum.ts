@@ -98,12 +98,19 @@ export function createQuorum(deps: QuorumDeps): Quorum {
 
   return {
     async check(tip) {
-      const height = await heightToAgree(deps.db, network, deps.confirmations, tip);
-      if (height === null) {
+      const due = await heightToAgree(deps.db, network, deps.confirmations, tip);
+      if (due === null) {
         if (wait) await agreed(tip);
         return "idle";
       }
-      const stored = await storedHashAt(deps.db, network, height);
+      let height = due;
+      let stored = await storedHashAt(deps.db, network, height);
+      if (stored === null && height < tip) {
+        // A wait longer than retention keeps blocks (ingest/retention.ts) lost the block it waited
+        // at. Agreement on the stored tip's block covers it: a block hash names every block below.
+        height = tip;
+        stored = await storedHashAt(deps.db, network, tip);
+      }
       if (stored === null) return "idle";
       const reading = deps.readingIndex();
       // The stored block is the reading upstream's answer.
