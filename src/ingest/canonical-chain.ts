@@ -42,6 +42,20 @@ export async function canonicalHashAt(db: Executor, network: string, height: num
   return (await canonicalHashes(db, network, height, height)).get(height) ?? null;
 }
 
+/** The lowest canonical stored block above `height`, or null when none is stored above it. */
+export async function lowestCanonicalAbove(db: Executor, network: string, height: number): Promise<StoredBlock | null> {
+  const row = await db
+    .selectFrom("blocks")
+    .select(["hash", "height", "parent_hash"])
+    .where("network", "=", network)
+    .where(isCanonical)
+    .where("height", ">", height)
+    .orderBy("height")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { hash: row.hash, height: Number(row.height), parentHash: row.parent_hash } : null;
+}
+
 export type RewindResult = { network: string; toHeight: number; rewound: number; tip: number | null };
 
 /**

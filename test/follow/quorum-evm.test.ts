@@ -170,7 +170,7 @@ describe("upstream quorum = 2 on anvil", () => {
     expect(log.lines.some((l) => l.msg === "reorg")).toBe(true);
   }, 30_000);
 
-  test("a wait longer than the blocks retention keeps still ends: the block it waited at pruned, the upstreams agree on a later one and the order pays", async () => {
+  test("a wait longer than the blocks retention keeps still ends: the block it waited at pruned, the upstreams are asked about the lowest one still stored and the order pays", async () => {
     // The earlier daemons are done with: they would follow the long chain below for nothing.
     for (const d of daemons.splice(0)) await d.stop();
     mirror2.down = true;
@@ -186,6 +186,11 @@ describe("upstream quorum = 2 on anvil", () => {
     expect(await pruneBlocks(td.ctx.db, [{ network: "anv", maxReorgDepth: 16, confirmations: 3 }])).toBeGreaterThan(0);
     expect(await storedHashAt(td.ctx.db, "anv", paid + 2)).toBeNull();
     expect((await order(client, paymentId)).status).toBe("seen");
+    // Asked now about the lowest block still stored above it: an old block every upstream has, not the tip.
+    const askedAt = await until(async () => (await status(td)).quorum?.height ?? -1, (h) => h > paid + 2, 15_000);
+    expect(askedAt).toBeLessThan(head - 1_000);
+    expect(await storedHashAt(td.ctx.db, "anv", askedAt)).not.toBeNull();
+    expect(await storedHashAt(td.ctx.db, "anv", askedAt - 1)).toBeNull();
     mirror2.down = false;
     expect(await until(() => order(client, paymentId), (o) => o.status === "paid", 15_000)).toMatchObject({ status: "paid", amount_received: "1" });
     await until(async () => (await status(td)).quorum, (q) => q === null, 15_000);

@@ -1,5 +1,5 @@
 import type { Db, Executor } from "../../db/database.ts";
-import { canonicalHashAt, canonicalTip, rewindChain } from "../../ingest/canonical-chain.ts";
+import { canonicalHashAt, canonicalTip, lowestCanonicalAbove, rewindChain } from "../../ingest/canonical-chain.ts";
 
 // What the follower reads of the stored chain: the canonical chain the ingest service keeps
 // (src/ingest/canonical-chain.ts). Hashes come back lower-case, as the follower compares them.
@@ -13,6 +13,12 @@ export async function storedTip(db: Executor, network: string): Promise<{ height
 /** The canonical stored hash at a height, or null when none is stored there. */
 export async function storedHashAt(db: Executor, network: string, height: number): Promise<string | null> {
   return (await canonicalHashAt(db, network, height))?.toLowerCase() ?? null;
+}
+
+/** The lowest canonical stored block above a height, or null when none is stored above it. */
+export async function storedBlockAbove(db: Executor, network: string, height: number): Promise<{ height: number; hash: string } | null> {
+  const block = await lowestCanonicalAbove(db, network, height);
+  return block ? { height: block.height, hash: block.hash.toLowerCase() } : null;
 }
 
 /**

@@ -3,7 +3,7 @@ import { heightToAgree, raiseQuorumNotices, resolveQuorumNotices } from "../../i
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { rfc3339 } from "../../lib/time.ts";
-import { storedHashAt } from "./chain-store.ts";
+import { storedBlockAbove, storedHashAt } from "./chain-store.ts";
 
 // Upstream quorum (docs/chains.md): on a network with `quorum` = N > 1, the follower reads from
 // one upstream, and before what a block holds counts as confirmed, N upstreams, the reading one
@@ -105,13 +105,15 @@ export function createQuorum(deps: QuorumDeps): Quorum {
       }
       let height = due;
       let stored = await storedHashAt(deps.db, network, height);
-      if (stored === null && height < tip) {
+      if (stored === null) {
         // A wait longer than retention keeps blocks (ingest/retention.ts) lost the block it waited
-        // at. Agreement on the stored tip's block covers it: a block hash names every block below.
-        height = tip;
-        stored = await storedHashAt(deps.db, network, tip);
+        // at. Agreement on the lowest block stored above it covers it (a block hash names every
+        // block below), and a block that old every upstream has.
+        const above = await storedBlockAbove(deps.db, network, height);
+        if (above === null || above.height > tip) return "idle";
+        height = above.height;
+        stored = above.hash;
       }
-      if (stored === null) return "idle";
       const reading = deps.readingIndex();
       // The stored block is the reading upstream's answer.
       let agreeing = 1;
