@@ -4,6 +4,7 @@ import { type FollowStatus, followStatus } from "../../src/follow/core/follow-st
 import type { Logger } from "../../src/lib/log.ts";
 import { storedHashAt } from "../../src/follow/core/chain-store.ts";
 import { pruneBlocks } from "../../src/ingest/retention.ts";
+import { MAX_MIN_CONFIRMATIONS } from "../../src/webhooks/filters.ts";
 import { upstreamLabel } from "../../src/upstream/pool.ts";
 import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { openEvents } from "../checkout/support.ts";
@@ -170,29 +171,24 @@ describe("upstream quorum = 2 on anvil", () => {
     expect(log.lines.some((l) => l.msg === "reorg")).toBe(true);
   }, 30_000);
 
-  test("a wait longer than the blocks retention keeps still ends: the block it waited at pruned, the upstreams are asked about the lowest one still stored and the order pays", async () => {
-    // The earlier daemons are done with: they would follow the long chain below for nothing.
-    for (const d of daemons.splice(0)) await d.stop();
+  test("a wait that outlives the block it waited at still ends: that block pruned by retention, the upstreams are asked about the lowest one still stored and the order pays", async () => {
     mirror2.down = true;
     // 3 confirmations: the quorum is asked at the block two above the payment's, which no event or order names.
     const { td, client, paymentId } = await follow([mirror1.url, mirror2.url], PAID_LATE, undefined, 3);
     const paid = await honest.mined(await honest.sendEth(honest.accounts[6], PAID_LATE, ETH));
     await honest.test.mine({ blocks: 2 });
     await until(async () => (await status(td)).quorum?.height ?? -1, (h) => h === paid + 2, 15_000);
-    // Longer than retention keeps blocks (max_reorg_depth + 1,000 below the tip), then retention's prune.
-    await honest.test.mine({ blocks: 1_050 });
-    const head = Number(await honest.public.getBlockNumber());
-    await until(() => storedTip(td), (tip) => tip >= head, 30_000);
-    expect(await pruneBlocks(td.ctx.db, [{ network: "anv", maxReorgDepth: 16, confirmations: 3 }])).toBeGreaterThan(0);
-    expect(await storedHashAt(td.ctx.db, "anv", paid + 2)).toBeNull();
+    await honest.test.mine({ blocks: 3 });
+    await until(() => storedTip(td), (tip) => tip >= paid + 5, 15_000);
+    // Retention's own prune, keeping one block below the tip instead of max_reorg_depth + 1,000: the
+    // same deletion (the block an open order names is kept), without following a thousand blocks.
+    expect(await pruneBlocks(td.ctx.db, [{ network: "anv", maxReorgDepth: 1 - MAX_MIN_CONFIRMATIONS, confirmations: 3 }])).toBeGreaterThan(0);
+    expect(await Promise.all([paid, paid + 1, paid + 2, paid + 3, paid + 4].map(async (h) => (await storedHashAt(td.ctx.db, "anv", h)) !== null))).toEqual([true, false, false, false, true]);
     expect((await order(client, paymentId)).status).toBe("seen");
-    // Asked now about the lowest block still stored above it: an old block every upstream has, not the tip.
-    const askedAt = await until(async () => (await status(td)).quorum?.height ?? -1, (h) => h > paid + 2, 15_000);
-    expect(askedAt).toBeLessThan(head - 1_000);
-    expect(await storedHashAt(td.ctx.db, "anv", askedAt)).not.toBeNull();
-    expect(await storedHashAt(td.ctx.db, "anv", askedAt - 1)).toBeNull();
+    // Asked now about the lowest block still stored above the one it waited at.
+    await until(async () => (await status(td)).quorum?.height ?? -1, (h) => h === paid + 4, 15_000);
     mirror2.down = false;
     expect(await until(() => order(client, paymentId), (o) => o.status === "paid", 15_000)).toMatchObject({ status: "paid", amount_received: "1" });
     await until(async () => (await status(td)).quorum, (q) => q === null, 15_000);
-  }, 60_000);
+  }, 30_000);
 });
