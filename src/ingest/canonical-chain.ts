@@ -42,14 +42,14 @@ export async function canonicalHashAt(db: Executor, network: string, height: num
   return (await canonicalHashes(db, network, height, height)).get(height) ?? null;
 }
 
-/** The lowest canonical stored block above `height`, or null when none is stored above it. */
-export async function lowestCanonicalAbove(db: Executor, network: string, height: number): Promise<StoredBlock | null> {
+/** The lowest canonical stored block at or above `height`, or null when none is stored there or above. */
+export async function lowestCanonicalFrom(db: Executor, network: string, height: number): Promise<StoredBlock | null> {
   const row = await db
     .selectFrom("blocks")
     .select(["hash", "height", "parent_hash"])
     .where("network", "=", network)
     .where(isCanonical)
-    .where("height", ">", height)
+    .where("height", ">=", height)
     .orderBy("height")
     .limit(1)
     .executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { Db, Executor } from "../../db/database.ts";
-import { canonicalHashAt, canonicalTip, lowestCanonicalAbove, rewindChain } from "../../ingest/canonical-chain.ts";
+import { canonicalHashAt, canonicalTip, lowestCanonicalFrom, rewindChain } from "../../ingest/canonical-chain.ts";
 
 // What the follower reads of the stored chain: the canonical chain the ingest service keeps
 // (src/ingest/canonical-chain.ts). Hashes come back lower-case, as the follower compares them.
@@ -15,9 +15,9 @@ export async function storedHashAt(db: Executor, network: string, height: number
   return (await canonicalHashAt(db, network, height))?.toLowerCase() ?? null;
 }
 
-/** The lowest canonical stored block above a height, or null when none is stored above it. */
-export async function storedBlockAbove(db: Executor, network: string, height: number): Promise<{ height: number; hash: string } | null> {
-  const block = await lowestCanonicalAbove(db, network, height);
+/** The lowest canonical stored block at or above a height, or null when none is stored there or above. */
+export async function storedBlockFrom(db: Executor, network: string, height: number): Promise<{ height: number; hash: string } | null> {
+  const block = await lowestCanonicalFrom(db, network, height);
   return block ? { height: block.height, hash: block.hash.toLowerCase() } : null;
 }
 

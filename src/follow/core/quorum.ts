@@ -3,7 +3,7 @@ import { heightToAgree, raiseQuorumNotices, resolveQuorumNotices } from "../../i
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { rfc3339 } from "../../lib/time.ts";
-import { storedBlockAbove, storedHashAt } from "./chain-store.ts";
+import { storedBlockFrom } from "./chain-store.ts";
 
 // Upstream quorum (docs/chains.md): on a network with `quorum` = N > 1, the follower reads from
 // one upstream, and before what a block holds counts as confirmed, N upstreams, the reading one
@@ -103,17 +103,12 @@ export function createQuorum(deps: QuorumDeps): Quorum {
         if (wait) await agreed(tip);
         return "idle";
       }
-      let height = due;
-      let stored = await storedHashAt(deps.db, network, height);
-      if (stored === null) {
-        // A wait longer than retention keeps blocks (ingest/retention.ts) lost the block it waited
-        // at. Agreement on the lowest block stored above it covers it (a block hash names every
-        // block below), and a block that old every upstream has.
-        const above = await storedBlockAbove(deps.db, network, height);
-        if (above === null || above.height > tip) return "idle";
-        height = above.height;
-        stored = above.hash;
-      }
+      // The block stored at that height or, when a wait longer than retention keeps blocks
+      // (ingest/retention.ts) lost it, the lowest one stored above: agreement there covers it (a
+      // block hash names every block below), and a block that old every upstream has.
+      const block = await storedBlockFrom(deps.db, network, due);
+      if (block === null || block.height > tip) return "idle";
+      const { height, hash: stored } = block;
       const reading = deps.readingIndex();
       // The stored block is the reading upstream's answer.
       let agreeing = 1;
