@@ -61,6 +61,27 @@ function foreignAliases(checker: ts.TypeChecker, type: ts.Type, found: Map<strin
   for (const t of inner) foreignAliases(checker, t, found, seen);
 }
 
+/** The packages the schemas' types are made of: every other import is left unresolved. */
+const SCHEMA_PACKAGES = /^@sinclair\/typebox(\/|$)/;
+
+/**
+ * A host for the program types.ts is expanded in, which follows imports between files of the
+ * checkout and into TypeBox, and no further. The schemas' types are TypeBox's over the checkout's
+ * constants; the modules that declare them also import Kysely, Node's types and the chain libraries,
+ * and parsing those was most of the build's time. A type that did need one would print as `any`
+ * (refused by `expandedTypes`) or by a name the declarations' program cannot find (refused there).
+ */
+function schemaHost(): ts.CompilerHost {
+  const host = ts.createCompilerHost(COMPILER_OPTIONS);
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, options) =>
+    literals.map((literal) =>
+      literal.text.startsWith(".") || SCHEMA_PACKAGES.test(literal.text)
+        ? ts.resolveModuleName(literal.text, containingFile, options, host, undefined, redirected)
+        : { resolvedModule: undefined },
+    );
+  return host;
+}
+
 /**
  * src/client/types.ts with every type written out: its own aliases keep their names and doc
  * comments; the daemon's aliases they use (`PaymentStatus`, `TestEvent`) become local ones.
@@ -69,7 +90,10 @@ function expandedTypes(program: ts.Program): string {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(TYPES) ?? fail(`cannot read ${TYPES}`);
   const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
-  const print = (type: ts.Type) => printer.printNode(ts.EmitHint.Unspecified, checker.typeToTypeNode(type, undefined, EXPAND) ?? fail("a type the checker cannot print"), source);
+  const print = (type: ts.Type) => {
+    const text = printer.printNode(ts.EmitHint.Unspecified, checker.typeToTypeNode(type, undefined, EXPAND) ?? fail("a type the checker cannot print"), source);
+    return /\bany\b/.test(text) ? fail(`a type of types.ts reads as \`any\`, made of a package the build does not follow: ${text.slice(0, 200)}`) : text;
+  };
   const own = new Map<string, string>();
   const foreign = new Map<string, ts.Type>();
   const out: string[] = [];
@@ -184,7 +208,7 @@ export async function buildClient(): Promise<string[]> {
   writeFileSync(js, await built.outputs[0].text());
   const dts = join(OUT, "client.d.ts");
   const header = "// chainwatch's TypeScript client: its types, written out in full by packages/client/build.ts.\n";
-  const program = ts.createProgram([TYPES], COMPILER_OPTIONS);
+  const program = ts.createProgram([TYPES], COMPILER_OPTIONS, schemaHost());
   writeFileSync(dts, header + joined(declarations(expandedTypes(program), program)));
   return [js, dts];
 }

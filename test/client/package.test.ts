@@ -26,8 +26,13 @@ let packed: Packed;
 let td: TestDaemon;
 let shop: TestClient;
 
-function run(cmd: string[], cwd: string): { stdout: string; stderr: string } {
-  const r = Bun.spawnSync(cmd, { cwd, env: cleanEnv(), stdout: "pipe", stderr: "pipe" });
+// The two TypeScript compilers run here (build:client and tsc) are short runs of a large program:
+// JavaScriptCore's top JIT tier (FTL) spends more CPU compiling TypeScript's checker than its code
+// then saves. Without it they take about 40 % less CPU and no more time.
+const COMPILER_ENV = { BUN_JSC_useFTLJIT: "0" };
+
+function run(cmd: string[], cwd: string, env: Record<string, string> = {}): { stdout: string; stderr: string } {
+  const r = Bun.spawnSync(cmd, { cwd, env: cleanEnv(env), stdout: "pipe", stderr: "pipe" });
   const out = { stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${out.stderr}${out.stdout}`);
   return out;
@@ -46,7 +51,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "chainwatch-sdk-package-"));
   td = await startTestDaemon();
   shop = await td.client({ name: "sdk-package", slots: 2, credits: 70 });
-  run([process.execPath, "run", "build:client"], ROOT);
+  run([process.execPath, "run", "build:client"], ROOT, COMPILER_ENV);
   [packed] = JSON.parse(run(["npm", "pack", "--json", "--pack-destination", work], PACKAGE).stdout) as Packed[];
   app = join(work, "app");
   mkdirSync(app);
@@ -135,6 +140,6 @@ export async function main(body: string, headers: Headers): Promise<string[]> {
 }
 `,
     );
-    run([process.execPath, TSC, "-p", app], app);
+    run([process.execPath, TSC, "-p", app], app, COMPILER_ENV);
   }, SLOW);
 });
