@@ -42,6 +42,10 @@ const SMALL: Record<string, Small> = {
     env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2" },
     prints: [/^CPU µs per delivery \(median, min–max\): daemon \d+\.\d/m, /^daemon \/ contract loop \d+\.\d+/m, /^over the outbox's tables: contract loop, outbox \/ contract loop \d+\.\d+/m],
   },
+  "bench:outbox-shapes": {
+    env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2" },
+    prints: [/^ {2}narrow queue, outcome rows +\d+\.\d/m, /^ {2}durable loop +\d+\.\d/m, /^the cheapest store that keeps the delivery log: /m],
+  },
   "bench:cabinet": {
     env: { BENCH_REQUESTS: "50" },
     prints: [/^overview: \d+ bytes of HTML.* TTFB p50 \d+\.\d+ ms vs bare \d+\.\d+ ms/m],

@@ -27,7 +27,7 @@ import { newTimeOrderedId } from "../../src/lib/ids.ts";
 import { type Commit, inWriteRound, type Job, openSqlite, perCount, type Send, serveLoop } from "./durable-loop.ts";
 
 /** One attempt, as the commit records it. */
-type Attempt = { id: number; ok: boolean; status: number; durationMs: number; error: string | null; response: string; at: number };
+export type Attempt = { id: number; ok: boolean; status: number; durationMs: number; error: string | null; response: string; at: number };
 
 const USER_AGENT = "chainwatch/0.1.0";
 /** A webhook secret's key bytes (24, as `whsec_` secrets have). */
@@ -36,17 +36,71 @@ const CREDITS = 1_000_000_000;
 /** delivery.timeout_ms's default. */
 const TIMEOUT_MS = 5_000;
 
+/** The account's credit pool and its usage series, (re)created full: a success is charged and counted by these. */
+export function openPool(db: Database) {
+  for (const t of ["accounts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
+  db.run("CREATE TABLE usage (account_id INTEGER NOT NULL, day INTEGER NOT NULL, deliveries INTEGER NOT NULL, PRIMARY KEY (account_id, day))");
+  db.run("INSERT INTO accounts (id, credits) VALUES (1, ?)", [CREDITS]);
+  const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
+  const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
+  return (succeeded: number, nowMs: number) => {
+    charge.run(succeeded);
+    count.run(Math.floor(nowMs / 86_400_000), succeeded);
+  };
+}
+
+/** The claim's bound: no more rows than the pool can pay for. */
+export const POOL_BOUND = "min(?, (SELECT credits FROM accounts WHERE id = 1))";
+
+/** A claimed row: the number the send step knows it by, its text id, its body. */
+export type ClaimedRow = Job & { key: string };
+
+/**
+ * The round of a store that keeps the outbox's log: each attempt a row of `delivery_attempts` (by
+ * its delivery's text id), the successes settled by `settle` and paid from the pool, then `claim`.
+ * The send step knows a claimed row by a number; `settle` gets those numbers and their text ids.
+ */
+export function outboxCommit(
+  db: Database,
+  pay: (succeeded: number, nowMs: number) => void,
+  settle: (rows: number[], idOf: (row: number) => string, nowMs: number) => void,
+  claim: (limit: number, nowMs: number, leaseUntil: number) => ClaimedRow[],
+): Commit<Attempt> {
+  const round = inWriteRound(db);
+  const recordOf = perCount(
+    db,
+    (n) => `INSERT INTO delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) VALUES ${"(?, 1, 'hook', ?, ?, ?, ?, ?),".repeat(n - 1)}(?, 1, 'hook', ?, ?, ?, ?, ?)`,
+  );
+  const ids = new Map<number, string>();
+  const idOf = (row: number) => ids.get(row) as string;
+  return (done, limit, nowMs, leaseUntil) =>
+    round(() => {
+      if (done.length > 0) {
+        recordOf(done.length).run(...done.flatMap((a) => [idOf(a.id), a.at, a.durationMs, a.status, a.error, a.response]));
+        const succeeded = done.filter((a) => a.ok).map((a) => a.id);
+        if (succeeded.length > 0) {
+          settle(succeeded, idOf, nowMs);
+          pay(succeeded.length, nowMs);
+        }
+        for (const a of done) ids.delete(a.id);
+      }
+      if (limit === 0) return [];
+      const claimed = claim(limit, nowMs, leaseUntil);
+      for (const j of claimed) ids.set(j.id, j.key);
+      return claimed;
+    });
+}
+
 /** Opens the loop's tables at `path`, (re)created holding `bodies` for one account with a full pool; returns its round. */
 export function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
   const db = openSqlite(path);
-  for (const t of ["jobs", "accounts", "attempts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
-  db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
+  for (const t of ["jobs", "attempts"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  const pay = openPool(db);
   db.run("CREATE TABLE jobs (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, body TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0, lease_until INTEGER NOT NULL DEFAULT 0)");
   db.run("CREATE INDEX jobs_due ON jobs (id) WHERE done = 0");
   db.run("CREATE TABLE attempts (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL, status INTEGER, duration_ms INTEGER NOT NULL, error TEXT, response TEXT NOT NULL, at INTEGER NOT NULL)");
   db.run("CREATE INDEX attempts_job ON attempts (job_id)");
-  db.run("CREATE TABLE usage (account_id INTEGER NOT NULL, day INTEGER NOT NULL, deliveries INTEGER NOT NULL, PRIMARY KEY (account_id, day))");
-  db.run("INSERT INTO accounts (id, credits) VALUES (1, ?)", [CREDITS]);
   const insert = db.query("INSERT INTO jobs (account_id, body) VALUES (1, ?)");
   db.transaction(() => {
     for (const b of bodies) insert.run(b);
@@ -54,11 +108,9 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
   const round = inWriteRound(db);
   const claim = db.query<Job, [number, number, number]>(
     `UPDATE jobs SET lease_until = ? WHERE id IN (
-       SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT min(?, (SELECT credits FROM accounts WHERE id = 1))
+       SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT ${POOL_BOUND}
      ) RETURNING id, body`,
   );
-  const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
-  const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
   const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
   const recordOf = perCount(db, (n) => `INSERT INTO attempts (job_id, status, duration_ms, error, response, at) VALUES ${"(?, ?, ?, ?, ?, ?),".repeat(n - 1)}(?, ?, ?, ?, ?, ?)`);
   return {
@@ -69,8 +121,7 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
           const succeeded = done.filter((a) => a.ok).map((a) => a.id);
           if (succeeded.length > 0) {
             markOf(succeeded.length).run(...succeeded);
-            charge.run(succeeded.length);
-            count.run(Math.floor(nowMs / 86_400_000), succeeded.length);
+            pay(succeeded.length, nowMs);
           }
         }
         return limit > 0 ? claim.all(leaseUntil, nowMs, limit) : [];
@@ -92,11 +143,9 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
  */
 export function openOutboxContractStore(path: string, bodies: string[], schema: readonly string[], newId: () => string): { commit: Commit<Attempt>; close(): void } {
   const db = openSqlite(path);
-  for (const t of ["deliveries", "delivery_attempts", "accounts", "usage"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  for (const t of ["deliveries", "delivery_attempts"]) db.run(`DROP TABLE IF EXISTS ${t}`);
   for (const statement of schema) db.run(statement);
-  db.run("CREATE TABLE accounts (id INTEGER PRIMARY KEY, credits INTEGER NOT NULL)");
-  db.run("CREATE TABLE usage (account_id INTEGER NOT NULL, day INTEGER NOT NULL, deliveries INTEGER NOT NULL, PRIMARY KEY (account_id, day))");
-  db.run("INSERT INTO accounts (id, credits) VALUES (1, ?)", [CREDITS]);
+  const pay = openPool(db);
   const nowMs = Date.now() - 1000;
   const insert = db.query(
     `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
@@ -105,44 +154,25 @@ export function openOutboxContractStore(path: string, bodies: string[], schema: 
   db.transaction(() => {
     for (const b of bodies) insert.run(newId(), b, nowMs, nowMs, nowMs);
   })();
-  const round = inWriteRound(db);
-  // Claimed rows by the number the send step knows them by (rowid), for their attempt rows and marks.
-  const ids = new Map<number, string>();
-  const claim = db.query<Job & { key: string }, [number, number, number, number]>(
+  const claim = db.query<ClaimedRow, [number, number, number, number]>(
     `UPDATE deliveries SET lease_until = ? WHERE id IN (
        SELECT id FROM deliveries WHERE status = 'pending' AND replay = 0 AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-       ORDER BY next_attempt_at LIMIT min(?, (SELECT credits FROM accounts WHERE id = 1))
+       ORDER BY next_attempt_at LIMIT ${POOL_BOUND}
      ) RETURNING rowid AS id, id AS key, body`,
   );
-  const charge = db.query("UPDATE accounts SET credits = credits - ? WHERE id = 1");
-  const count = db.query("INSERT INTO usage (account_id, day, deliveries) VALUES (1, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET deliveries = deliveries + excluded.deliveries");
   const markOf = perCount(
     db,
     (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, lease_until = NULL, last_status_code = ?, last_error = NULL,
 credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${"?,".repeat(n - 1)}?)`,
   );
-  const recordOf = perCount(
-    db,
-    (n) => `INSERT INTO delivery_attempts (delivery_id, attempt, url, started_at, duration_ms, status_code, error, response_snippet) VALUES ${"(?, 1, 'hook', ?, ?, ?, ?, ?),".repeat(n - 1)}(?, 1, 'hook', ?, ?, ?, ?, ?)`,
-  );
   return {
-    commit: (done, limit, nowMs, leaseUntil) =>
-      round(() => {
-        if (done.length > 0) {
-          recordOf(done.length).run(...done.flatMap((a) => [ids.get(a.id) as string, a.at, a.durationMs, a.status, a.error, a.response]));
-          const succeeded = done.filter((a) => a.ok).map((a) => ids.get(a.id) as string);
-          if (succeeded.length > 0) {
-            markOf(succeeded.length).run(200, 1, nowMs, nowMs, ...succeeded);
-            charge.run(succeeded.length);
-            count.run(Math.floor(nowMs / 86_400_000), succeeded.length);
-          }
-          for (const a of done) ids.delete(a.id);
-        }
-        if (limit === 0) return [];
-        const claimed = claim.all(leaseUntil, nowMs, nowMs, limit);
-        for (const j of claimed) ids.set(j.id, j.key);
-        return claimed;
-      }),
+    // Marked by the text id, through the primary key, as the daemon marks them.
+    commit: outboxCommit(
+      db,
+      pay,
+      (rows, idOf, nowMs) => markOf(rows.length).run(200, 1, nowMs, nowMs, ...rows.map(idOf)),
+      (limit, nowMs, leaseUntil) => claim.all(leaseUntil, nowMs, nowMs, limit),
+    ),
     close: () => db.close(),
   };
 }
