@@ -6,6 +6,7 @@ import { describeMigration } from "../../cli/commands/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { testDatabaseName, testDatabaseUrl } from "../support/harness.ts";
 import { CLI, cleanEnv } from "../support/cli.ts";
+import { freePort } from "../support/free-port.ts";
 
 // What a newcomer meets on a fresh clone: real CLI processes (test/support/cli.ts) on a new
 // database. The migration list is read from the code, so a new migration changes no expectation.
@@ -19,13 +20,6 @@ async function cli(args: string[], cfg = config) {
 }
 
 /** A free TCP port with nothing listening on it: bind port 0, read it, let it go. */
-function closedPort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return port;
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "chainwatch-first-run-"));
   config = join(dir, "cw.toml");
@@ -101,7 +95,8 @@ describe("errors name the next step", () => {
   });
 
   test("a database that refuses connections stops start-up naming database.url, the password masked", async () => {
-    const port = closedPort();
+    // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+    const port = freePort();
     const pg = join(dir, "pg.toml");
     writeFileSync(pg, ["[database]", `url = "postgres://shop:hunter2@127.0.0.1:${port}/chainwatch"`, "[secrets]", `master_key_file = "${dir}/master.key"`, ""].join("\n"));
     for (const command of [["migrate"], ["serve"]]) {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { type Db, openDatabase } from "../../src/db/database.ts";
 import { createDatabaseProbe } from "../../src/db/health-probe.ts";
 import { failureMessage, failureStatus } from "../../src/lib/failures.ts";
+import { freePort } from "../support/free-port.ts";
 
 // /healthz's probe of the database, the one outcome shape every edge reads: what /healthz answers
 // is the failure's status and sentence.
@@ -18,9 +19,8 @@ describe("the database probe of /healthz", () => {
   });
 
   test("a database nobody answers for is a DATABASE_UNAVAILABLE that says why: 503 with its sentence", async () => {
-    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const port = probe.port as number;
-    probe.stop(true);
+    // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+    const port = freePort();
     const db = openDatabase(`postgres://chain@127.0.0.1:${port}/chainwatch`);
     opened.push(db);
     const health = await createDatabaseProbe(db, 2_000)();

@@ -4,6 +4,7 @@ import { attemptDelivery, type SendDeps } from "../../src/delivery/send.ts";
 import { webhookKey } from "../../src/delivery/signer.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { freePort } from "../support/free-port.ts";
 
 const route = (o: Partial<EndpointRoute>): EndpointRoute => ({
   endpointId: "ep_1",
@@ -101,9 +102,8 @@ describe("one delivery attempt against a real receiver", () => {
   });
 
   test("a closed port fails as connection refused", async () => {
-    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const url = `http://127.0.0.1:${probe.port}/hook`;
-    await probe.stop(true);
+    // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+    const url = `http://127.0.0.1:${freePort()}/hook`;
     expect(await attemptDelivery(deps(), d, at(url), key)).toMatchObject({ ok: false, statusCode: null, error: "connection refused" });
   });
 

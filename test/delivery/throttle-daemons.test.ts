@@ -11,7 +11,7 @@ import { recoverFailedDeliveries } from "../../src/webhooks/recover.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { spawnListening, writeToml } from "./fixtures.ts";
-import { failedBacklog, medianGap, nextWholeSecond, perSecond, sequenceOf } from "./throttle-support.ts";
+import { failedBacklog, medianGap, nextWholeSecond, perSecond, secondsOverLimit, sequenceOf } from "./throttle-support.ts";
 import { postgresOnly } from "../support/postgres-only.ts";
 import { setDefaultEndpoint } from "../support/endpoints.ts";
 
@@ -85,8 +85,9 @@ describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, dra
     const counts = perSecond(sink.received, start, SECONDS);
     const total = counts.reduce((x, y) => x + y, 0);
     // The counts ride along, so a failure shows them. Never a burst: no clock second above the
-    // limit, give or take a send a busy machine delayed into the next one, and never more in all.
-    expect({ counts, over: counts.filter((c) => c > RATE * 1.5) }).toEqual({ counts, over: [] });
+    // limit, give or take a send a busy machine delayed into the next one or a short stall's
+    // held-back sends (secondsOverLimit), and never more in all.
+    expect({ counts, over: secondsOverLimit(counts, RATE) }).toEqual({ counts, over: [] });
     expect(total).toBeLessThanOrEqual(RATE * SECONDS * 1.1);
     // At the limit's pace between them: the typical gap between two arrivals is one slot, 1000 /
     // RATE ms (half that if each daemon kept a limit of its own). A machine that stalls lengthens a

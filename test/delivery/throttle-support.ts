@@ -75,6 +75,17 @@ export function perSecond(received: readonly Received[], fromMs: number, seconds
   return counts;
 }
 
+/**
+ * The clock seconds of `counts` that break an endpoint's limit of `rate` a second: above it by more
+ * than half (a send a busy machine delayed into the next second is no burst), unless the second
+ * before carried so few that the two together hold no more than two seconds' worth. That is the
+ * limit's one documented exception (docs/webhooks.md): a stall of under a second holds some sends
+ * back, and they go out as it ends, beside the slots of the second it ends in.
+ */
+export function secondsOverLimit(counts: readonly number[], rate: number): number[] {
+  return counts.filter((c, i) => c > rate * 1.5 && !(i > 0 && counts[i - 1] + c <= rate * 2 * 1.1));
+}
+
 /** The median time between two consecutive arrivals within `seconds` clock seconds from `fromMs`. */
 export function medianGap(received: readonly Received[], fromMs: number, seconds: number): number {
   const at = received

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { block, ingest, watchAndHook } from "./recovery-support.ts";
-import { failedBacklog, medianGap, nextWholeSecond, perSecond, sendOrderOf, sequenceOf } from "./throttle-support.ts";
+import { failedBacklog, medianGap, nextWholeSecond, perSecond, secondsOverLimit, sendOrderOf, sequenceOf } from "./throttle-support.ts";
 
 // docs/webhooks.md, the delivery rate limit: a recovered backlog of a webhook limited to 20 a
 // second arrives at 20 a second, oldest first, while another account's new webhooks go out as
@@ -57,8 +57,9 @@ describe("a backlog recovered for a webhook limited to 20 deliveries a second", 
     const counts = perSecond(limited.received, start, SECONDS);
     const total = counts.reduce((x, y) => x + y, 0);
     // The counts ride along, so a failure shows them. Never a burst: no clock second above the
-    // limit, give or take a send a busy machine delayed into the next one, and never more in all.
-    expect({ counts, over: counts.filter((c) => c > RATE * 1.5) }).toEqual({ counts, over: [] });
+    // limit, give or take a send a busy machine delayed into the next one or a short stall's
+    // held-back sends (secondsOverLimit), and never more in all.
+    expect({ counts, over: secondsOverLimit(counts, RATE) }).toEqual({ counts, over: [] });
     expect(total).toBeLessThanOrEqual(RATE * SECONDS * 1.1);
     // At the limit's pace: the typical gap between two arrivals is a slot, 50 ms. A machine that
     // stalls for a second lengthens a few gaps (the schedule then moves on whole instead of

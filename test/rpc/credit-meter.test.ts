@@ -11,6 +11,7 @@ import { manualClock } from "../support/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { type AccountMeter, type CreditMeter, type CreditMeterDeps, createCreditMeter } from "../../src/rpc/credit-meter.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
+import { freePort } from "../support/free-port.ts";
 
 // The meter over a real database (SQLite, or PostgreSQL in the PostgreSQL pass). Two meters on one
 // database stand for two daemons: each sets credits aside under its own name.
@@ -264,9 +265,8 @@ describe("rpc credit meter", () => {
 
   test("an account whose credits cannot be read is a failure, not a record: the database away is DATABASE_UNAVAILABLE, anything else INTERNAL", async () => {
     // A PostgreSQL URL where nothing listens: every query is refused at once.
-    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const port = probe.port as number;
-    probe.stop(true);
+    // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+    const port = freePort();
     const away = openDatabase(`postgres://chain@127.0.0.1:${port}/chainwatch`);
     try {
       expect(await meterOf("d1", { db: away }).account(accountId)).toEqual({ ok: false, code: "DATABASE_UNAVAILABLE" });

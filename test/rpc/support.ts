@@ -1,4 +1,5 @@
 import { eventually as pollEventually, type PollOptions } from "../support/poll.ts";
+import { freePort } from "../support/free-port.ts";
 
 /** A JSON-RPC answer from /rpc as a client sees it: status, Retry-After and the parsed body. */
 export type RpcResponse = { status: number; retryAfter: string | null; contentType: string | null; body: any };
@@ -24,12 +25,10 @@ export function rpcError(id: number | string | null, code: number, message: stri
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-/** An address on 127.0.0.1 where nothing listens (the port was bound and released). */
+/** An address on 127.0.0.1 where nothing listens. */
 export function deadUpstreamUrl(path = "/v3/secret-key"): string {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  probe.stop(true);
-  return `http://127.0.0.1:${port}${path}`;
+  // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+  return `http://127.0.0.1:${freePort()}${path}`;
 }
 
 /** The poll helper's eventually, 50 ms apart by default: each try is a real /rpc call, which the rate limits see. */

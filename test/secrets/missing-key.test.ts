@@ -8,6 +8,7 @@ import { openContext } from "../../src/context.ts";
 import { SEALED_COLUMNS } from "../../src/secrets/sealed-secrets.ts";
 import { CLI, cleanEnv, startServe } from "../support/cli.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
+import { freePort } from "../support/free-port.ts";
 
 // docs/operations.md: a master key is made only for a database that holds no sealed secret, and
 // only once the database has answered. Real CLI processes on the suite's database (a SQLite file,
@@ -103,9 +104,8 @@ describe("a missing master key", () => {
   }, 30_000);
 
   test("an unreachable PostgreSQL database: serve and migrate fail naming it, and write no key", async () => {
-    const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-    const port = probe.port as number;
-    probe.stop(true);
+    // Below the kernel's ephemeral range: no other test's server or connection is handed it meanwhile.
+    const port = freePort();
     const away = folder("away");
     configIn(away, `postgres://shop:hunter2@127.0.0.1:${port}/chainwatch`);
     for (const command of [["serve"], ["migrate"]]) {
