@@ -83,7 +83,7 @@ function openNarrowQueue(path: string, bodies: string[], schema: readonly string
     ? perCount(db, (n) => `INSERT INTO delivery_outcomes (delivery, status, attempts, last_status_code, credits_charged, completed_at) VALUES ${"(?, 'succeeded', 1, 200, 1, ?),".repeat(n - 1)}(?, 'succeeded', 1, 200, 1, ?)`)
     : perCount(db, (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, last_status_code = 200, credits_charged = 1, updated_at = ?, completed_at = ? WHERE rowid IN (${inList(n)})`);
   const unscheduleOf = perCount(db, (n) => `DELETE FROM delivery_queue WHERE delivery IN (${inList(n)})`);
-  const settle = (rows: number[], _idOf: unknown, nowMs: number) => {
+  const settle = (rows: number[], nowMs: number) => {
     if (outcomes) settleOf(rows.length).run(...rows.flatMap((row) => [row, nowMs]));
     else settleOf(rows.length).run(nowMs, nowMs, ...rows);
     unscheduleOf(rows.length).run(...rows);
@@ -119,7 +119,7 @@ function openLogAtSettlement(path: string, bodies: string[], schema: readonly st
       SELECT id, account_id, endpoint_id, kind, event_type, network, body, 'succeeded', attempts + 1, next_attempt_at, 1, created_at, ?, ?, 200, 0 FROM delivery_queue WHERE row IN (${inList(n)})`,
   );
   const unqueueOf = perCount(db, (n) => `DELETE FROM delivery_queue WHERE row IN (${inList(n)})`);
-  const settle = (rows: number[], _idOf: unknown, nowMs: number) => {
+  const settle = (rows: number[], nowMs: number) => {
     logOf(rows.length).run(nowMs, nowMs, ...rows);
     unqueueOf(rows.length).run(...rows);
   };

@@ -64,7 +64,7 @@ export type ClaimedRow = Job & { key: string };
 export function outboxCommit(
   db: Database,
   pay: (succeeded: number, nowMs: number) => void,
-  settle: (rows: number[], idOf: (row: number) => string, nowMs: number) => void,
+  settle: (rows: number[], nowMs: number, idOf: (row: number) => string) => void,
   claim: (limit: number, nowMs: number, leaseUntil: number) => ClaimedRow[],
 ): Commit<Attempt> {
   const round = inWriteRound(db);
@@ -80,7 +80,7 @@ export function outboxCommit(
         recordOf(done.length).run(...done.flatMap((a) => [idOf(a.id), a.at, a.durationMs, a.status, a.error, a.response]));
         const succeeded = done.filter((a) => a.ok).map((a) => a.id);
         if (succeeded.length > 0) {
-          settle(succeeded, idOf, nowMs);
+          settle(succeeded, nowMs, idOf);
           pay(succeeded.length, nowMs);
         }
         for (const a of done) ids.delete(a.id);
@@ -170,7 +170,7 @@ credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${"?,".repeat
     commit: outboxCommit(
       db,
       pay,
-      (rows, idOf, nowMs) => markOf(rows.length).run(200, 1, nowMs, nowMs, ...rows.map(idOf)),
+      (rows, nowMs, idOf) => markOf(rows.length).run(200, 1, nowMs, nowMs, ...rows.map(idOf)),
       (limit, nowMs, leaseUntil) => claim.all(leaseUntil, nowMs, nowMs, limit),
     ),
     close: () => db.close(),
