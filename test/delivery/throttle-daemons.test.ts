@@ -92,7 +92,7 @@ describe.skipIf(!onPostgres)(postgresOnly("a webhook limited to 20 a second, dra
     // At the limit's pace between them: the typical gap between two arrivals is one slot, 1000 /
     // RATE ms (half that if each daemon kept a limit of its own). A machine that stalls lengthens a
     // few gaps, not the typical one.
-    const median = medianGap(sink.received, start, SECONDS);
+    const median = medianGap(sink.received, start, SECONDS, RATE);
     expect({ counts, median, paced: Math.abs(median - 1000 / RATE) <= 1000 / RATE / 10 }).toEqual({ counts, median, paced: true });
   });
 

@@ -86,13 +86,19 @@ export function secondsOverLimit(counts: readonly number[], rate: number): numbe
   return counts.filter((c, i) => c > rate * 1.5 && !(i > 0 && counts[i - 1] + c <= rate * 2 * 1.1));
 }
 
-/** The median time between two consecutive arrivals within `seconds` clock seconds from `fromMs`. */
-export function medianGap(received: readonly Received[], fromMs: number, seconds: number): number {
+/**
+ * The median time between two consecutive arrivals within `seconds` clock seconds from `fromMs`, in
+ * the seconds that carried no more than `rate` (+10 %). A second above that carried a short stall's
+ * held-back sends (secondsOverLimit's exception): its gaps are that catch-up's, not the pace's. A
+ * loop that bursts every second leaves no gap to measure: NaN, which is no pace.
+ */
+export function medianGap(received: readonly Received[], fromMs: number, seconds: number, rate: number): number {
+  const counts = perSecond(received, fromMs, seconds);
   const at = received
     .map((r) => r.at)
     .filter((t) => t >= fromMs && t < fromMs + seconds * 1000)
     .toSorted((x, y) => x - y);
-  const gaps = at.slice(1).map((t, i) => t - at[i]);
+  const gaps = at.slice(1).flatMap((t, i) => (counts[Math.floor((t - fromMs) / 1000)] <= rate * 1.1 ? [t - at[i]] : []));
   return gaps.toSorted((x, y) => x - y)[Math.floor(gaps.length / 2)] ?? Number.NaN;
 }
 
