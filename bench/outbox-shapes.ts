@@ -27,10 +27,10 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { newTimeOrderedId } from "../src/lib/ids.ts";
-import { type Attempt, type ClaimedRow, openContractStore, openOutboxContractStore, openPool, outboxCommit, outboxSchemaOf, POOL_BOUND, signedPost } from "./support/contract-loop.ts";
+import { type ClaimedRow, type ContractStore, OUTBOX_ROW, openContractStore, openOutboxContractStore, openPool, outboxCommit, outboxSchemaOf, POOL_BOUND, signedPost } from "./support/contract-loop.ts";
 import { threadKindsSince, threadRunTimes } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
-import { type Commit, openSqlite, openStore, perCount, postBody, runLoop } from "./support/durable-loop.ts";
+import { inList, openSqlite, openStore, perCount, postBody, runLoop } from "./support/durable-loop.ts";
 import { median, spread } from "./support/rounds.ts";
 
 const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -42,8 +42,6 @@ const TARGET = 1.3;
 
 const stub = (async () => new Response("ok", { status: 200, headers: { "content-length": "2" } })) as unknown as typeof fetch;
 
-type Store = { commit: Commit<Attempt>; close(): void };
-
 /** A fresh SQLite file at `path` holding the outbox's tables (less those `leaveOut` matches) and a full pool. */
 function freshOutbox(path: string, schema: readonly string[], leaveOut?: RegExp): { db: Database; pay: ReturnType<typeof openPool> } {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
@@ -52,24 +50,18 @@ function freshOutbox(path: string, schema: readonly string[], leaveOut?: RegExp)
   return { db, pay: openPool(db) };
 }
 
-/** A log row as the outbox writes one when a delivery is queued; `?`s: id, body, due, created, updated. */
-const LOG_ROW = `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
-  VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0) RETURNING rowid AS row`;
-
-const inList = (n: number) => `${"?,".repeat(n - 1)}?`;
-
 /**
  * The narrow queue: log rows written at queueing (no due index), their schedule in `delivery_queue`.
  * With `outcomes`, a success writes a row of `delivery_outcomes` instead of updating its log row.
  */
-function openNarrowQueue(path: string, bodies: string[], schema: readonly string[], outcomes: boolean): Store {
+function openNarrowQueue(path: string, bodies: string[], schema: readonly string[], outcomes: boolean): ContractStore {
   const { db, pay } = freshOutbox(path, schema, /\bdeliveries_due\b/);
   db.run("CREATE TABLE delivery_queue (delivery INTEGER PRIMARY KEY, next_attempt_at INTEGER NOT NULL, lease_until INTEGER)");
   db.run("CREATE INDEX delivery_queue_due ON delivery_queue (next_attempt_at)");
   if (outcomes)
     db.run("CREATE TABLE delivery_outcomes (delivery INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL, last_status_code INTEGER, credits_charged INTEGER NOT NULL, completed_at INTEGER NOT NULL)");
   const queuedAt = Date.now() - 1000;
-  const log = db.query<{ row: number }, [string, string, number, number, number]>(LOG_ROW);
+  const log = db.query<{ row: number }, [string, string, number, number, number]>(OUTBOX_ROW);
   const schedule = db.query("INSERT INTO delivery_queue (delivery, next_attempt_at) VALUES (?, ?)");
   db.transaction(() => {
     for (const b of bodies) schedule.run((log.get(newTimeOrderedId("dlv"), b, queuedAt, queuedAt, queuedAt) as { row: number }).row, queuedAt);
@@ -98,7 +90,7 @@ function openNarrowQueue(path: string, bodies: string[], schema: readonly string
 }
 
 /** Live rows whole in a queue of the outbox's columns; a log row written once, at settlement. */
-function openLogAtSettlement(path: string, bodies: string[], schema: readonly string[]): Store {
+function openLogAtSettlement(path: string, bodies: string[], schema: readonly string[]): ContractStore {
   const { db, pay } = freshOutbox(path, schema);
   db.run(`CREATE TABLE delivery_queue (row INTEGER PRIMARY KEY, id TEXT NOT NULL, account_id TEXT NOT NULL, endpoint_id TEXT, kind TEXT NOT NULL, event_type TEXT,
     network TEXT, body TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, lease_until INTEGER, created_at INTEGER NOT NULL)`);
@@ -137,7 +129,7 @@ try {
   await (await openContext(loaded.config, { env: {} })).db.destroy();
   const schema = outboxSchemaOf(join(dir, "daemon.db"));
   const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
-  const open: Record<Exclude<Shape, "durable loop">, () => Store> = {
+  const open: Record<Exclude<Shape, "durable loop">, () => ContractStore> = {
     "outbox today": () => openOutboxContractStore(join(dir, "outbox.db"), bodies, schema, () => newTimeOrderedId("dlv")),
     "narrow queue": () => openNarrowQueue(join(dir, "queue.db"), bodies, schema, false),
     "narrow queue, outcome rows": () => openNarrowQueue(join(dir, "outcomes.db"), bodies, schema, true),

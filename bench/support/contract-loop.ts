@@ -24,7 +24,7 @@
 import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { newTimeOrderedId } from "../../src/lib/ids.ts";
-import { type Commit, inWriteRound, type Job, openSqlite, perCount, type Send, serveLoop } from "./durable-loop.ts";
+import { type Commit, inList, inWriteRound, type Job, openSqlite, perCount, type Send, serveLoop } from "./durable-loop.ts";
 
 /** One attempt, as the commit records it. */
 export type Attempt = { id: number; ok: boolean; status: number; durationMs: number; error: string | null; response: string; at: number };
@@ -52,6 +52,13 @@ export function openPool(db: Database) {
 
 /** The claim's bound: no more rows than the pool can pay for. */
 export const POOL_BOUND = "min(?, (SELECT credits FROM accounts WHERE id = 1))";
+
+/** A store the contract loop runs over: its round, and how to close it. */
+export type ContractStore = { commit: Commit<Attempt>; close(): void };
+
+/** An outbox row as the outbox writes one when a delivery is queued; `?`s: id, body, due, created, updated. Answers its rowid as `row`. */
+export const OUTBOX_ROW = `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
+  VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0) RETURNING rowid AS row`;
 
 /** A claimed row: the number the send step knows it by, its text id, its body. */
 export type ClaimedRow = Job & { key: string };
@@ -93,7 +100,7 @@ export function outboxCommit(
 }
 
 /** Opens the loop's tables at `path`, (re)created holding `bodies` for one account with a full pool; returns its round. */
-export function openContractStore(path: string, bodies: string[]): { commit: Commit<Attempt>; close(): void } {
+export function openContractStore(path: string, bodies: string[]): ContractStore {
   const db = openSqlite(path);
   for (const t of ["jobs", "attempts"]) db.run(`DROP TABLE IF EXISTS ${t}`);
   const pay = openPool(db);
@@ -111,7 +118,7 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
        SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT ${POOL_BOUND}
      ) RETURNING id, body`,
   );
-  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
+  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${inList(n)})`);
   const recordOf = perCount(db, (n) => `INSERT INTO attempts (job_id, status, duration_ms, error, response, at) VALUES ${"(?, ?, ?, ?, ?, ?),".repeat(n - 1)}(?, ?, ?, ?, ?, ?)`);
   return {
     commit: (done, limit, nowMs, leaseUntil) =>
@@ -141,16 +148,13 @@ export function openContractStore(path: string, bodies: string[]): { commit: Com
  * is what the outbox's shape costs the contract's least implementation: the indexes every status
  * change moves, the wider rows, the text keys.
  */
-export function openOutboxContractStore(path: string, bodies: string[], schema: readonly string[], newId: () => string): { commit: Commit<Attempt>; close(): void } {
+export function openOutboxContractStore(path: string, bodies: string[], schema: readonly string[], newId: () => string): ContractStore {
   const db = openSqlite(path);
   for (const t of ["deliveries", "delivery_attempts"]) db.run(`DROP TABLE IF EXISTS ${t}`);
   for (const statement of schema) db.run(statement);
   const pay = openPool(db);
   const nowMs = Date.now() - 1000;
-  const insert = db.query(
-    `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
-     VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0)`,
-  );
+  const insert = db.query(OUTBOX_ROW);
   db.transaction(() => {
     for (const b of bodies) insert.run(newId(), b, nowMs, nowMs, nowMs);
   })();
@@ -163,7 +167,7 @@ export function openOutboxContractStore(path: string, bodies: string[], schema: 
   const markOf = perCount(
     db,
     (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, lease_until = NULL, last_status_code = ?, last_error = NULL,
-credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${"?,".repeat(n - 1)}?)`,
+credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${inList(n)})`,
   );
   return {
     // Marked by the text id, through the primary key, as the daemon marks them.

@@ -45,6 +45,9 @@ export function openSqlite(path: string): Database {
   return db;
 }
 
+/** The placeholders of an IN list of `n` values: `?,?,?`. */
+export const inList = (n: number) => `${"?,".repeat(n - 1)}?`;
+
 /** One prepared statement per batch size, as the daemon's statement cache keeps them: `sqlOf(n)` is the text for n rows. */
 export function perCount(db: Database, sqlOf: (n: number) => string): (n: number) => Statement {
   const byCount = new Map<number, Statement>();
@@ -87,7 +90,7 @@ function sqliteStore(path: string, bodies: string[] | null): Store {
   const claim = db.query<Job, [number, number, number]>(
     "UPDATE jobs SET lease_until = ? WHERE id IN (SELECT id FROM jobs WHERE done = 0 AND lease_until < ? ORDER BY id LIMIT ?) RETURNING id, body",
   );
-  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${"?,".repeat(n - 1)}?)`);
+  const markOf = perCount(db, (n) => `UPDATE jobs SET done = 1 WHERE id IN (${inList(n)})`);
   return {
     commit: (done, limit, nowMs, leaseUntil) =>
       round(() => {
