@@ -42,7 +42,8 @@ export function serveCommand(g: Globals) {
     args: serveArgs,
     async run({ args }) {
       const { config, origin } = configFor(g, flagOverrides(args));
-      const log = jsonLogger((line) => g.io.stdout.write(line), Date.now, config.log.level);
+      const out = g.io.log ?? g.io.stdout;
+      const log = jsonLogger((line) => out.write(line), Date.now, config.log.level);
       // Caught from the first moment: a signal while starting (migrations run then) lets start-up
       // finish and stops at once, rather than killing the process half-way with no "stopped".
       const signal = nextStopSignal();

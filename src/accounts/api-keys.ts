@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../lib/random.ts";
 import type { Db } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Explained, type Failure, type InvalidInput, invalidInput, type Result } from "../lib/error-codes.ts";

@@ -1,5 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-
 /** Lower-case hex SHA-256 of the raw body bytes (of "" when there is no body). */
 export function sha256Hex(body: Uint8Array | string): string {
   return new Bun.CryptoHasher("sha256").update(body).digest("hex");
@@ -12,7 +10,7 @@ export function canonicalString(timestamp: string, method: string, path: string,
 
 /** Lower-case hex HMAC-SHA256 keyed with the UTF-8 bytes of `secret`. */
 export function hmacSha256Hex(secret: string | Uint8Array, message: string): string {
-  return createHmac("sha256", secret).update(message).digest("hex");
+  return new Bun.CryptoHasher("sha256", secret).update(message).digest("hex");
 }
 
 /** The HMAC-SHA256 bytes of `message` keyed with the UTF-8 bytes of `secret` (the hot path: no hex round trip). */
@@ -27,12 +25,12 @@ const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
  * time. Anything but 64 hex digits is unequal without comparing content, as an unequal length is.
  */
 export function hexMatches(hex: string, expected: Uint8Array): boolean {
-  return HEX_SHA256.test(hex) && expected.length === 32 && timingSafeEqual(Buffer.from(hex, "hex"), expected);
+  return HEX_SHA256.test(hex) && expected.length === 32 && crypto.timingSafeEqual(Buffer.from(hex, "hex"), expected);
 }
 
 /** Constant-time equality of two strings; unequal lengths are unequal without comparing content. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
+  return ab.length === bb.length && crypto.timingSafeEqual(ab, bb);
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { SlidingLease, SlidingRateBudget } from "../db/primitives.ts";
 import type { Clock, Instant } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -76,7 +75,7 @@ export function createClusterLimiter(deps: ClusterLimiterDeps): RateLimiter {
   const chunkOf = deps.chunk ?? ((limit: number) => Math.max(1, Math.floor(limit / 50)));
   const holdMs = deps.holdMs ?? 100;
   const pruneEveryMs = deps.pruneEveryMs ?? 10_000;
-  const holder = randomUUID();
+  const holder = crypto.randomUUID();
   const holds = new Map<string, Hold>();
   let failing = false;
   /** Monotonic ms until which a failing database is not asked for leases. */

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-
 // The cabinet's only stylesheet and script, inlined in every page: no asset routes, no CDN, and
 // the compiled binary carries them as string constants. The Content-Security-Policy allows exactly
 // these two by hash, so no other script or style (injected or not) can run.
@@ -95,7 +93,7 @@ export const FAVICON_HEADERS: Record<string, string> = {
   "x-content-type-options": "nosniff",
 };
 
-const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+const sha256 = (text: string) => `'sha256-${new Bun.CryptoHasher("sha256").update(text).digest("base64")}'`;
 
 /** Nothing may load or run but this page's own stylesheet and script; forms post only here. */
 export const CONTENT_SECURITY_POLICY = [

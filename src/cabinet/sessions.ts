@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "../lib/random.ts";
 import type { Db, Executor } from "../db/database.ts";
 import { removed, type RemovedRows } from "../lib/removed-rows.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -17,7 +17,7 @@ export function newToken(): string {
 
 /** What is stored instead of a token. A plain hash suffices: the token has 256 bits of entropy. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
 }
 
 /**
@@ -25,7 +25,7 @@ export function hashToken(token: string): string {
  * store, and it cannot be computed from the database or by another site.
  */
 export function csrfTokenFor(sessionToken: string): string {
-  return createHmac("sha256", sessionToken).update("chainwatch cabinet csrf").digest("base64url");
+  return new Bun.CryptoHasher("sha256", sessionToken).update("chainwatch cabinet csrf").digest("base64url");
 }
 
 /** Constant-time check of a submitted CSRF token against the session's. */
@@ -33,7 +33,7 @@ export function csrfMatches(sessionToken: string, submitted: string | null | und
   if (!submitted) return false;
   const want = Buffer.from(csrfTokenFor(sessionToken));
   const got = Buffer.from(submitted);
-  return got.length === want.length && timingSafeEqual(got, want);
+  return got.length === want.length && crypto.timingSafeEqual(got, want);
 }
 
 /** Parses `15m`, `2h`, `30s`, `7d` (or plain seconds) into milliseconds; null when malformed or out of range. */

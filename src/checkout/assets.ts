@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-
 // The checkout page's stylesheet (inline, allowed by its hash) and its one script, served as a
 // file of its own at SCRIPT_PATH: the page carries no inline script at all, so its policy can
 // forbid every inline script outright. Both are string constants of the binary; nothing loads
@@ -71,7 +69,7 @@ source.onerror=()=>{if(source&&source.readyState===2){source=null;poll()}}}else 
 })();
 `;
 
-const digest = (algorithm: string, text: string) => createHash(algorithm).update(text).digest("base64");
+const digest = (algorithm: Bun.SupportedCryptoAlgorithms, text: string) => new Bun.CryptoHasher(algorithm).update(text).digest("base64");
 
 /** Where the script is served; its query names the content, so a new binary's script is never taken from a cache. */
 export const SCRIPT_PATH = "/pay/checkout.js";

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes } from "../lib/random.ts";
 
 const SECRET_PREFIX = "whsec_";
 

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-
 // The checkout token of an order (docs/checkout.md): the secret part of its public payment page's
 // address, `<public_url>/pay/<token>`. Random, so nothing about the order (its payment_id, its
 // account, the time) predicts it; made once with the order and never changed.
@@ -21,7 +19,7 @@ export function newCheckoutToken(): string {
  * it takes says nothing about how close a guess came to a stored token's characters.
  */
 export function checkoutKey(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
 }
 
 /** The payer's page of an order: `<publicUrl>/pay/<token>`. */

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 
 /**
@@ -20,8 +19,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     if (rows.length === 0) break;
     for (const { id } of rows) {
       // The shape payments/checkout-token.ts makes (kept here: a migration must not change with the code).
-      const token = randomBytes(24).toString("base64url");
-      const key = createHash("sha256").update(token).digest("hex");
+      const token = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+      const key = new Bun.CryptoHasher("sha256").update(token).digest("hex");
       await db.updateTable("payments").set({ checkout_token: token, checkout_key: key }).where("id", "=", id).execute();
     }
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 
 /**
@@ -123,7 +122,7 @@ const WEBHOOK_COLUMNS = [
 /** The shape webhooks/endpoints.ts makes (kept here: a migration must not change with the code): time-ordered, 24 hex. */
 function endpointId(): string {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  return `ep_${micros.toString(16).padStart(13, "0").slice(-13)}${randomBytes(6).toString("hex").slice(1)}`;
+  return `ep_${micros.toString(16).padStart(13, "0").slice(-13)}${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex").slice(1)}`;
 }
 
 /** Back to one webhook per account: each account's default endpoint returns to its columns; the others are dropped. */

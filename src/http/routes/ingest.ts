@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps.ts";
 import { blocksFromFeed } from "../../ingest/block-from-feed.ts";
@@ -13,8 +12,8 @@ import { jsonRequest, responses, says } from "../openapi/responses.ts";
  */
 export function ingestTokenMatches(authorization: string | null, token: string): boolean {
   const presented = authorization?.startsWith("Bearer ") ? authorization.slice("Bearer ".length) : "";
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(presented), digest(token)) && presented !== "";
+  const digest = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest();
+  return crypto.timingSafeEqual(digest(presented), digest(token)) && presented !== "";
 }
 
 /** POST /ingest/blocks: the indexer feed (docs/chains.md), guarded by the ingest bearer token, not by API keys. */

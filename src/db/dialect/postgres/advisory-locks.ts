@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "./driver.ts";
 
 /** A two-part advisory lock key: `pg_try_advisory_lock(int4, int4)` (its own key space, apart from single-bigint keys). */
 export type AdvisoryKey = readonly [number, number];
@@ -58,7 +59,7 @@ export function sessionLocksPostgres(url: string, onLost: (e: unknown) => void):
   const connection = (): Promise<pg.Client> => {
     if (client) return Promise.resolve(client);
     connecting ??= (async () => {
-      const c = new pg.Client({
+      const c = new (pgDriver().Client)({
         connectionString: url,
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,

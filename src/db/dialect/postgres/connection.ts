@@ -1,5 +1,6 @@
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient } from "kysely";
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "./driver.ts";
 import { DatabaseTimeout } from "../../availability.ts";
 import type { Db } from "../../executor.ts";
 import type { DB } from "../../schema.ts";
@@ -16,7 +17,7 @@ const NUMERIC = 1700;
 const types = {
   getTypeParser(oid: number, format?: string) {
     if (oid === INT8 || oid === NUMERIC) return (text: string) => (text === null ? null : Number(text));
-    return pg.types.getTypeParser(oid, format as any);
+    return pgDriver().types.getTypeParser(oid, format as any);
   },
 };
 
@@ -49,7 +50,7 @@ const DEFAULTS: PostgresPoolOptions = { connectTimeoutMs: 5_000, queryTimeoutMs:
  * `queryTimeoutMs` 0: statements unbounded (the connections migrations run on).
  */
 export function openPostgres(url: string, options: PostgresPoolOptions = DEFAULTS): Db {
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: options.poolSize,
     types,

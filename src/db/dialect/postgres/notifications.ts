@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "./driver.ts";
 import type { Db } from "../../executor.ts";
 
 // LISTEN/NOTIFY: how daemons sharing one database wake each other (db/wake-bus.ts).
@@ -15,7 +16,7 @@ export function listenPostgres(url: string, channel: string, onNotify: (payload:
   let closed = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
   const connect = async () => {
-    const c = new pg.Client({ connectionString: url });
+    const c = new (pgDriver().Client)({ connectionString: url });
     client = c;
     c.on("notification", (n) => {
       if (n.channel === channel) onNotify(n.payload ?? "");
@@ -27,7 +28,7 @@ export function listenPostgres(url: string, channel: string, onNotify: (payload:
     c.on("end", () => reconnect(c));
     try {
       await c.connect();
-      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+      await c.query(`listen ${pgDriver().escapeIdentifier(channel)}`);
     } catch (e) {
       onError(e);
       reconnect(c);
