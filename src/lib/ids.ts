@@ -1,7 +1,8 @@
+import { randomBytes } from "./random.ts";
+
 /** A new opaque identifier `<prefix>_<24 lower-case hex>` (96 random bits), e.g. `aw_3f9c…`. */
 export function newId(prefix: string): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `${prefix}_${Buffer.from(bytes).toString("hex")}`;
+  return `${prefix}_${randomBytes(12).toString("hex")}`;
 }
 
 /**
@@ -14,6 +15,6 @@ export function newId(prefix: string): string {
  */
 export function newTimeOrderedId(prefix: string): string {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  const random = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex").slice(1);
+  const random = randomBytes(6).toString("hex").slice(1);
   return `${prefix}_${micros.toString(16).padStart(13, "0").slice(-13)}${random}`;
 }

@@ -1,3 +1,5 @@
+import { randomBytes } from "../lib/random.ts";
+
 // The checkout token of an order (docs/checkout.md): the secret part of its public payment page's
 // address, `<public_url>/pay/<token>`. Random, so nothing about the order (its payment_id, its
 // account, the time) predicts it; made once with the order and never changed.
@@ -10,7 +12,7 @@ export const CHECKOUT_PATH = "/pay/";
 
 /** A new checkout token: 24 random bytes from the system's CSPRNG, base64url without padding. */
 export function newCheckoutToken(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES))).toString("base64url");
+  return randomBytes(TOKEN_BYTES).toString("base64url");
 }
 
 /**

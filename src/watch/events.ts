@@ -3,6 +3,7 @@ import type { Db, Executor } from "../db/database.ts";
 import type { NewEvent } from "../db/schema.ts";
 import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptions.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
+import { randomBytes } from "../lib/random.ts";
 import { eventStatements } from "./sql/dialects.ts";
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
@@ -13,7 +14,7 @@ const CHUNK = 500;
  * then land together at the end of the unique index on events.id instead of on random pages.
  */
 export function newEventId(nowMs: number): string {
-  const random = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
+  const random = randomBytes(6).toString("hex");
   return `evt_${nowMs.toString(16).padStart(12, "0")}${random}`;
 }
 
