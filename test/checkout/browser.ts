@@ -2,7 +2,6 @@ import { expect } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { readQrPixels } from "./support.ts";
 
 // The checkout pages' end-to-end tests drive Debian's chromium through playwright-core, as the
 // cabinet's do (test/support/chromium.ts). Screenshots are taken when $CABINET_SCREENSHOTS names a
@@ -37,58 +36,33 @@ export async function waitForHeadline(p: Page, text: string | RegExp, timeout = 
   );
 }
 
-/**
- * Sizes, relative to the screenshot, at which the code is read: first as drawn, then as a camera
- * further off or nearer would see it. The decoder misreads some codes whose modules Chromium draws
- * 6 and 7 pixels wide by turns (1 scan in ~40, depending on the address); a phone tries the next
- * frame, and this tries the next size.
- */
-const READ_SCALES = [1, 0.5, 0.75, 1.5];
-
 /** Screenshots a scan takes before it gives up: a camera's next frames. */
 const FRAMES = 3;
 
+/** ZBar's command-line reader (Debian's zbar-tools, which .ci/run installs), reading QR codes only. */
+const ZBARIMG = ["zbarimg", "--quiet", "--raw", "--nodbus", "-Sdisable", "-Sqrcode.enable", "-"];
+
 /**
  * The text of the page's QR code as a camera would see it: a screenshot of the code as Chromium
- * draws it, turned into pixels by a blank page of the same browser (no policy there), read by
- * @paulmillr/qr's decoder. The pixels come back as one base64 string: as an array of numbers the
- * same 330 KB took Playwright ~2 s of CPU to carry. A frame no size reads is taken again, up to
- * FRAMES times: a live update can move the page while a screenshot's clip is taken (seen once in
- * CI: a code found but unreadable at every size, where 150 codes drawn alone at 360 px all read).
+ * draws it, read by ZBar, the decoder of many a scanning app and of another family than the
+ * encoder that drew it. @paulmillr/qr's own decoder, used here before, cannot read some valid codes
+ * (about 1 random regtest address in 150 at the page's size, even drawn perfectly; ZBar reads
+ * them all), which failed CI now and then. A frame that reads as nothing is taken again, up to
+ * FRAMES times: a live update can move the page while a screenshot's clip is taken.
  */
 export async function scanQr(p: Page): Promise<string> {
-  const blank = await p.context().newPage();
-  try {
-    let firstError: unknown;
-    for (let frame = 0; frame < FRAMES; frame++) {
-      if (frame > 0) await p.waitForTimeout(250);
-      const png = (await p.locator("svg.qr").screenshot()).toString("base64");
-      for (const scale of READ_SCALES) {
-        const image = (await blank.evaluate(
-          async ([base64, scale]: [string, number]) => {
-            const g = globalThis as any;
-            const bitmap = await g.createImageBitmap(new g.Blob([g.Uint8Array.from(g.atob(base64), (c: string) => c.charCodeAt(0))], { type: "image/png" }));
-            const [width, height] = [Math.round(bitmap.width * scale), Math.round(bitmap.height * scale)];
-            const ctx = new g.OffscreenCanvas(width, height).getContext("2d");
-            ctx.drawImage(bitmap, 0, 0, width, height);
-            const data = ctx.getImageData(0, 0, width, height).data;
-            let bytes = "";
-            for (let i = 0; i < data.length; i += 0x8000) bytes += String.fromCharCode(...data.subarray(i, i + 0x8000));
-            return { width, height, data: g.btoa(bytes) };
-          },
-          [png, scale] as [string, number],
-        )) as { width: number; height: number; data: string };
-        try {
-          return readQrPixels({ width: image.width, height: image.height, data: Buffer.from(image.data, "base64") });
-        } catch (e) {
-          firstError ??= e;
-        }
-      }
-    }
-    throw firstError;
-  } finally {
-    await blank.close();
+  if (!Bun.which("zbarimg")) throw new Error("zbarimg is missing: apt-get install -y zbar-tools (.ci/run does this)");
+  let last = "";
+  for (let frame = 0; frame < FRAMES; frame++) {
+    if (frame > 0) await p.waitForTimeout(250);
+    const png = await p.locator("svg.qr").screenshot();
+    const zbar = Bun.spawn(ZBARIMG, { stdin: png, stdout: "pipe", stderr: "pipe" });
+    const [text, errors, code] = await Promise.all([new Response(zbar.stdout).text(), new Response(zbar.stderr).text(), zbar.exited]);
+    // 0: a code was read (one line per code); 4: none found in the picture.
+    if (code === 0) return text.replace(/\n$/, "");
+    last = `zbarimg exit ${code}: ${errors.trim().slice(0, 300)}`;
   }
+  throw new Error(`no QR code read in ${FRAMES} screenshots (${last})`);
 }
 
 /** Every visible control has a name a screen reader says, and nothing is wider than the viewport. */

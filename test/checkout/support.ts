@@ -25,11 +25,6 @@ export function readQrSvg(svg: string): string {
   return decodeQR(rasterizeQrSvg(svg));
 }
 
-/** The text of an RGBA picture holding a QR code (a screenshot's pixels). */
-export function readQrPixels(image: { width: number; height: number; data: Uint8Array | Uint8ClampedArray | number[] }): string {
-  return decodeQR(image);
-}
-
 /** A live-update stream read the way EventSource reads it: `status` events' data, parsed. */
 export type EventReader = {
   status: number;
