@@ -1,4 +1,5 @@
 import type * as NodeCrypto from "node:crypto";
+import { randomBytes } from "../lib/random.ts";
 
 // node:crypto is loaded at the first seal or open: its ciphers come with Node's stream classes,
 // about 15 ms of CPU in a fresh process, and most commands never seal or open a secret.
@@ -15,9 +16,8 @@ export function createSecretBox(key: Uint8Array): SecretBox {
   if (key.length !== 32) throw new Error("master key must be 32 bytes");
   return {
     seal(plain) {
-      const { createCipheriv, randomBytes } = nodeCrypto();
       const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const cipher = nodeCrypto().createCipheriv("aes-256-gcm", key, iv);
       const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final(), cipher.getAuthTag()]);
       return `${VERSION}.${iv.toString("base64url")}.${body.toString("base64url")}`;
     },
