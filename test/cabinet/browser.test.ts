@@ -12,7 +12,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { signInLink } from "./support.ts";
 import { onPostgres, sameOnEveryDatabase } from "../support/postgres-only.ts";
 
-// End to end in a real browser: Debian's chromium driven by playwright-core (test/support/chromium.ts),
+// End to end in a real browser: Chromium's headless shell driven by playwright-core (test/support/chromium.ts),
 // against a real daemon and real webhook receivers on 127.0.0.1. The PostgreSQL run skips it: what
 // it checks is the browser's side (layout at 360 px, the keyboard, cookies across sites, a secret
 // shown once), and every route it drives is checked on both databases by routes.test.ts,

@@ -8,7 +8,7 @@ import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { signInLink } from "./support.ts";
 import { onPostgres, sameOnEveryDatabase } from "../support/postgres-only.ts";
 
-// The cabinet on a phone and from the keyboard, in Debian's chromium at 360 px (as browser.test.ts
+// The cabinet on a phone and from the keyboard, in Chromium's headless shell at 360 px (as browser.test.ts
 // drives it): the first Tab stop skips the header and the navigation, and a full page of deliveries
 // reads as a compact list, each delivery two short lines. Skipped on PostgreSQL, as browser.test.ts
 // is: layout and focus are the browser's, the pages' database work is checked by routes.test.ts.

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 
-// The checkout pages' end-to-end tests drive Debian's chromium through playwright-core, as the
+// The checkout pages' end-to-end tests drive Chromium's headless shell through playwright-core, as the
 // cabinet's do (test/support/chromium.ts). Screenshots are taken when $CABINET_SCREENSHOTS names a
 // folder; they assert nothing.
 
