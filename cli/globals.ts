@@ -43,7 +43,8 @@ export function fdWriter(fd: 1 | 2): Writer {
           at += writeSync(fd, bytes, at);
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;
-          if (code === "EPIPE") gone = true;
+          // EPIPE from a pipe; ECONNRESET from a socket pair (what Bun.spawn and some supervisors give a child) closed with output unread.
+          if (code === "EPIPE" || code === "ECONNRESET") gone = true;
           else if (code === "EAGAIN") Bun.sleepSync(1);
           else throw e;
         }
