@@ -1,3 +1,4 @@
+import { sha256Hex } from "../auth/canonical.ts";
 import { randomBytes } from "../lib/random.ts";
 import type { Db, Executor } from "../db/database.ts";
 import { removed, type RemovedRows } from "../lib/removed-rows.ts";
@@ -17,7 +18,7 @@ export function newToken(): string {
 
 /** What is stored instead of a token. A plain hash suffices: the token has 256 bits of entropy. */
 export function hashToken(token: string): string {
-  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sha256Hex } from "../auth/canonical.ts";
 import { randomBytes } from "../lib/random.ts";
 
 // The checkout token of an order (docs/checkout.md): the secret part of its public payment page's
@@ -21,7 +22,7 @@ export function newCheckoutToken(): string {
  * it takes says nothing about how close a guess came to a stored token's characters.
  */
 export function checkoutKey(token: string): string {
-  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 /** The payer's page of an order: `<publicUrl>/pay/<token>`. */

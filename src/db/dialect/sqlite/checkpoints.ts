@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import type { Db } from "../../executor.ts";
 import type { Logger } from "../../../lib/log.ts";
-import { CHECKPOINT_THREAD_SOURCE, type CheckpointReport, type CheckpointStart } from "./checkpoint-thread.ts";
+import { CHECKPOINT_THREAD_SOURCE, type CheckpointStart } from "./checkpoint-thread.ts";
 
 // SQLite's automatic WAL checkpoint runs inside the commit that pushes the WAL past
 // `wal_autocheckpoint` pages (1,000 by default), on the connection that commits: in the daemon, the
@@ -29,10 +29,6 @@ export const CHECKPOINT_DEFAULTS: CheckpointOptions = { intervalMs: 250, backsto
 export type CheckpointThread = {
   /** Resolves once the thread checkpointed for the first time and the daemon's connection stepped back (or the thread failed to start). */
   ready: Promise<void>;
-  /** The thread's last report; null before its first checkpoint. */
-  last(): CheckpointReport | null;
-  /** Checkpoints made so far. */
-  count(): number;
   /** The thread itself (tests end it to show what happens when it dies). */
   readonly thread: Worker;
   /** Ends the thread and gives checkpoints back to the daemon's connection. */
@@ -44,8 +40,6 @@ export function startCheckpointThread(db: Db, path: string, log: Logger, opts: C
   const thread = new Worker(CHECKPOINT_THREAD_SOURCE, { eval: true, workerData: { path, intervalMs: opts.intervalMs } satisfies CheckpointStart });
   // The thread never keeps the process alive: the daemon's own work does, and stop() ends it.
   thread.unref();
-  let last: CheckpointReport | null = null;
-  let count = 0;
   let stopping = false;
   let ended = false;
   const autocheckpoint = (pages: number) => sql`${sql.raw(`pragma wal_autocheckpoint = ${Math.floor(pages)}`)}`.execute(db).then(() => undefined);
@@ -56,15 +50,13 @@ export function startCheckpointThread(db: Db, path: string, log: Logger, opts: C
   };
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  thread.on("message", (report: CheckpointReport) => {
-    last = report;
-    count++;
-    if (count === 1 && !stopping && !ended) {
-      autocheckpoint(opts.backstopPages).then(markReady, (e) => {
-        log.warn("WAL checkpoints stay on the daemon's thread", { error: String(e) });
-        markReady();
-      });
-    }
+  // The first report says the thread checkpoints: the daemon's connection steps back to the backstop.
+  thread.once("message", () => {
+    if (stopping || ended) return;
+    autocheckpoint(opts.backstopPages).then(markReady, (e) => {
+      log.warn("WAL checkpoints stay on the daemon's thread", { error: String(e) });
+      markReady();
+    });
   });
   const threadEnded = (reason: string) => {
     // An error is followed by an exit: one warning.
@@ -80,8 +72,6 @@ export function startCheckpointThread(db: Db, path: string, log: Logger, opts: C
   });
   return {
     ready,
-    last: () => last,
-    count: () => count,
     thread,
     async stop() {
       if (stopping) return;
