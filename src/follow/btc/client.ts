@@ -25,6 +25,13 @@ export type BtcClient = {
    * (see parseExactValues). Throws BtcRpcError when no upstream answers or the node answers an error.
    */
   call(method: string, params: unknown[]): Promise<unknown>;
+  /**
+   * One method called once per entry of `paramsList`, in one batch: one request, one answer. Each
+   * call's outcome is its own, in the list's order: a result (values exact, as call's) or the
+   * BtcRpcError the node answered for it. Throws, as call does, when no upstream answers or the
+   * answer is not one reply per call.
+   */
+  callEach(method: string, paramsList: unknown[][]): Promise<({ result: unknown } | { error: BtcRpcError })[]>;
   /** The same client, adding the size of every answer it reads to `meter.bytes` (what a block took to read). */
   metered(meter: { bytes: number }): BtcClient;
 };
@@ -181,6 +188,34 @@ export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): 
       if (r.error !== null && r.error !== undefined) throw nodeError(method, r.error);
       if (r.result === undefined) throw new MalformedUpstreamData(`${method}: the node's answer has neither result nor error (${preview(r)})`);
       return r.result;
+    },
+    async callEach(method, paramsList) {
+      const calls = paramsList.map((params, id) => ({ jsonrpc: "1.0", id, method, params }));
+      const reply = await pool.send(JSON.stringify(calls), { parse: parseExactValues, maxDepth: Number.POSITIVE_INFINITY });
+      if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
+      if (meter) meter.bytes += reply.bytes;
+      const answer = reply.json;
+      if (!Array.isArray(answer)) {
+        const error = (answer as Reply | null)?.error;
+        if (error) throw nodeError(method, error);
+        throw new MalformedUpstreamData(`${method}: the node did not answer a batch of ${calls.length} calls with a list (${preview(answer)})`);
+      }
+      if (answer.length !== calls.length) throw new MalformedUpstreamData(`${method}: the node answered a batch of ${calls.length} calls with ${answer.length} answers`);
+      // Matched by id: JSON-RPC lets a server answer a batch in any order.
+      const byId: Reply[] = [];
+      for (const r of answer as Reply[]) {
+        const id = typeof r === "object" && r !== null ? r.id : undefined;
+        if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || id >= calls.length || byId[id] !== undefined) {
+          throw new MalformedUpstreamData(`${method}: the node answered a batch of ${calls.length} calls with an answer to no call of it (${preview(r)})`);
+        }
+        byId[id] = r;
+      }
+      // As many answers as calls, each to another call: every call has its answer.
+      return byId.map((r) => {
+        if (r.error !== null && r.error !== undefined) return { error: nodeError(method, r.error) };
+        if (r.result === undefined) throw new MalformedUpstreamData(`${method}: the node's answer has neither result nor error (${preview(r)})`);
+        return { result: r.result };
+      });
     },
     metered: (m) => createBtcClient(pool, m),
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBtcClient, BtcRpcError } from "../../../src/follow/btc/client.ts";
 import { btcReaderFor } from "../../../src/follow/btc/reader.ts";
-import { createBtcSource } from "../../../src/follow/btc/source.ts";
+import { createBtcSource, HASHES_AHEAD } from "../../../src/follow/btc/source.ts";
 import { btcMoneyLimit } from "../../../src/config/networks.ts";
 import { ChainIdMismatch } from "../../../src/follow/core/chain-id-guard.ts";
 import { MalformedUpstreamData } from "../../../src/follow/core/upstream-data.ts";
@@ -25,8 +25,12 @@ let paid: { height: number; hash: string; bech32: string; legacy: string; bech32
 
 /** Methods the pool sent, in order (the fetch under the pool records them). */
 const sent: string[] = [];
+/** Each request the pool sent: its calls' methods and first parameters. */
+const requests: { method: string; param: unknown }[][] = [];
 const recordingFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-  for (const call of [JSON.parse(String(init?.body))].flat()) sent.push(call.method);
+  const calls = [JSON.parse(String(init?.body))].flat() as { method: string; params: unknown[] }[];
+  for (const call of calls) sent.push(call.method);
+  requests.push(calls.map((c) => ({ method: c.method, param: c.params[0] })));
   return fetch(input, init);
 }) as typeof fetch;
 
@@ -151,6 +155,48 @@ describe("btc source", () => {
     }
   });
 
+  test("after the head, a block is one request: the hashes come 32 heights to a batch, the next asked while half are left", async () => {
+    const source = createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN);
+    expect(await source.head()).toBe(tip);
+    requests.length = 0;
+    const read: string[] = [];
+    for (let h = 0; h < 70; h++) read.push((await source.fetch(h))?.hash ?? "none");
+    // The same blocks as asking each height's hash on its own.
+    expect(read).toEqual(await Promise.all(Array.from({ length: 70 }, (_, h) => node.rpc<string>("getblockhash", [h]))));
+    const hashBatches = requests.filter((r) => r[0].method === "getblockhash");
+    expect(hashBatches.map((r) => r.map((c) => c.param))).toEqual([
+      Array.from({ length: HASHES_AHEAD }, (_, i) => i),
+      // Asked with the block at height 16, when 16 of the first batch were left.
+      Array.from({ length: HASHES_AHEAD }, (_, i) => 32 + i),
+      Array.from({ length: HASHES_AHEAD }, (_, i) => 64 + i),
+    ]);
+    expect(requests.filter((r) => r[0].method === "getblock").map((r) => r.length)).toEqual(Array(70).fill(1));
+    expect(requests.length).toBe(73);
+  });
+
+  test("hashes are looked up ahead to the head as last asked, never past it, and asked afresh after hashAt or head", async () => {
+    const source = createBtcSource(createBtcClient(poolFor(node.url)), LITECOIN);
+    // Before any head: each height's hash on its own.
+    requests.length = 0;
+    expect((await source.fetch(tip - 1))?.hash).toBe(await node.rpc<string>("getblockhash", [tip - 1]));
+    expect(requests.map((r) => r.map((c) => c.method))).toEqual([["getblockhash"], ["getblock"]]);
+
+    await source.head();
+    requests.length = 0;
+    await source.fetch(tip - 2);
+    // Three heights were left to the head.
+    expect(requests[0].map((c) => c.param)).toEqual([tip - 2, tip - 1, tip]);
+    // Above the head as last asked: asked alone, and null (the node has no block there).
+    expect(await source.fetch(tip + 1)).toBeNull();
+    expect(requests.at(-1)?.map((c) => c.method)).toEqual(["getblockhash"]);
+
+    // hashAt forgets what was looked up: the next height is asked again.
+    await source.hashAt(tip);
+    requests.length = 0;
+    await source.fetch(tip - 1);
+    expect(requests[0].map((c) => c.param)).toEqual([tip - 1, tip]);
+  });
+
   test("reads the genesis block, which has no parent", async () => {
     const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
     const genesis = await reader.read(0);
@@ -225,6 +271,54 @@ describe("btc client", () => {
       }
     }
     expect(poolFor(node.url).states()[0].label).toBe(`http://127.0.0.1:${node.rpcPort}`);
+  });
+
+  test("callEach answers each call by its id, whatever the order of the node's answers; a node error is its own call's", async () => {
+    // A proxy in front of the node that hands back a batch's answers in reverse order.
+    const proxy = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const res = await fetch(node.url, { method: "POST", body: await req.text() });
+        return Response.json(((await res.json()) as unknown[]).reverse());
+      },
+    });
+    try {
+      const answers = await createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)).callEach("getblockhash", [[paid.height], [tip + 1], [0]]);
+      expect(answers[0]).toEqual({ result: paid.hash });
+      expect(answers[2]).toEqual({ result: await node.rpc<string>("getblockhash", [0]) });
+      const outOfRange = answers[1] as { error: BtcRpcError };
+      expect(outOfRange.error).toBeInstanceOf(BtcRpcError);
+      expect(outOfRange.error.code).toBe(-8);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("callEach refuses a batch answered with a call missing, one answered twice, or an answer to no call", async () => {
+    const rewrites: [string, (answers: { id: unknown }[]) => unknown][] = [
+      ["getblockhash: the node answered a batch of 2 calls with 1 answers", (a) => a.slice(0, 1)],
+      ['getblockhash: the node answered a batch of 2 calls with an answer to no call of it ({"result":', (a) => [a[0], { ...a[1], id: 0 }]],
+      ['getblockhash: the node answered a batch of 2 calls with an answer to no call of it ({"result":', (a) => [a[0], { ...a[1], id: 7 }]],
+      ['getblockhash: the node did not answer a batch of 2 calls with a list ({"result":', (a) => a[0]],
+    ];
+    for (const [message, rewrite] of rewrites) {
+      const proxy = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(req) {
+          const res = await fetch(node.url, { method: "POST", body: await req.text() });
+          return Response.json(rewrite((await res.json()) as { id: unknown }[]));
+        },
+      });
+      try {
+        const error = await rejection(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)).callEach("getblockhash", [[0], [1]]));
+        expect(error).toBeInstanceOf(MalformedUpstreamData);
+        expect(error.message).toStartWith(message);
+      } finally {
+        proxy.stop(true);
+      }
+    }
   });
 
   test("a wrong password is an upstream failure (HTTP 401)", async () => {
