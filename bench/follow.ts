@@ -147,8 +147,8 @@ async function filledAnvil(dir: string): Promise<{ anvil: Anvil; facts: ChainFac
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 const WATCHED_SET = new Set(Array.from({ length: WATCHED }, (_, i) => watched(i).toLowerCase()));
 
-type BareBlock = { result: { hash: string; transactions: { to: string | null; value: string }[] } };
-type BareReceipts = { result: { status?: string; logs: { topics: string[] }[] }[] };
+type BareBlock = { id: number; result: { hash: string; transactions: { to: string | null; value: string }[] } };
+type BareReceipts = { id: number; result: { status?: string; logs: { topics: string[] }[] }[] };
 
 /**
  * Fetches heights 1..head, `CONCURRENCY` at a time: block with transactions and its receipts,
@@ -163,8 +163,12 @@ async function bareLoop(url: string, head: number): Promise<{ seconds: number; t
   const lane = async () => {
     while (next <= head) {
       const h = numberToHex(next++);
-      const block = await rpc<BareBlock>(url, { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: [h, true] });
-      const receipts = await rpc<BareReceipts>(url, { jsonrpc: "2.0", id: 2, method: "eth_getBlockReceipts", params: [block.result.hash] });
+      // The block and its receipts in one batch, by number, as the daemon's source asks them.
+      const [block, receipts] = await rpc<[BareBlock, BareReceipts]>(url, [
+        { jsonrpc: "2.0", id: 0, method: "eth_getBlockByNumber", params: [h, true] },
+        { jsonrpc: "2.0", id: 1, method: "eth_getBlockReceipts", params: [h] },
+      ]);
+      if (block.id !== 0 || receipts.id !== 1) throw new Error("the batch's answers out of order");
       const { transactions } = block.result;
       if (receipts.result.length !== transactions.length) throw new Error("receipts missing");
       for (let i = 0; i < transactions.length; i++) {

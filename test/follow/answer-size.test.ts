@@ -28,8 +28,9 @@ beforeAll(async () => {
     async fetch(req) {
       const padding = Number(new URL(req.url).pathname.split("/")[2] ?? 0);
       const body = await req.text();
-      const call = JSON.parse(body) as { method?: string; params?: unknown[] };
-      const blockRead = call.method === "eth_getBlockByNumber" && call.params?.[1] === true;
+      // A block is read in a batch with its receipts.
+      const calls = [JSON.parse(body)].flat() as { method?: string; params?: unknown[] }[];
+      const blockRead = calls.some((call) => call.method === "eth_getBlockByNumber" && call.params?.[1] === true);
       if (blockRead) {
         blockReads++;
         mostInFlight = Math.max(mostInFlight, ++inFlight);

@@ -18,15 +18,20 @@ export type EvmSource = {
 const RECEIPT_BATCH = 100;
 
 /**
- * Reads blocks and receipts. Receipts come from `eth_getBlockReceipts` (one call a block); when the
- * node answers that with a JSON-RPC error (a node or provider without the method), the source
- * switches to batched `eth_getTransactionReceipt` calls for good. Every answer is shape-checked
+ * Reads blocks and receipts. Receipts come from `eth_getBlockReceipts`, asked by number in the
+ * same batch as the block (one request a block); receipts that are not the block's own (a reorg
+ * between the two calls) are asked again by the block's hash, and a node that refuses the number
+ * is asked by hash from then on. When the node answers that with a JSON-RPC error too (a node or
+ * provider without the method), the source switches to batched `eth_getTransactionReceipt` calls
+ * for good. Every answer is shape-checked
  * (shape.ts) before it is used: a malformed one throws MalformedUpstreamData. With `traces` on,
  * each block with transactions is also traced (traces.ts); a node's error answer to the trace
  * throws like any other, so the height is read again.
  */
 export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmSource {
   let blockReceipts = true;
+  /** Whether the node takes eth_getBlockReceipts by number, asked beside the block; false after it refused once. */
+  let receiptsByNumber = true;
 
   const perTxReceipts = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
     const out: RpcTransactionReceipt[] = [];
@@ -65,16 +70,49 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
       // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
       const read = { bytes: 0 };
       const metered = rpc.metered(read);
-      const block = await metered.call<RpcFullBlock | null>("eth_getBlockByNumber", [numberToHex(height), true]);
-      if (block === null) return null;
-      checkBlock(height, block, true);
-      const receipts = await receiptsOf(metered, block);
+      const number = numberToHex(height);
+      let block: RpcFullBlock | null;
+      let receipts: RpcTransactionReceipt[] | null = null;
+      if (blockReceipts && receiptsByNumber) {
+        // The block and its receipts in one request: one round trip a block instead of two.
+        const [b, r] = await metered.settled<unknown>([
+          { method: "eth_getBlockByNumber", params: [number, true] },
+          { method: "eth_getBlockReceipts", params: [number] },
+        ]);
+        if (!b.ok) throw b.error;
+        block = b.result as RpcFullBlock | null;
+        if (block === null) return null;
+        checkBlock(height, block, true);
+        // Asked by number, they may be another block's at the height (a reorg between the two
+        // calls): those, or none, and they are asked again by the block's hash below.
+        if (r.ok) receipts = ownReceipts(block, r.result);
+        else receiptsByNumber = false;
+      } else {
+        block = await metered.call<RpcFullBlock | null>("eth_getBlockByNumber", [number, true]);
+        if (block === null) return null;
+        checkBlock(height, block, true);
+      }
+      receipts ??= await receiptsOf(metered, block);
       checkReceipts(height, receipts);
       const hash = (block.hash as string).toLowerCase();
       const internal = traces === "off" || block.transactions.length === 0 ? undefined : await internalOf(metered, traces, height, hash, block);
       return { height, hash, parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes, ...(internal ? { internal } : {}) };
     },
   };
+}
+
+/**
+ * Receipts asked by the block's number, when they are the block's own: one a transaction, each
+ * naming the block's hash (their shape is checked after, as any receipts'). Else null.
+ */
+function ownReceipts(block: RpcFullBlock, value: unknown): RpcTransactionReceipt[] | null {
+  if (!Array.isArray(value) || value.length !== block.transactions.length) return null;
+  const hash = (block.hash as string).toLowerCase();
+  for (const r of value) {
+    const named = typeof r === "object" && r !== null ? (r as { blockHash?: unknown }).blockHash : undefined;
+    if (typeof named !== "string" || named.toLowerCase() !== hash) return null;
+  }
+  return value as RpcTransactionReceipt[];
 }
 
 /**

@@ -45,16 +45,41 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      const text = await req.text();
-      const calls = JSON.parse(text);
-      for (const c of Array.isArray(calls) ? calls : [calls]) proxied.push(c.method);
-      if (!Array.isArray(calls) && calls.method === "eth_getBlockReceipts") {
-        return Response.json({ jsonrpc: "2.0", id: calls.id, error: { code: -32601, message: "the method eth_getBlockReceipts does not exist/is not available" } });
-      }
-      return fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: text });
+      const calls = (await req.json()) as Call | Call[];
+      for (const c of [calls].flat()) proxied.push(c.method);
+      const answer = (c: Call) =>
+        c.method === "eth_getBlockReceipts" ? { jsonrpc: "2.0", id: c.id, error: { code: -32601, message: "the method eth_getBlockReceipts does not exist/is not available" } } : anvilAnswer(c);
+      return Response.json(Array.isArray(calls) ? await Promise.all(calls.map(answer)) : await answer(calls));
     },
   });
 });
+
+type Call = { jsonrpc: string; id: number; method: string; params: unknown[] };
+
+/** Anvil's own answer to one call. */
+async function anvilAnswer(call: Call): Promise<{ id: number; result?: unknown; error?: unknown }> {
+  const res = await fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(call) });
+  return (await res.json()) as { id: number; result?: unknown };
+}
+
+/**
+ * A JSON-RPC proxy in front of anvil that answers each call as `change` makes anvil's answer (the
+ * answer as it is when `change` gives it back), and records the methods of each request.
+ */
+function changingProxy(change: (call: Call, answer: { id: number; result?: unknown; error?: unknown }) => object) {
+  const requests: string[][] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const calls = (await req.json()) as Call | Call[];
+      requests.push([calls].flat().map((c) => c.method));
+      const answer = async (c: Call) => change(c, await anvilAnswer(c));
+      return Response.json(Array.isArray(calls) ? await Promise.all(calls.map(answer)) : await answer(calls));
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+}
 afterAll(async () => {
   proxy.stop(true);
   await anvil.stop();
@@ -110,12 +135,64 @@ describe("EVM source and block conversion", () => {
     proxied.length = 0;
     const viaProxy = createEvmSource(rpcFor(`http://127.0.0.1:${proxy.port}`));
     const fetched = await viaProxy.fetch(height);
-    expect(proxied).toEqual(["eth_getBlockByNumber", "eth_getBlockReceipts", "eth_getTransactionReceipt", "eth_getTransactionReceipt", "eth_getTransactionReceipt"]);
+    // Asked by number beside the block, then by the block's hash, then per transaction.
+    expect(proxied).toEqual(["eth_getBlockByNumber", "eth_getBlockReceipts", "eth_getBlockReceipts", "eth_getTransactionReceipt", "eth_getTransactionReceipt", "eth_getTransactionReceipt"]);
     expect(fetched?.receipts).toEqual(direct?.receipts as never);
     // The source remembers: the next block goes straight to per-transaction receipts.
     proxied.length = 0;
     await viaProxy.fetch(height);
     expect(proxied).toEqual(["eth_getBlockByNumber", "eth_getTransactionReceipt", "eth_getTransactionReceipt", "eth_getTransactionReceipt"]);
+  });
+
+  test("a block and its receipts are one request, by the block's number", async () => {
+    const { height } = await mixedBlock();
+    const counted = changingProxy((_, answer) => answer);
+    try {
+      const fetched = await createEvmSource(rpcFor(counted.url)).fetch(height);
+      expect(counted.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"]]);
+      const receipts = await anvil.rpc<unknown[]>("eth_getBlockReceipts", [fetched?.hash]);
+      expect(fetched?.receipts).toEqual(receipts as never);
+    } finally {
+      counted.stop();
+    }
+  });
+
+  test("receipts by number that are another block's (a reorg between the two calls) are asked again by the block's hash", async () => {
+    const { height } = await mixedBlock();
+    const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
+    const other = `0x${"ab".repeat(32)}`;
+    // The answer by number names another block; the one by hash is the node's own.
+    const reorged = changingProxy((call, answer) =>
+      call.method === "eth_getBlockReceipts" && call.params[0] === `0x${height.toString(16)}` ? { ...answer, result: (answer.result as object[]).map((r) => ({ ...r, blockHash: other })) } : answer,
+    );
+    try {
+      const source = createEvmSource(rpcFor(reorged.url));
+      const fetched = await source.fetch(height);
+      expect(reorged.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockReceipts"]]);
+      expect(fetched?.receipts).toEqual(direct?.receipts as never);
+      // Only those receipts were asked again: the next block's go by number as before.
+      reorged.requests.length = 0;
+      await source.fetch(height - 1);
+      expect(reorged.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"]]);
+    } finally {
+      reorged.stop();
+    }
+  });
+
+  test("a node that takes eth_getBlockReceipts by hash only is asked by hash from then on", async () => {
+    const { height } = await mixedBlock();
+    const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
+    const hashOnly = changingProxy((call, answer) =>
+      call.method === "eth_getBlockReceipts" && String(call.params[0]).length !== 66 ? { jsonrpc: "2.0", id: call.id, error: { code: -32602, message: "invalid argument 0: hex string has length 2, want 64 for common.Hash" } } : answer,
+    );
+    try {
+      const source = createEvmSource(rpcFor(hashOnly.url));
+      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+      expect(hashOnly.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+    } finally {
+      hashOnly.stop();
+    }
   });
 
   test("token decimals: the config wins, decimals() is asked once and cached in the database, a non-token gives null", async () => {
