@@ -18,7 +18,9 @@
 // BENCH_TRACES=debug|parity has the daemon trace every block (`traces` of the network;
 // `bun run bench:follow-traces` is debug): its CPU µs per block against a run without is what
 // tracing costs the follower. BENCH_DAEMON_ARGS: extra flags for the daemon's bun (a profiler);
-// BENCH_BEFORE_TREE: another checkout whose daemon each round also runs (before/after a change).
+// BENCH_BEFORE_TREE: another checkout whose daemon each round also runs (before/after a change);
+// BENCH_NODE_LATENCY_MS (0): above 0, both sides read the node through a proxy in this process
+// that holds every request that long (a distant node or provider).
 import type { Subprocess } from "bun";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -53,6 +55,8 @@ const children: Subprocess[] = [];
 const ON_POSTGRES = process.env.BENCH_DATABASE === "postgres";
 const QUORUM = num("BENCH_QUORUM", 1);
 const TRACES = process.env.BENCH_TRACES ?? "off";
+// Above 0, both sides read the node through a proxy in this process that holds every request this long.
+const LATENCY_MS = num("BENCH_NODE_LATENCY_MS", 0);
 const ANVIL_ARGS = ["--gas-limit", "100000000"];
 // Bump the suffix when the chain's make-up changes, so an old cache is not taken for the new one.
 const CACHE = join(import.meta.dir, "../.bench", `follow-anvil-${BLOCKS}x${TX_PER_BLOCK}-v1`);
@@ -227,9 +231,25 @@ async function main() {
         : `anvil pre-filled: ${BLOCKS} blocks × ${TX_PER_BLOCK} tx (head ${head}) in ${filled.seconds.toFixed(1)} s${TRACES === "off" ? `, saved to ${CACHE}` : " (not saved: tracing needs the node's own states)"}`,
     );
 
+    // With a latency, both sides read through this proxy, which holds every request LATENCY_MS.
+    const delaying =
+      LATENCY_MS > 0
+        ? Bun.serve({
+            hostname: "127.0.0.1",
+            port: 0,
+            async fetch(req) {
+              const body = await req.text();
+              await Bun.sleep(LATENCY_MS);
+              // A request still held when the run ends finds the node stopped: an answer, not a crash.
+              return fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body }).catch((e) => new Response(String(e), { status: 502 }));
+            },
+          })
+        : null;
+    const nodeUrl = delaying ? `http://127.0.0.1:${delaying.port}` : anvil.url;
+
     const bareRun = async (): Promise<Side> => {
       const window = startCpuWindow({ loop: ownCpuMs, anvil: () => cpuOf(anvil.pid) });
-      const result = await bareLoop(anvil.url, head);
+      const result = await bareLoop(nodeUrl, head);
       const w = window();
       return { seconds: result.seconds, cpu: cpuPerUnit(w, head), machineBusy: w.machineBusy / Math.max(1, w.machineTotal), payments: result.payments, txs: result.txs };
     };
@@ -246,7 +266,7 @@ async function main() {
           ...daemonConfigHead(dir, dbUrl),
           `[delivery]\nallow_private_targets = true`,
           `[billing]\nenabled = false`,
-          `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [anvil.url, `http://localhost:${anvil.port}`] : [anvil.url])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}\ntraces = "${TRACES}"`,
+          `[networks.anv]\nfamily = "evm"\nconfirmations = 1\nrpc_urls = ${JSON.stringify(quorum > 1 ? [nodeUrl, `http://localhost:${anvil.port}`] : [nodeUrl])}\nfollow = true\nstart_height = 0\npoll_interval_ms = 250\nquorum = ${quorum}\ntraces = "${TRACES}"`,
           "",
         ].join("\n"),
       );
@@ -334,7 +354,8 @@ async function main() {
     }
 
     console.log("");
-    console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${load} at the start, ${loadAverage()} at the end; ${ROUNDS} rounds, median (min–max)`);
+    delaying?.stop(true);
+    console.log(`machine      ${cpus().length} vCPU ${cpus()[0]?.model ?? "?"}, load average ${load} at the start, ${loadAverage()} at the end; ${ROUNDS} rounds, median (min–max); node latency ${LATENCY_MS} ms`);
     console.log(`chainwatch   ${spread(ours.map((s) => head / s.seconds), 1)} blocks/s, ${spread(ours.map((s) => txs / s.seconds))} tx/s (catch-up from 0 to ${head}, process start included; ${bareFound} payments found)`);
     console.log(`bare loop    ${spread(bares.map((s) => head / s.seconds), 1)} blocks/s, ${spread(bares.map((s) => txs / s.seconds))} tx/s (${CONCURRENCY} in flight; the same ${bareFound} payments found)`);
     console.log(`CPU µs/block ${spread(ours.map(daemonCpu))}${ON_POSTGRES ? ` (daemon ${spread(ours.map((s) => s.cpu.daemon))} + PostgreSQL ${spread(ours.map((s) => s.cpu.postgres ?? 0))})` : ""} from the first block stored; bare loop ${spread(bares.map((s) => s.cpu.loop))}; anvil ${spread(ours.map((s) => s.cpu.anvil))} for chainwatch, ${spread(bares.map((s) => s.cpu.anvil))} for the bare loop; on ${ON_POSTGRES ? "PostgreSQL" : "SQLite"}; traces ${TRACES}`);
