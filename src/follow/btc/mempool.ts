@@ -5,7 +5,7 @@ import { LeadLost } from "../../db/leadership.ts";
 import type { DB } from "../../db/schema.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
-import { BtcRpcError, type BtcClient } from "./client.ts";
+import type { BtcClient } from "./client.ts";
 import { checkMempoolTx, checkTxids, type MoneyLimit } from "./shape.ts";
 
 type Fence = (trx: Transaction<DB>) => Promise<void>;
@@ -28,6 +28,9 @@ export type MempoolOrders = {
 /** Bitcoin Core's answer to getrawtransaction for a transaction it no longer has (mined, evicted, replaced). */
 const NO_SUCH_TRANSACTION = -5;
 
+/** Transactions asked in one batch of getrawtransaction calls at most: a few hundred KB of answer. */
+export const TXS_PER_REQUEST = 50;
+
 export type MempoolWatchDeps = {
   network: string;
   client: BtcClient;
@@ -46,8 +49,9 @@ export type MempoolWatchDeps = {
  * The btc family's look at the node's mempool for payment orders (docs/chains.md), made by
  * the follower after each poll that found the head stored, and only while some order of the
  * network waits for its first payment. `getrawmempool` lists the transactions; those not read
- * before are read with `getrawtransaction <txid> true` (at most `maxPerLook` a look) and handed to
- * the payment orders (`orders`) with the ids the node still holds. A transaction counts as gone only when two
+ * before are read with `getrawtransaction <txid> true`, TXS_PER_REQUEST to a batch (at most
+ * `maxPerLook` a look), and handed to the payment orders (`orders`) with the ids the node still
+ * holds. A look whose reads fail marks none of them read: the next look reads them again. A transaction counts as gone only when two
  * looks in a row miss it: one mined since the last look is ingested by then (the follower is at
  * the head), so it is never taken for an unmined one. Failures are logged once per change and
  * never stop the follower.
@@ -66,29 +70,35 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
       return;
     }
     const now = new Set(checkTxids(await deps.client.call("getrawmempool", [false])));
-    const arrived: MempoolTx[] = [];
+    const fresh: string[] = [];
     for (const txid of now) {
-      if (read.has(txid)) continue;
-      if (arrived.length >= maxPerLook) break;
-      const tx = await readTx(txid);
-      read.add(txid);
-      if (tx) arrived.push(tx);
+      if (fresh.length >= maxPerLook) break;
+      if (!read.has(txid)) fresh.push(txid);
     }
+    const arrived: MempoolTx[] = [];
+    for (let i = 0; i < fresh.length; i += TXS_PER_REQUEST) arrived.push(...(await readTxs(fresh.slice(i, i + TXS_PER_REQUEST))));
+    for (const txid of fresh) read.add(txid);
     read = new Set([...read].filter((t) => now.has(t)));
     const present = new Set([...now, ...previous]);
     previous = now;
     await deps.orders.observe({ network: deps.network, arrived, present, nowMs: deps.clock.now() }, fence);
   };
 
-  const readTx = async (txid: string): Promise<MempoolTx | null> => {
-    try {
-      const tx = checkMempoolTx(txid, await deps.client.call("getrawtransaction", [txid, true]), deps.limit);
-      return { txid: tx.txid, outputs: tx.outputs.map((o) => ({ address: matchAddress("btc", o.address), value: o.value })) };
-    } catch (e) {
-      // Left the mempool between the two calls: nothing to read.
-      if (e instanceof BtcRpcError && e.code === NO_SUCH_TRANSACTION) return null;
-      throw e;
-    }
+  /** The transactions of `txids` the node still holds, read in one request. */
+  const readTxs = async (txids: string[]): Promise<MempoolTx[]> => {
+    const answers = await deps.client.callEach("getrawtransaction", txids.map((txid) => [txid, true]));
+    const txs: MempoolTx[] = [];
+    txids.forEach((txid, i) => {
+      const answer = answers[i];
+      if ("error" in answer) {
+        // Left the mempool between the two calls: nothing to read.
+        if (answer.error.code === NO_SUCH_TRANSACTION) return;
+        throw answer.error;
+      }
+      const tx = checkMempoolTx(txid, answer.result, deps.limit);
+      txs.push({ txid: tx.txid, outputs: tx.outputs.map((o) => ({ address: matchAddress("btc", o.address), value: o.value })) });
+    });
+    return txs;
   };
 
   return {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBtcClient, BtcRpcError } from "../../../src/follow/btc/client.ts";
+import { createMempoolWatch, TXS_PER_REQUEST } from "../../../src/follow/btc/mempool.ts";
+import { mempoolOrders } from "../../../src/payments/mempool.ts";
+import { startTestDaemon } from "../../support/harness.ts";
 import { btcReaderFor } from "../../../src/follow/btc/reader.ts";
 import { createBtcSource, HASHES_AHEAD } from "../../../src/follow/btc/source.ts";
 import { btcMoneyLimit } from "../../../src/config/networks.ts";
@@ -161,8 +164,10 @@ describe("btc source", () => {
     requests.length = 0;
     const read: string[] = [];
     for (let h = 0; h < 70; h++) read.push((await source.fetch(h))?.hash ?? "none");
-    // The same blocks as asking each height's hash on its own.
-    expect(read).toEqual(await Promise.all(Array.from({ length: 70 }, (_, h) => node.rpc<string>("getblockhash", [h]))));
+    // The same blocks as asking each height's hash on its own (one at a time: the node queues 16 calls at most).
+    const own: string[] = [];
+    for (let h = 0; h < 70; h++) own.push(await node.rpc<string>("getblockhash", [h]));
+    expect(read).toEqual(own);
     const hashBatches = requests.filter((r) => r[0].method === "getblockhash");
     expect(hashBatches.map((r) => r.map((c) => c.param))).toEqual([
       Array.from({ length: HASHES_AHEAD }, (_, i) => i),
@@ -325,4 +330,61 @@ describe("btc client", () => {
     const pool = poolFor(node.url.replace(/:[^:@]+@/, ":wrongpassword@"));
     await expect(createBtcClient(pool).call("getblockcount", [])).rejects.toThrow("getblockcount: no upstream answered: HTTP 401");
   });
+});
+
+// Last: it mines a block, which moves the node's tip the tests above read.
+describe("btc mempool watch", () => {
+  test("reads the transactions it has not read, 50 to a request, and hands every one to the orders once", async () => {
+    const td = await startTestDaemon({
+      config: { networks: { ltc: { family: "btc", decimals: 8, bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58, chain: "regtest", rpc_urls: [node.url], follow: false } } },
+    });
+    try {
+      // A payment order waiting for its first payment, which is what makes a look read anything.
+      const shop = await td.client({ credits: 1_000_000 });
+      const order = await shop.request("POST", "/v1/payments", { order_id: "inv-mempool", network: "ltc", address: await node.newAddress("bech32"), amount: "0.001" });
+      expect(order.status).toBe(201);
+      // 60 confirmed coins, then 60 transactions in the mempool, each spending one of them.
+      const coins: string[] = [];
+      for (let i = 0; i < 60; i++) coins.push(await node.newAddress("bech32"));
+      await node.sendMany(Object.fromEntries(coins.map((a) => [a, 0.01])));
+      await node.mine(1, miner);
+      const sent: string[] = [];
+      for (let i = 0; i < 60; i++) sent.push(await node.send(coins[i], "0.001"));
+
+      const orders = mempoolOrders(td.ctx.db);
+      const handed: string[] = [];
+      const watch = createMempoolWatch({
+        network: "ltc",
+        client: createBtcClient(poolFor(node.url)),
+        limit: LITECOIN,
+        // The orders' own port, noting what each look hands over.
+        orders: {
+          waiting: orders.waiting,
+          observe: (look, fence) => {
+            handed.push(...look.arrived.map((t) => t.txid));
+            return orders.observe(look, fence);
+          },
+        },
+        clock: td.ctx.clock,
+        log: silentLogger,
+        redact: (t) => t,
+      });
+      requests.length = 0;
+      await watch.look();
+      expect(handed.sort()).toEqual([...sent].sort());
+      expect(requests.map((r) => [r[0].method, r.length])).toEqual([
+        ["getrawmempool", 1],
+        ["getrawtransaction", TXS_PER_REQUEST],
+        ["getrawtransaction", 60 - TXS_PER_REQUEST],
+      ]);
+      // Read once: the next look asks only the mempool's list.
+      requests.length = 0;
+      handed.length = 0;
+      await watch.look();
+      expect(requests.map((r) => r[0].method)).toEqual(["getrawmempool"]);
+      expect(handed).toEqual([]);
+    } finally {
+      await td.stop();
+    }
+  }, 30_000);
 });
