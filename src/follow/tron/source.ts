@@ -17,6 +17,9 @@ export type TronSource = {
  * Reads java-tron's HTTP API, at most two requests a block whatever its size: `/wallet/getblockbynum`
  * (the block with its transactions, `visible: true` so addresses come as `T…`) and, when the block
  * has transactions, `/wallet/gettransactioninfobyblocknum` (every transaction's result and logs).
+ * Both go by number, so while blocks come with transactions the two are asked at once: one round
+ * trip a block. After a block without any, the next block's infos wait for its transactions, so a
+ * quiet chain costs one request a block, not two.
  * The head and the block ids of a walk-back come from `/wallet/getblock` with `detail: false`: the
  * header alone, not the head block's hundreds of transactions on every poll. Every answer is
  * shape-checked (shape.ts) before it is used.
@@ -31,6 +34,9 @@ export function createTronSource(client: TronClient, book: TronAddressBook): Tro
       return check(parseExact(answer.text));
     }
   };
+
+  /** Whether the last block read had transactions: the next one's infos are then asked beside it. */
+  let busy = true;
 
   return {
     async head() {
@@ -47,12 +53,18 @@ export function createTronSource(client: TronClient, book: TronAddressBook): Tro
       // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
       const read = { bytes: 0 };
       const metered = client.metered(read);
+      const askInfos = () => metered.post("/wallet/gettransactioninfobyblocknum", { num: height, visible: true });
+      // The node keeps no transaction info below height 1 (it answers {} there).
+      const early = busy && height > 0 ? askInfos() : null;
+      // Not awaited when the block turns out empty or cannot be read: no unhandled rejection.
+      early?.catch(() => {});
       const answer = await metered.post("/wallet/getblockbynum", { num: height, visible: true });
       if (isEmptyAnswer(answer.json)) return null;
       const block = exactly(answer, (json) => checkBlock(height, json, book));
-      // The node keeps no transaction info below height 1 (it answers {} there).
+      busy = block.transactions.length > 0;
       if (block.transactions.length === 0 || height === 0) return blockWithoutInfos(block, read.bytes);
-      const infos = await metered.post("/wallet/gettransactioninfobyblocknum", { num: height, visible: true });
+      const infos = await (early ?? askInfos());
+      // Both asked by number: infos of another block at the height (it changed between the two) fail the join, and the height is read again.
       return joinBlock(block, checkInfos(height, infos.json, book), book, read.bytes);
     },
   };

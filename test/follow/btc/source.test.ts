@@ -346,7 +346,7 @@ describe("btc mempool watch", () => {
       // 60 confirmed coins, then 60 transactions in the mempool, each spending one of them.
       const coins: string[] = [];
       for (let i = 0; i < 60; i++) coins.push(await node.newAddress("bech32"));
-      await node.sendMany(Object.fromEntries(coins.map((a) => [a, 0.01])));
+      await node.sendMany(Object.fromEntries(coins.map((a) => [a, "0.01"])));
       await node.mine(1, miner);
       const sent: string[] = [];
       for (let i = 0; i < 60; i++) sent.push(await node.send(coins[i], "0.001"));
