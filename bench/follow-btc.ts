@@ -41,6 +41,7 @@ import type { NetworkConfig } from "../src/config/schema.ts";
 import { ingestedBlockOf } from "../src/follow/btc/block.ts";
 import { createBtcClient } from "../src/follow/btc/client.ts";
 import { createBtcSource, HASHES_AHEAD } from "../src/follow/btc/source.ts";
+import { startDelayingProxy } from "./support/delaying-proxy.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { createUpstreamPool } from "../src/upstream/pool.ts";
@@ -516,19 +517,7 @@ async function main() {
     const { node, facts, head } = await nodeOnCachedChain(join(dir, "node"));
     const nodeUrl = node.bareUrl;
     // With a latency, both sides read through this proxy, which holds every answer LATENCY_MS.
-    proxy =
-      LATENCY_MS > 0
-        ? Bun.serve({
-            hostname: "127.0.0.1",
-            port: 0,
-            async fetch(req) {
-              const body = await req.text();
-              await Bun.sleep(LATENCY_MS);
-              // A request still held when the run ends finds the node stopped: an answer, not a crash.
-              return fetch(nodeUrl, { method: "POST", headers: req.headers, body }).catch((e) => new Response(String(e), { status: 502 }));
-            },
-          })
-        : null;
+    proxy = LATENCY_MS > 0 ? startDelayingProxy(nodeUrl, LATENCY_MS) : null;
     const rpcUrl = proxy ? node.url.replace(`:${node.rpcPort}/`, `:${proxy.port}/`) : node.url;
     const blocks = head + 1;
     const perBlock = (ms: number, n = blocks) => (ms * 1000) / n;

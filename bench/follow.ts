@@ -30,6 +30,7 @@ import { foundry } from "viem/chains";
 import { openDatabase } from "../src/db/database.ts";
 import { sql } from "kysely";
 import { cpuOf, cpuOfTree, cpuPerUnit, loadAverage, startCpuWindow } from "./support/cpu.ts";
+import { startDelayingProxy } from "./support/delaying-proxy.ts";
 import { type BenchCluster, startCluster } from "./support/postgres.ts";
 import { median, spread } from "./support/rounds.ts";
 import { type Anvil, startAnvil } from "../test/support/anvil.ts";
@@ -232,19 +233,7 @@ async function main() {
     );
 
     // With a latency, both sides read through this proxy, which holds every request LATENCY_MS.
-    const delaying =
-      LATENCY_MS > 0
-        ? Bun.serve({
-            hostname: "127.0.0.1",
-            port: 0,
-            async fetch(req) {
-              const body = await req.text();
-              await Bun.sleep(LATENCY_MS);
-              // A request still held when the run ends finds the node stopped: an answer, not a crash.
-              return fetch(anvil.url, { method: "POST", headers: { "Content-Type": "application/json" }, body }).catch((e) => new Response(String(e), { status: 502 }));
-            },
-          })
-        : null;
+    const delaying = LATENCY_MS > 0 ? startDelayingProxy(anvil.url, LATENCY_MS) : null;
     const nodeUrl = delaying ? `http://127.0.0.1:${delaying.port}` : anvil.url;
 
     const bareRun = async (): Promise<Side> => {
