@@ -170,14 +170,19 @@ type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } |
  * `"jsonrpc": "1.0"` keeps the answer shape every version prints (`result` and `error`, one null).
  */
 export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): BtcClient {
+  /** A batch of calls of `method` sent, and the node's answer parsed with its values exact. */
+  const send = async (method: string, paramsList: unknown[][]): Promise<unknown> => {
+    const calls = paramsList.map((params, id) => ({ jsonrpc: "1.0", id, method, params }));
+    // parseExactValues bounds the nesting in its own pass: the pool's scan of the same text is skipped.
+    const reply = await pool.send(JSON.stringify(calls), { parse: parseExactValues, maxDepth: Number.POSITIVE_INFINITY });
+    // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
+    if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
+    if (meter) meter.bytes += reply.bytes;
+    return reply.json;
+  };
   return {
     async call(method, params) {
-      // parseExactValues bounds the nesting in its own pass: the pool's scan of the same text is skipped.
-      const reply = await pool.send(JSON.stringify([{ jsonrpc: "1.0", id: 0, method, params }]), { parse: parseExactValues, maxDepth: Number.POSITIVE_INFINITY });
-      // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
-      if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
-      if (meter) meter.bytes += reply.bytes;
-      const answer = reply.json;
+      const answer = await send(method, [params]);
       if (!Array.isArray(answer) || answer.length !== 1 || typeof answer[0] !== "object" || answer[0] === null) {
         // A node refusing the whole batch (a parse error) answers one error object, not an array.
         const error = (answer as Reply | null)?.error;
@@ -190,23 +195,21 @@ export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): 
       return r.result;
     },
     async callEach(method, paramsList) {
-      const calls = paramsList.map((params, id) => ({ jsonrpc: "1.0", id, method, params }));
-      const reply = await pool.send(JSON.stringify(calls), { parse: parseExactValues, maxDepth: Number.POSITIVE_INFINITY });
-      if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
-      if (meter) meter.bytes += reply.bytes;
-      const answer = reply.json;
+      const n = paramsList.length;
+      const answer = await send(method, paramsList);
       if (!Array.isArray(answer)) {
+        // A node refusing the whole batch (a parse error) answers one error object, not an array.
         const error = (answer as Reply | null)?.error;
         if (error) throw nodeError(method, error);
-        throw new MalformedUpstreamData(`${method}: the node did not answer a batch of ${calls.length} calls with a list (${preview(answer)})`);
+        throw new MalformedUpstreamData(`${method}: the node did not answer a batch of ${n} calls with a list (${preview(answer)})`);
       }
-      if (answer.length !== calls.length) throw new MalformedUpstreamData(`${method}: the node answered a batch of ${calls.length} calls with ${answer.length} answers`);
+      if (answer.length !== n) throw new MalformedUpstreamData(`${method}: the node answered a batch of ${n} calls with ${answer.length} answers`);
       // Matched by id: JSON-RPC lets a server answer a batch in any order.
       const byId: Reply[] = [];
       for (const r of answer as Reply[]) {
         const id = typeof r === "object" && r !== null ? r.id : undefined;
-        if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || id >= calls.length || byId[id] !== undefined) {
-          throw new MalformedUpstreamData(`${method}: the node answered a batch of ${calls.length} calls with an answer to no call of it (${preview(r)})`);
+        if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || id >= n || byId[id] !== undefined) {
+          throw new MalformedUpstreamData(`${method}: the node answered a batch of ${n} calls with an answer to no call of it (${preview(r)})`);
         }
         byId[id] = r;
       }

@@ -51,10 +51,10 @@ export type MempoolWatchDeps = {
  * network waits for its first payment. `getrawmempool` lists the transactions; those not read
  * before are read with `getrawtransaction <txid> true`, TXS_PER_REQUEST to a batch (at most
  * `maxPerLook` a look), and handed to the payment orders (`orders`) with the ids the node still
- * holds. A look whose reads fail marks none of them read: the next look reads them again. A transaction counts as gone only when two
- * looks in a row miss it: one mined since the last look is ingested by then (the follower is at
- * the head), so it is never taken for an unmined one. Failures are logged once per change and
- * never stop the follower.
+ * holds. A look whose reads fail marks none of them read: the next look reads them again. A
+ * transaction counts as gone only when two looks in a row miss it: one mined since the last look
+ * is ingested by then (the follower is at the head), so it is never taken for an unmined one.
+ * Failures are logged once per change and never stop the follower.
  */
 export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence): Promise<void> } {
   const maxPerLook = deps.maxPerLook ?? 200;

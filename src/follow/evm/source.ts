@@ -23,10 +23,10 @@ const RECEIPT_BATCH = 100;
  * between the two calls) are asked again by the block's hash, and a node that refuses the number
  * is asked by hash from then on. When the node answers that with a JSON-RPC error too (a node or
  * provider without the method), the source switches to batched `eth_getTransactionReceipt` calls
- * for good. Every answer is shape-checked
- * (shape.ts) before it is used: a malformed one throws MalformedUpstreamData. With `traces` on,
- * each block with transactions is also traced (traces.ts); a node's error answer to the trace
- * throws like any other, so the height is read again.
+ * for good. Every answer is shape-checked (shape.ts) before it is used: a malformed one throws
+ * MalformedUpstreamData. With `traces` on, each block with transactions is also traced
+ * (traces.ts); a node's error answer to the trace throws like any other, so the height is read
+ * again.
  */
 export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmSource {
   let blockReceipts = true;
