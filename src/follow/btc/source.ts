@@ -43,6 +43,8 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
   const ahead = new Map<number, Promise<string | null>>();
   /** The highest height whose hash was looked up ahead (-1: none since the last forgetting). */
   let lookedUpTo = -1;
+  /** Off for good once a batch failed where the call alone then answered (a provider that caps or refuses batches). */
+  let lookingAhead = true;
   const forget = () => {
     ahead.clear();
     lookedUpTo = -1;
@@ -71,6 +73,14 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
     });
   };
 
+  /** A height's hash asked alone after its batch failed: when that answers, the batch was the trouble, and batches stop. */
+  const alone = async (rpc: BtcClient, height: number): Promise<string | null> => {
+    const hash = await hashOf(rpc, height);
+    lookingAhead = false;
+    forget();
+    return hash;
+  };
+
   return {
     async head() {
       head = checkBlockCount(await client.call("getblockcount", []));
@@ -86,7 +96,7 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
       // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
       const read = { bytes: 0 };
       const metered = client.metered(read);
-      if (height <= head) {
+      if (lookingAhead && height <= head) {
         if (!ahead.has(height)) lookAhead(height);
         // Half the hashes asked ahead are used: the next ones are asked while blocks are read, so
         // no read waits for them (a remote node's round trip each HASHES_AHEAD blocks otherwise).
@@ -94,7 +104,7 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
       }
       const looked = ahead.get(height);
       ahead.delete(height);
-      const hash = looked ? await looked : await hashOf(metered, height);
+      const hash = looked ? await looked.catch(async () => alone(metered, height)) : await hashOf(metered, height);
       if (hash === null) return null;
       // By hash, not height: a reorg between the two calls still yields the block the hash names,
       // which the follower then links (or not) by its parent like any other.

@@ -32,6 +32,8 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
   let blockReceipts = true;
   /** Whether the node takes eth_getBlockReceipts by number, asked beside the block; false after it refused once. */
   let receiptsByNumber = true;
+  /** Whether the upstream takes a batch; false for good once one failed where the block alone was then read. */
+  let batches = true;
 
   const perTxReceipts = async (rpc: RpcClient, block: RpcFullBlock): Promise<RpcTransactionReceipt[]> => {
     const out: RpcTransactionReceipt[] = [];
@@ -73,12 +75,18 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
       const number = numberToHex(height);
       let block: RpcFullBlock | null;
       let receipts: RpcTransactionReceipt[] | null = null;
-      if (blockReceipts && receiptsByNumber) {
-        // The block and its receipts in one request: one round trip a block instead of two.
-        const [b, r] = await metered.settled<unknown>([
-          { method: "eth_getBlockByNumber", params: [number, true] },
-          { method: "eth_getBlockReceipts", params: [number] },
-        ]);
+      // The block and its receipts in one request: one round trip a block instead of two.
+      const batched = blockReceipts && receiptsByNumber && batches;
+      const both = batched
+        ? await metered
+            .settled<unknown>([
+              { method: "eth_getBlockByNumber", params: [number, true] },
+              { method: "eth_getBlockReceipts", params: [number] },
+            ])
+            .catch(() => null)
+        : null;
+      if (both) {
+        const [b, r] = both;
         if (!b.ok) throw b.error;
         block = b.result as RpcFullBlock | null;
         if (block === null) return null;
@@ -89,6 +97,8 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
         else receiptsByNumber = false;
       } else {
         block = await metered.call<RpcFullBlock | null>("eth_getBlockByNumber", [number, true]);
+        // The batch failed where the block alone was read: an upstream that refuses or caps batches.
+        if (batched) batches = false;
         if (block === null) return null;
         checkBlock(height, block, true);
       }

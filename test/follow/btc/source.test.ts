@@ -202,6 +202,32 @@ describe("btc source", () => {
     expect(requests[0].map((c) => c.param)).toEqual([tip - 1, tip]);
   });
 
+  test("an upstream that refuses batches of more than one call gets each hash alone, and no batch after the first", async () => {
+    for (const refusal of [() => Response.json({ result: null, error: { code: -32600, message: "batch too large" }, id: null }), () => new Response("batch too large", { status: 400 })]) {
+      const capped = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(req) {
+          const text = await req.text();
+          if ((JSON.parse(text) as unknown[]).length > 1) return refusal();
+          return fetch(node.url, { method: "POST", body: text });
+        },
+      });
+      try {
+        const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${capped.port}/`)), LITECOIN);
+        await source.head();
+        requests.length = 0;
+        for (let h = tip - 3; h <= tip; h++) expect((await source.fetch(h))?.hash).toBe(await node.rpc<string>("getblockhash", [h]));
+        expect(requests.map((r) => r.map((c) => c.method).join("+"))).toEqual([
+          "getblockhash+getblockhash+getblockhash+getblockhash",
+          ...Array(4).fill(["getblockhash", "getblock"]).flat(),
+        ]);
+      } finally {
+        capped.stop(true);
+      }
+    }
+  });
+
   test("reads the genesis block, which has no parent", async () => {
     const reader = btcReaderFor("ltc", network("regtest"), poolFor(node.url), { log: silentLogger });
     const genesis = await reader.read(0);

@@ -195,6 +195,32 @@ describe("EVM source and block conversion", () => {
     }
   });
 
+  test("an upstream that refuses batches gets the block and its receipts one request each, and no batch after the first", async () => {
+    const { height } = await mixedBlock();
+    const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
+    // Two ways a provider refuses a batch: a JSON-RPC error object (HTTP 200), or HTTP 400.
+    for (const refusal of [() => Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }), () => new Response("batch too large", { status: 400 })]) {
+      const requests: string[][] = [];
+      const noBatches = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(req) {
+          const calls = (await req.json()) as Call | Call[];
+          requests.push([calls].flat().map((c) => c.method));
+          return Array.isArray(calls) ? refusal() : Response.json(await anvilAnswer(calls));
+        },
+      });
+      try {
+        const source = createEvmSource(rpcFor(`http://127.0.0.1:${noBatches.port}`));
+        expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+        expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+        expect(requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+      } finally {
+        noBatches.stop(true);
+      }
+    }
+  });
+
   test("token decimals: the config wins, decimals() is asked once and cached in the database, a non-token gives null", async () => {
     const calls: string[] = [];
     const counting = Bun.serve({
