@@ -221,6 +221,33 @@ describe("EVM source and block conversion", () => {
     }
   });
 
+  test("a batch answer over max_response_bytes where the block's own is not: a request each from then on", async () => {
+    const { height } = await mixedBlock();
+    const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
+    const limit = 64 * 1024;
+    const requests: string[][] = [];
+    // Pads a batch's answer past the limit with JSON whitespace; a single call's answer is left as it is.
+    const padding = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const calls = (await req.json()) as Call | Call[];
+        requests.push([calls].flat().map((c) => c.method));
+        if (!Array.isArray(calls)) return Response.json(await anvilAnswer(calls));
+        return new Response(JSON.stringify(await Promise.all(calls.map(anvilAnswer))) + " ".repeat(limit), { headers: { "Content-Type": "application/json" } });
+      },
+    });
+    try {
+      const pool = createUpstreamPool({ network: "anv", urls: [`http://127.0.0.1:${padding.port}`], timeoutMs: 5000, maxResponseBytes: limit, fetch, clock: systemClock, log: silentLogger });
+      const source = createEvmSource(createRpcClient(pool));
+      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+      expect(requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+    } finally {
+      padding.stop(true);
+    }
+  });
+
   test("token decimals: the config wins, decimals() is asked once and cached in the database, a non-token gives null", async () => {
     const calls: string[] = [];
     const counting = Bun.serve({
