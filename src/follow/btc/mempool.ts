@@ -84,9 +84,25 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
     await deps.orders.observe({ network: deps.network, arrived, present, nowMs: deps.clock.now() }, fence);
   };
 
-  /** The transactions of `txids` the node still holds, read in one request. */
+  /** Off for good once a batch failed where its transactions alone were then read (a provider that caps or refuses batches, an answer over max_response_bytes). */
+  let batches = true;
+
+  /** The transactions of `txids` the node still holds: one request, or one each once batches are off. */
   const readTxs = async (txids: string[]): Promise<MempoolTx[]> => {
-    const answers = await deps.client.callEach("getrawtransaction", txids.map((txid) => [txid, true]));
+    const batched = batches && txids.length > 1;
+    if (batched) {
+      const answers = await deps.client.callEach("getrawtransaction", txids.map((txid) => [txid, true])).catch(() => null);
+      if (answers !== null) return txsOf(txids, answers);
+    }
+    // One at a time, as a node queues few calls (Bitcoin Core: 16).
+    const txs: MempoolTx[] = [];
+    for (const txid of txids) txs.push(...txsOf([txid], await deps.client.callEach("getrawtransaction", [[txid, true]])));
+    if (batched) batches = false;
+    return txs;
+  };
+
+  /** What the node answered for each of `txids`: the transactions it still holds. */
+  const txsOf = (txids: string[], answers: Awaited<ReturnType<BtcClient["callEach"]>>): MempoolTx[] => {
     const txs: MempoolTx[] = [];
     txids.forEach((txid, i) => {
       const answer = answers[i];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBtcClient, BtcRpcError } from "../../../src/follow/btc/client.ts";
 import { createMempoolWatch, TXS_PER_REQUEST } from "../../../src/follow/btc/mempool.ts";
 import { mempoolOrders } from "../../../src/payments/mempool.ts";
-import { startTestDaemon } from "../../support/harness.ts";
+import { startTestDaemon, type TestDaemon } from "../../support/harness.ts";
 import { btcReaderFor } from "../../../src/follow/btc/reader.ts";
 import { createBtcSource, HASHES_AHEAD } from "../../../src/follow/btc/source.ts";
 import { btcMoneyLimit } from "../../../src/config/networks.ts";
@@ -360,57 +360,90 @@ describe("btc client", () => {
 
 // Last: it mines a block, which moves the node's tip the tests above read.
 describe("btc mempool watch", () => {
-  test("reads the transactions it has not read, 50 to a request, and hands every one to the orders once", async () => {
-    const td = await startTestDaemon({
+  let td: TestDaemon;
+  /** The 60 transactions put in the node's mempool. */
+  const sent: string[] = [];
+
+  beforeAll(async () => {
+    td = await startTestDaemon({
       config: { networks: { ltc: { family: "btc", decimals: 8, bech32_hrp: "rltc", p2pkh_version: 111, p2sh_version: 58, chain: "regtest", rpc_urls: [node.url], follow: false } } },
     });
-    try {
-      // A payment order waiting for its first payment, which is what makes a look read anything.
-      const shop = await td.client({ credits: 1_000_000 });
-      const order = await shop.request("POST", "/v1/payments", { order_id: "inv-mempool", network: "ltc", address: await node.newAddress("bech32"), amount: "0.001" });
-      expect(order.status).toBe(201);
-      // 60 confirmed coins, then 60 transactions in the mempool, each spending one of them.
-      const coins: string[] = [];
-      for (let i = 0; i < 60; i++) coins.push(await node.newAddress("bech32"));
-      await node.sendMany(Object.fromEntries(coins.map((a) => [a, "0.01"])));
-      await node.mine(1, miner);
-      const sent: string[] = [];
-      for (let i = 0; i < 60; i++) sent.push(await node.send(coins[i], "0.001"));
+    // A payment order waiting for its first payment, which is what makes a look read anything.
+    const shop = await td.client({ credits: 1_000_000 });
+    const order = await shop.request("POST", "/v1/payments", { order_id: "inv-mempool", network: "ltc", address: await node.newAddress("bech32"), amount: "0.001" });
+    expect(order.status).toBe(201);
+    // 60 confirmed coins, then 60 transactions in the mempool, each spending one of them.
+    const coins: string[] = [];
+    for (let i = 0; i < 60; i++) coins.push(await node.newAddress("bech32"));
+    await node.sendMany(Object.fromEntries(coins.map((a) => [a, "0.01"])));
+    await node.mine(1, miner);
+    for (let i = 0; i < 60; i++) sent.push(await node.send(coins[i], "0.001"));
+  }, 30_000);
 
-      const orders = mempoolOrders(td.ctx.db);
-      const handed: string[] = [];
-      const watch = createMempoolWatch({
-        network: "ltc",
-        client: createBtcClient(poolFor(node.url)),
-        limit: LITECOIN,
-        // The orders' own port, noting what each look hands over.
-        orders: {
-          waiting: orders.waiting,
-          observe: (look, fence) => {
-            handed.push(...look.arrived.map((t) => t.txid));
-            return orders.observe(look, fence);
-          },
+  afterAll(async () => {
+    await td?.stop();
+  });
+
+  /** A mempool watch over the upstream at `url`, noting the transactions each look hands the orders. */
+  function watchOver(url: string) {
+    const orders = mempoolOrders(td.ctx.db);
+    const handed: string[] = [];
+    const watch = createMempoolWatch({
+      network: "ltc",
+      client: createBtcClient(poolFor(url)),
+      limit: LITECOIN,
+      // The orders' own port, noting what each look hands over.
+      orders: {
+        waiting: orders.waiting,
+        observe: (look, fence) => {
+          handed.push(...look.arrived.map((t) => t.txid));
+          return orders.observe(look, fence);
         },
-        clock: td.ctx.clock,
-        log: silentLogger,
-        redact: (t) => t,
-      });
+      },
+      clock: td.ctx.clock,
+      log: silentLogger,
+      redact: (t) => t,
+    });
+    return { watch, handed };
+  }
+
+  test("reads the transactions it has not read, 50 to a request, and hands every one to the orders once", async () => {
+    const { watch, handed } = watchOver(node.url);
+    requests.length = 0;
+    await watch.look();
+    expect(handed.sort()).toEqual([...sent].sort());
+    expect(requests.map((r) => [r[0].method, r.length])).toEqual([
+      ["getrawmempool", 1],
+      ["getrawtransaction", TXS_PER_REQUEST],
+      ["getrawtransaction", 60 - TXS_PER_REQUEST],
+    ]);
+    // Read once: the next look asks only the mempool's list.
+    requests.length = 0;
+    handed.length = 0;
+    await watch.look();
+    expect(requests.map((r) => r[0].method)).toEqual(["getrawmempool"]);
+    expect(handed).toEqual([]);
+  });
+
+  test("an upstream that refuses a batch gets the transactions one request each, and no batch after the first", async () => {
+    const capped = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(req) {
+        const text = await req.text();
+        if ((JSON.parse(text) as unknown[]).length > 1) return new Response("batch too large", { status: 400 });
+        return fetch(node.url, { method: "POST", body: text });
+      },
+    });
+    try {
+      const { watch, handed } = watchOver(`http://127.0.0.1:${capped.port}/`);
       requests.length = 0;
       await watch.look();
       expect(handed.sort()).toEqual([...sent].sort());
-      expect(requests.map((r) => [r[0].method, r.length])).toEqual([
-        ["getrawmempool", 1],
-        ["getrawtransaction", TXS_PER_REQUEST],
-        ["getrawtransaction", 60 - TXS_PER_REQUEST],
-      ]);
-      // Read once: the next look asks only the mempool's list.
-      requests.length = 0;
-      handed.length = 0;
-      await watch.look();
-      expect(requests.map((r) => r[0].method)).toEqual(["getrawmempool"]);
-      expect(handed).toEqual([]);
+      // The first batch refused, then every transaction alone: the second 10 never tried as a batch.
+      expect(requests.map((r) => [r[0].method, r.length])).toEqual([["getrawmempool", 1], ["getrawtransaction", TXS_PER_REQUEST], ...Array(60).fill(["getrawtransaction", 1])]);
     } finally {
-      await td.stop();
+      capped.stop(true);
     }
-  }, 30_000);
+  });
 });
