@@ -41,6 +41,20 @@ function poolFor(url: string): UpstreamPool {
   return createUpstreamPool({ network: "ltc", urls: [url], timeoutMs: 5000, fetch: recordingFetch, clock: systemClock, log: silentLogger });
 }
 
+/** A proxy in front of the node answering each request's text as `answer` does (the node's own answer: `ask`). */
+function nodeProxy(answer: (text: string, ask: () => Promise<Response>) => Response | Promise<Response>): { url: string; stop(): void } {
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const text = await req.text();
+      // The node's URL carries its credentials: fetch sends them as basic auth.
+      return answer(text, () => fetch(node.url, { method: "POST", body: text }));
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/`, stop: () => server.stop(true) };
+}
+
 /** Litecoin's MAX_MONEY, 84 million coins, as `[networks.ltc] max_money` gives it. */
 const LITECOIN = btcMoneyLimit("ltc", { family: "btc", decimals: 8, max_money: 84_000_000 } as NetworkConfig);
 
@@ -138,23 +152,19 @@ describe("btc source", () => {
 
   test("refuses an amount with more than 8 decimals instead of rounding it", async () => {
     // A proxy in front of the node that adds a ninth decimal to the first amount of each block.
-    const proxy = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const res = await fetch(node.url, { method: "POST", body: await req.text() });
-        return new Response((await res.text()).replace(/"value":([0-9]+\.[0-9]{8})/, '"value":$11'), { status: res.status });
-      },
+    const proxy = nodeProxy(async (_, ask) => {
+      const res = await ask();
+      return new Response((await res.text()).replace(/"value":([0-9]+\.[0-9]{8})/, '"value":$11'), { status: res.status });
     });
     try {
-      const pool = poolFor(`http://127.0.0.1:${proxy.port}/`);
+      const pool = poolFor(proxy.url);
       const source = createBtcSource(createBtcClient(pool), LITECOIN);
       await expect(source.fetch(paid.height)).rejects.toThrow(MalformedUpstreamData);
       await expect(source.fetch(paid.height)).rejects.toThrow(`the node sent a malformed block ${paid.height}: tx[0].vout[0].value is not an amount of at most 8 decimals`);
       // The node answered: a block it got wrong is its answer, not the node failing (no backoff, no failover).
       expect(pool.states()[0]).toMatchObject({ healthy: true, errors: 0 });
     } finally {
-      proxy.stop(true);
+      proxy.stop();
     }
   });
 
@@ -204,17 +214,9 @@ describe("btc source", () => {
 
   test("an upstream that refuses batches of more than one call gets each hash alone, and no batch after the first", async () => {
     for (const refusal of [() => Response.json({ result: null, error: { code: -32600, message: "batch too large" }, id: null }), () => new Response("batch too large", { status: 400 })]) {
-      const capped = Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        async fetch(req) {
-          const text = await req.text();
-          if ((JSON.parse(text) as unknown[]).length > 1) return refusal();
-          return fetch(node.url, { method: "POST", body: text });
-        },
-      });
+      const capped = nodeProxy((text, ask) => ((JSON.parse(text) as unknown[]).length > 1 ? refusal() : ask()));
       try {
-        const source = createBtcSource(createBtcClient(poolFor(`http://127.0.0.1:${capped.port}/`)), LITECOIN);
+        const source = createBtcSource(createBtcClient(poolFor(capped.url)), LITECOIN);
         await source.head();
         requests.length = 0;
         for (let h = tip - 3; h <= tip; h++) expect((await source.fetch(h))?.hash).toBe(await node.rpc<string>("getblockhash", [h]));
@@ -223,7 +225,7 @@ describe("btc source", () => {
           ...Array(4).fill(["getblockhash", "getblock"]).flat(),
         ]);
       } finally {
-        capped.stop(true);
+        capped.stop();
       }
     }
   });
@@ -306,23 +308,16 @@ describe("btc client", () => {
 
   test("callEach answers each call by its id, whatever the order of the node's answers; a node error is its own call's", async () => {
     // A proxy in front of the node that hands back a batch's answers in reverse order.
-    const proxy = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const res = await fetch(node.url, { method: "POST", body: await req.text() });
-        return Response.json(((await res.json()) as unknown[]).reverse());
-      },
-    });
+    const proxy = nodeProxy(async (_, ask) => Response.json(((await (await ask()).json()) as unknown[]).reverse()));
     try {
-      const answers = await createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)).callEach("getblockhash", [[paid.height], [tip + 1], [0]]);
+      const answers = await createBtcClient(poolFor(proxy.url)).callEach("getblockhash", [[paid.height], [tip + 1], [0]]);
       expect(answers[0]).toEqual({ result: paid.hash });
       expect(answers[2]).toEqual({ result: await node.rpc<string>("getblockhash", [0]) });
       const outOfRange = answers[1] as { error: BtcRpcError };
       expect(outOfRange.error).toBeInstanceOf(BtcRpcError);
       expect(outOfRange.error.code).toBe(-8);
     } finally {
-      proxy.stop(true);
+      proxy.stop();
     }
   });
 
@@ -334,20 +329,13 @@ describe("btc client", () => {
       ['getblockhash: the node did not answer a batch of 2 calls with a list ({"result":', (a) => a[0]],
     ];
     for (const [message, rewrite] of rewrites) {
-      const proxy = Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        async fetch(req) {
-          const res = await fetch(node.url, { method: "POST", body: await req.text() });
-          return Response.json(rewrite((await res.json()) as { id: unknown }[]));
-        },
-      });
+      const proxy = nodeProxy(async (_, ask) => Response.json(rewrite((await (await ask()).json()) as { id: unknown }[])));
       try {
-        const error = await rejection(createBtcClient(poolFor(`http://127.0.0.1:${proxy.port}/`)).callEach("getblockhash", [[0], [1]]));
+        const error = await rejection(createBtcClient(poolFor(proxy.url)).callEach("getblockhash", [[0], [1]]));
         expect(error).toBeInstanceOf(MalformedUpstreamData);
         expect(error.message).toStartWith(message);
       } finally {
-        proxy.stop(true);
+        proxy.stop();
       }
     }
   });
@@ -426,24 +414,16 @@ describe("btc mempool watch", () => {
   });
 
   test("an upstream that refuses a batch gets the transactions one request each, and no batch after the first", async () => {
-    const capped = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const text = await req.text();
-        if ((JSON.parse(text) as unknown[]).length > 1) return new Response("batch too large", { status: 400 });
-        return fetch(node.url, { method: "POST", body: text });
-      },
-    });
+    const capped = nodeProxy((text, ask) => ((JSON.parse(text) as unknown[]).length > 1 ? new Response("batch too large", { status: 400 }) : ask()));
     try {
-      const { watch, handed } = watchOver(`http://127.0.0.1:${capped.port}/`);
+      const { watch, handed } = watchOver(capped.url);
       requests.length = 0;
       await watch.look();
       expect(handed.sort()).toEqual([...sent].sort());
       // The first batch refused, then every transaction alone: the second 10 never tried as a batch.
       expect(requests.map((r) => [r[0].method, r.length])).toEqual([["getrawmempool", 1], ["getrawtransaction", TXS_PER_REQUEST], ...Array(60).fill(["getrawtransaction", 1])]);
     } finally {
-      capped.stop(true);
+      capped.stop();
     }
   });
 });

@@ -63,10 +63,10 @@ async function anvilAnswer(call: Call): Promise<{ id: number; result?: unknown; 
 }
 
 /**
- * A JSON-RPC proxy in front of anvil that answers each call as `change` makes anvil's answer (the
- * answer as it is when `change` gives it back), and records the methods of each request.
+ * A JSON-RPC proxy in front of anvil that answers each request (one call, or a batch) as `answer`
+ * does, and records the methods of each request.
  */
-function changingProxy(change: (call: Call, answer: { id: number; result?: unknown; error?: unknown }) => object) {
+function recordingProxy(answer: (calls: Call | Call[]) => Promise<Response>) {
   const requests: string[][] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -74,11 +74,16 @@ function changingProxy(change: (call: Call, answer: { id: number; result?: unkno
     async fetch(req) {
       const calls = (await req.json()) as Call | Call[];
       requests.push([calls].flat().map((c) => c.method));
-      const answer = async (c: Call) => change(c, await anvilAnswer(c));
-      return Response.json(Array.isArray(calls) ? await Promise.all(calls.map(answer)) : await answer(calls));
+      return answer(calls);
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+}
+
+/** A recording proxy answering each call as `change` makes anvil's answer (the answer as it is when `change` gives it back). */
+function changingProxy(change: (call: Call, answer: { id: number; result?: unknown; error?: unknown }) => object) {
+  const answer = async (c: Call) => change(c, await anvilAnswer(c));
+  return recordingProxy(async (calls) => Response.json(Array.isArray(calls) ? await Promise.all(calls.map(answer)) : await answer(calls)));
 }
 afterAll(async () => {
   proxy.stop(true);
@@ -200,23 +205,14 @@ describe("EVM source and block conversion", () => {
     const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
     // Two ways a provider refuses a batch: a JSON-RPC error object (HTTP 200), or HTTP 400.
     for (const refusal of [() => Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }), () => new Response("batch too large", { status: 400 })]) {
-      const requests: string[][] = [];
-      const noBatches = Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        async fetch(req) {
-          const calls = (await req.json()) as Call | Call[];
-          requests.push([calls].flat().map((c) => c.method));
-          return Array.isArray(calls) ? refusal() : Response.json(await anvilAnswer(calls));
-        },
-      });
+      const noBatches = recordingProxy(async (calls) => (Array.isArray(calls) ? refusal() : Response.json(await anvilAnswer(calls))));
       try {
-        const source = createEvmSource(rpcFor(`http://127.0.0.1:${noBatches.port}`));
+        const source = createEvmSource(rpcFor(noBatches.url));
         expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
         expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-        expect(requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+        expect(noBatches.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
       } finally {
-        noBatches.stop(true);
+        noBatches.stop();
       }
     }
   });
@@ -225,26 +221,20 @@ describe("EVM source and block conversion", () => {
     const { height } = await mixedBlock();
     const direct = await createEvmSource(rpcFor(anvil.url)).fetch(height);
     const limit = 64 * 1024;
-    const requests: string[][] = [];
     // Pads a batch's answer past the limit with JSON whitespace; a single call's answer is left as it is.
-    const padding = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(req) {
-        const calls = (await req.json()) as Call | Call[];
-        requests.push([calls].flat().map((c) => c.method));
-        if (!Array.isArray(calls)) return Response.json(await anvilAnswer(calls));
-        return new Response(JSON.stringify(await Promise.all(calls.map(anvilAnswer))) + " ".repeat(limit), { headers: { "Content-Type": "application/json" } });
-      },
-    });
+    const padding = recordingProxy(async (calls) =>
+      Array.isArray(calls)
+        ? new Response(JSON.stringify(await Promise.all(calls.map(anvilAnswer))) + " ".repeat(limit), { headers: { "Content-Type": "application/json" } })
+        : Response.json(await anvilAnswer(calls)),
+    );
     try {
-      const pool = createUpstreamPool({ network: "anv", urls: [`http://127.0.0.1:${padding.port}`], timeoutMs: 5000, maxResponseBytes: limit, fetch, clock: systemClock, log: silentLogger });
+      const pool = createUpstreamPool({ network: "anv", urls: [padding.url], timeoutMs: 5000, maxResponseBytes: limit, fetch, clock: systemClock, log: silentLogger });
       const source = createEvmSource(createRpcClient(pool));
       expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
       expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-      expect(requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+      expect(padding.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
     } finally {
-      padding.stop(true);
+      padding.stop();
     }
   });
 
