@@ -30,9 +30,9 @@ export type RpcClient = {
   /**
    * Several calls in one batch request; each call's outcome in call order: its result, or the
    * RpcError the node answered it with. Throws, as batch does, when no upstream answers or a call
-   * has no answer.
+   * has no answer. `maxDepth` as call's, for the whole answer.
    */
-  settled<T>(calls: { method: string; params: unknown[] }[]): Promise<Settled<T>[]>;
+  settled<T>(calls: { method: string; params: unknown[] }[], options?: { maxDepth?: number }): Promise<Settled<T>[]>;
   /** The same client, adding the size of every answer it reads to `meter.bytes` (what a block took to read). */
   metered(meter: { bytes: number }): RpcClient;
 };
@@ -54,9 +54,12 @@ export function createRpcClient(pool: UpstreamPool, meter?: { bytes: number }): 
     if (!outcome.ok) throw outcome.error;
     return outcome.result;
   };
-  const settled = async <T>(calls: { method: string; params: unknown[] }[]): Promise<Settled<T>[]> => {
+  const settled = async <T>(calls: { method: string; params: unknown[] }[], options: { maxDepth?: number } = {}): Promise<Settled<T>[]> => {
     if (calls.length === 0) return [];
-    const replies = (await post(calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params })))) as RpcReply[];
+    const replies = (await post(
+      calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params })),
+      options.maxDepth,
+    )) as RpcReply[];
     if (!Array.isArray(replies)) throw new RpcError(`${calls[0].method}: the node did not answer the batch with an array`, null);
     // A batch's answers may come in any order: match them by id.
     const byId = new Map(replies.map((r) => [r?.id, r]));

@@ -1,7 +1,7 @@
 import { numberToHex, type RpcTransactionReceipt } from "viem";
 import type { FetchedBlock, RpcFullBlock } from "./block.ts";
 import { checkBlock, checkHeadNumber, checkReceipts } from "./shape.ts";
-import { type RpcClient, RpcError } from "./client.ts";
+import { type RpcClient, RpcError, type Settled } from "./client.ts";
 import { debugInternalMoves, type InternalMove, parityInternalMoves, TRACE_MAX_DEPTH, traceCall, type TraceMode } from "./traces.ts";
 
 /** What the follower reads from an EVM node. */
@@ -75,18 +75,20 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
       const number = numberToHex(height);
       let block: RpcFullBlock | null;
       let receipts: RpcTransactionReceipt[] | null = null;
-      // The block and its receipts in one request: one round trip a block instead of two.
+      // The block, its receipts and (with traces on) its trace in one request: one round trip a
+      // block instead of two or three. The trace's depth bound holds for the whole answer.
       const batched = blockReceipts && receiptsByNumber && batches;
-      const both = batched
-        ? await metered
-            .settled<unknown>([
-              { method: "eth_getBlockByNumber", params: [number, true] },
-              { method: "eth_getBlockReceipts", params: [number] },
-            ])
-            .catch(() => null)
-        : null;
+      const calls = [
+        { method: "eth_getBlockByNumber", params: [number, true] },
+        { method: "eth_getBlockReceipts", params: [number] },
+        ...(traces === "off" ? [] : [traceCall(traces, height)]),
+      ];
+      const both = batched ? await metered.settled<unknown>(calls, traces === "off" ? {} : { maxDepth: TRACE_MAX_DEPTH }).catch(() => null) : null;
+      /** The trace's answer from the batch, when it came with one. */
+      let traced: Settled<unknown> | undefined;
       if (both) {
         const [b, r] = both;
+        traced = both[2];
         if (!b.ok) throw b.error;
         block = b.result as RpcFullBlock | null;
         if (block === null) return null;
@@ -105,7 +107,7 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
       receipts ??= await receiptsOf(metered, block);
       checkReceipts(height, receipts);
       const hash = (block.hash as string).toLowerCase();
-      const internal = traces === "off" || block.transactions.length === 0 ? undefined : await internalOf(metered, traces, height, hash, block);
+      const internal = traces === "off" || block.transactions.length === 0 ? undefined : await internalOf(metered, traces, height, hash, block, traced);
       return { height, hash, parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes, ...(internal ? { internal } : {}) };
     },
   };
@@ -131,9 +133,18 @@ function ownReceipts(block: RpcFullBlock, value: unknown): RpcTransactionReceipt
  * transaction, trace_block's entries the block hash. A block that changed in between fails the
  * check and the height is read again.
  */
-async function internalOf(rpc: RpcClient, mode: Exclude<TraceMode, "off">, height: number, hash: string, block: RpcFullBlock): Promise<Map<string, InternalMove[]>> {
+async function internalOf(
+  rpc: RpcClient,
+  mode: Exclude<TraceMode, "off">,
+  height: number,
+  hash: string,
+  block: RpcFullBlock,
+  /** The trace's answer already in hand (asked in the block's batch), else it is asked now. */
+  traced?: Settled<unknown>,
+): Promise<Map<string, InternalMove[]>> {
   const call = traceCall(mode, height);
-  const answer = await rpc.call<unknown>(call.method, call.params, { maxDepth: TRACE_MAX_DEPTH });
+  if (traced && !traced.ok) throw traced.error;
+  const answer = traced ? traced.result : await rpc.call<unknown>(call.method, call.params, { maxDepth: TRACE_MAX_DEPTH });
   if (mode === "parity") return parityInternalMoves(height, hash, answer);
   return debugInternalMoves(height, block.transactions.map((tx) => tx.hash.toLowerCase()), answer);
 }

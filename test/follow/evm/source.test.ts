@@ -238,6 +238,24 @@ describe("EVM source and block conversion", () => {
     }
   });
 
+  test("with traces on, the block, its receipts and its trace are one request, and give what three requests give", async () => {
+    const { height } = await mixedBlock();
+    const counted = changingProxy((_, answer) => answer);
+    const noBatches = recordingProxy(async (calls) => (Array.isArray(calls) ? new Response("no batches", { status: 400 }) : Response.json(await anvilAnswer(calls))));
+    try {
+      const batched = await createEvmSource(rpcFor(counted.url), "debug").fetch(height);
+      const apart = await createEvmSource(rpcFor(noBatches.url), "debug").fetch(height);
+      expect(counted.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts", "debug_traceBlockByNumber"]]);
+      expect(noBatches.requests.slice(1)).toEqual([["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["debug_traceBlockByNumber"]]);
+      expect(batched?.internal).toBeInstanceOf(Map);
+      expect(batched?.internal).toEqual(apart?.internal as never);
+      expect(batched?.receipts).toEqual(apart?.receipts as never);
+    } finally {
+      counted.stop();
+      noBatches.stop();
+    }
+  });
+
   test("token decimals: the config wins, decimals() is asked once and cached in the database, a non-token gives null", async () => {
     const calls: string[] = [];
     const counting = Bun.serve({
