@@ -29,7 +29,7 @@ export type MempoolOrders = {
 const NO_SUCH_TRANSACTION = -5;
 
 /** Transactions asked in one batch of getrawtransaction calls at most: a few hundred KB of answer. */
-export const TXS_PER_REQUEST = 50;
+const TXS_PER_REQUEST = 50;
 
 export type MempoolWatchDeps = {
   network: string;
@@ -43,13 +43,15 @@ export type MempoolWatchDeps = {
   redact: (text: string) => string;
   /** Transactions read per look at most; the rest wait for the next poll. */
   maxPerLook?: number;
+  /** Transactions asked in one batch at most; TXS_PER_REQUEST unless given. */
+  txsPerRequest?: number;
 };
 
 /**
  * The btc family's look at the node's mempool for payment orders (docs/chains.md), made by
  * the follower after each poll that found the head stored, and only while some order of the
  * network waits for its first payment. `getrawmempool` lists the transactions; those not read
- * before are read with `getrawtransaction <txid> true`, TXS_PER_REQUEST to a batch (at most
+ * before are read with `getrawtransaction <txid> true`, `txsPerRequest` to a batch (at most
  * `maxPerLook` a look), and handed to the payment orders (`orders`) with the ids the node still
  * holds. A look whose reads fail marks none of them read: the next look reads them again. A
  * transaction counts as gone only when two looks in a row miss it: one mined since the last look
@@ -58,6 +60,7 @@ export type MempoolWatchDeps = {
  */
 export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence): Promise<void> } {
   const maxPerLook = deps.maxPerLook ?? 200;
+  const txsPerRequest = deps.txsPerRequest ?? TXS_PER_REQUEST;
   /** Transactions read already, from the last look's mempool. */
   let read = new Set<string>();
   let previous = new Set<string>();
@@ -76,7 +79,7 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
       if (!read.has(txid)) fresh.push(txid);
     }
     const arrived: MempoolTx[] = [];
-    for (let i = 0; i < fresh.length; i += TXS_PER_REQUEST) arrived.push(...(await readTxs(fresh.slice(i, i + TXS_PER_REQUEST))));
+    for (let i = 0; i < fresh.length; i += txsPerRequest) arrived.push(...(await readTxs(fresh.slice(i, i + txsPerRequest))));
     for (const txid of fresh) read.add(txid);
     read = new Set([...read].filter((t) => now.has(t)));
     const present = new Set([...now, ...previous]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBtcClient, BtcRpcError } from "../../../src/follow/btc/client.ts";
-import { createMempoolWatch, TXS_PER_REQUEST } from "../../../src/follow/btc/mempool.ts";
+import { createMempoolWatch } from "../../../src/follow/btc/mempool.ts";
 import { mempoolOrders } from "../../../src/payments/mempool.ts";
 import { startTestDaemon, type TestDaemon } from "../../support/harness.ts";
 import { btcReaderFor } from "../../../src/follow/btc/reader.ts";
@@ -349,8 +349,10 @@ describe("btc client", () => {
 // Last: it mines a block, which moves the node's tip the tests above read.
 describe("btc mempool watch", () => {
   let td: TestDaemon;
-  /** The 60 transactions put in the node's mempool. */
+  /** The transactions put in the node's mempool: more than a batch of the watch's (4). */
   const sent: string[] = [];
+  const PER_REQUEST = 4;
+  const TXS = 6;
 
   beforeAll(async () => {
     td = await startTestDaemon({
@@ -360,12 +362,12 @@ describe("btc mempool watch", () => {
     const shop = await td.client({ credits: 1_000_000 });
     const order = await shop.request("POST", "/v1/payments", { order_id: "inv-mempool", network: "ltc", address: await node.newAddress("bech32"), amount: "0.001" });
     expect(order.status).toBe(201);
-    // 60 confirmed coins, then 60 transactions in the mempool, each spending one of them.
+    // Confirmed coins, then a transaction in the mempool spending each.
     const coins: string[] = [];
-    for (let i = 0; i < 60; i++) coins.push(await node.newAddress("bech32"));
+    for (let i = 0; i < TXS; i++) coins.push(await node.newAddress("bech32"));
     await node.sendMany(Object.fromEntries(coins.map((a) => [a, "0.01"])));
     await node.mine(1, miner);
-    for (let i = 0; i < 60; i++) sent.push(await node.send(coins[i], "0.001"));
+    for (let i = 0; i < TXS; i++) sent.push(await node.send(coins[i], "0.001"));
   }, 30_000);
 
   afterAll(async () => {
@@ -380,6 +382,7 @@ describe("btc mempool watch", () => {
       network: "ltc",
       client: createBtcClient(poolFor(url)),
       limit: LITECOIN,
+      txsPerRequest: PER_REQUEST,
       // The orders' own port, noting what each look hands over.
       orders: {
         waiting: orders.waiting,
@@ -395,15 +398,15 @@ describe("btc mempool watch", () => {
     return { watch, handed };
   }
 
-  test("reads the transactions it has not read, 50 to a request, and hands every one to the orders once", async () => {
+  test("reads the transactions it has not read, a batch to a request, and hands every one to the orders once", async () => {
     const { watch, handed } = watchOver(node.url);
     requests.length = 0;
     await watch.look();
     expect(handed.sort()).toEqual([...sent].sort());
     expect(requests.map((r) => [r[0].method, r.length])).toEqual([
       ["getrawmempool", 1],
-      ["getrawtransaction", TXS_PER_REQUEST],
-      ["getrawtransaction", 60 - TXS_PER_REQUEST],
+      ["getrawtransaction", PER_REQUEST],
+      ["getrawtransaction", TXS - PER_REQUEST],
     ]);
     // Read once: the next look asks only the mempool's list.
     requests.length = 0;
@@ -420,8 +423,8 @@ describe("btc mempool watch", () => {
       requests.length = 0;
       await watch.look();
       expect(handed.sort()).toEqual([...sent].sort());
-      // The first batch refused, then every transaction alone: the second 10 never tried as a batch.
-      expect(requests.map((r) => [r[0].method, r.length])).toEqual([["getrawmempool", 1], ["getrawtransaction", TXS_PER_REQUEST], ...Array(60).fill(["getrawtransaction", 1])]);
+      // The first batch refused, then every transaction alone: the second batch never tried as one.
+      expect(requests.map((r) => [r[0].method, r.length])).toEqual([["getrawmempool", 1], ["getrawtransaction", PER_REQUEST], ...Array(TXS).fill(["getrawtransaction", 1])]);
     } finally {
       capped.stop();
     }
