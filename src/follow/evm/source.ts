@@ -83,12 +83,12 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
         { method: "eth_getBlockReceipts", params: [number] },
         ...(traces === "off" ? [] : [traceCall(traces, height)]),
       ];
-      const both = batched ? await metered.settled<unknown>(calls, traces === "off" ? {} : { maxDepth: TRACE_MAX_DEPTH }).catch(() => null) : null;
+      const answers = batched ? await metered.settled<unknown>(calls, traces === "off" ? {} : { maxDepth: TRACE_MAX_DEPTH }).catch(() => null) : null;
       /** The trace's answer from the batch, when it came with one. */
       let traced: Settled<unknown> | undefined;
-      if (both) {
-        const [b, r] = both;
-        traced = both[2];
+      if (answers) {
+        const [b, r] = answers;
+        traced = answers[2];
         if (!b.ok) throw b.error;
         block = b.result as RpcFullBlock | null;
         if (block === null) return null;
@@ -111,6 +111,12 @@ export function createEvmSource(rpc: RpcClient, traces: TraceMode = "off"): EvmS
       return { height, hash, parentHash: block.parentHash.toLowerCase(), block, receipts, bytes: read.bytes, ...(internal ? { internal } : {}) };
     },
   };
+}
+
+/** The block's trace in a request of its own. */
+function traceAlone(rpc: RpcClient, mode: Exclude<TraceMode, "off">, height: number): Promise<unknown> {
+  const call = traceCall(mode, height);
+  return rpc.call<unknown>(call.method, call.params, { maxDepth: TRACE_MAX_DEPTH });
 }
 
 /**
@@ -142,9 +148,8 @@ async function internalOf(
   /** The trace's answer already in hand (asked in the block's batch), else it is asked now. */
   traced?: Settled<unknown>,
 ): Promise<Map<string, InternalMove[]>> {
-  const call = traceCall(mode, height);
   if (traced && !traced.ok) throw traced.error;
-  const answer = traced ? traced.result : await rpc.call<unknown>(call.method, call.params, { maxDepth: TRACE_MAX_DEPTH });
+  const answer = traced ? traced.result : await traceAlone(rpc, mode, height);
   if (mode === "parity") return parityInternalMoves(height, hash, answer);
   return debugInternalMoves(height, block.transactions.map((tx) => tx.hash.toLowerCase()), answer);
 }

@@ -7,6 +7,7 @@ import { foundry } from "viem/chains";
 import { type Db, migrate, openDatabase } from "../../../src/db/database.ts";
 import { ingestedBlockOf } from "../../../src/follow/evm/block.ts";
 import { createEvmSource } from "../../../src/follow/evm/source.ts";
+import type { FetchedBlock } from "../../../src/follow/evm/block.ts";
 import { createRpcClient } from "../../../src/follow/evm/client.ts";
 import { createTokenDecimals } from "../../../src/follow/evm/decimals.ts";
 import { systemClock } from "../../../src/lib/clock.ts";
@@ -28,8 +29,8 @@ const proxied: string[] = [];
 
 const W = "0x000000000000000000000000000000000000beef" as Address;
 
-function rpcFor(url: string) {
-  return createRpcClient(createUpstreamPool({ network: "anv", urls: [url], timeoutMs: 5000, fetch, clock: systemClock, log: silentLogger }));
+function rpcFor(url: string, maxResponseBytes?: number) {
+  return createRpcClient(createUpstreamPool({ network: "anv", urls: [url], timeoutMs: 5000, maxResponseBytes, fetch, clock: systemClock, log: silentLogger }));
 }
 
 beforeAll(async () => {
@@ -78,6 +79,17 @@ function recordingProxy(answer: (calls: Call | Call[]) => Promise<Response>) {
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+}
+
+/**
+ * Reads the block at `height` twice through `proxy`, whose batches fail: the same receipts as
+ * `direct` each time, and a batch only once, then the block and its receipts one request each.
+ */
+async function expectBatchesOff(proxy: { url: string; requests: string[][] }, height: number, direct: FetchedBlock | null, maxResponseBytes?: number) {
+  const source = createEvmSource(rpcFor(proxy.url, maxResponseBytes));
+  expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+  expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
+  expect(proxy.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
 }
 
 /** A recording proxy answering each call as `change` makes anvil's answer (the answer as it is when `change` gives it back). */
@@ -207,10 +219,7 @@ describe("EVM source and block conversion", () => {
     for (const refusal of [() => Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "batch requests are not supported" } }), () => new Response("batch too large", { status: 400 })]) {
       const noBatches = recordingProxy(async (calls) => (Array.isArray(calls) ? refusal() : Response.json(await anvilAnswer(calls))));
       try {
-        const source = createEvmSource(rpcFor(noBatches.url));
-        expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-        expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-        expect(noBatches.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+        await expectBatchesOff(noBatches, height, direct);
       } finally {
         noBatches.stop();
       }
@@ -228,11 +237,7 @@ describe("EVM source and block conversion", () => {
         : Response.json(await anvilAnswer(calls)),
     );
     try {
-      const pool = createUpstreamPool({ network: "anv", urls: [padding.url], timeoutMs: 5000, maxResponseBytes: limit, fetch, clock: systemClock, log: silentLogger });
-      const source = createEvmSource(createRpcClient(pool));
-      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-      expect((await source.fetch(height))?.receipts).toEqual(direct?.receipts as never);
-      expect(padding.requests).toEqual([["eth_getBlockByNumber", "eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"], ["eth_getBlockByNumber"], ["eth_getBlockReceipts"]]);
+      await expectBatchesOff(padding, height, direct, limit);
     } finally {
       padding.stop();
     }
