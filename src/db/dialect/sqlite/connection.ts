@@ -139,7 +139,10 @@ export function openSqlite(path: string, storage?: StorageWatch): Db {
   sqlite.run("PRAGMA busy_timeout = 5000");
   // Lets retention give deleted rows' pages back to the file system (incremental_vacuum, db/storage.ts).
   // It takes effect on a new file; an existing one keeps its mode until a VACUUM (docs/operations.md).
-  sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
+  // Set only where it is not set yet: setting it rewrites the file's header even when the mode is
+  // the same, a write that would make every open (each CLI command, `plans list` too) wait for the
+  // daemon's write lock.
+  if ((sqlite.query("PRAGMA auto_vacuum").get() as { auto_vacuum: number }).auto_vacuum !== 2) sqlite.run("PRAGMA auto_vacuum = INCREMENTAL");
   sqlite.run("PRAGMA journal_mode = WAL");
   sqlite.run("PRAGMA synchronous = NORMAL");
   sqlite.run("PRAGMA foreign_keys = ON");
