@@ -28,9 +28,9 @@ describe.skipIf(onPostgres)(ownSqliteFile("opening the SQLite file"), () => {
     expect((await cli("migrate")).code).toBe(0);
     expect((await cli("plans", "set", "basic", "--slots", "5")).code).toBe(0);
     const before = readFileSync(file);
-    // As the daemon does in each of its write transactions; a writer waiting for it would fail at once.
+    // The write lock held, as the daemon holds it through each write transaction: an open that
+    // wrote would wait out its 5 s busy_timeout here and fail with "database is locked".
     const daemon = new Database(file);
-    daemon.run("PRAGMA busy_timeout = 0");
     daemon.run("BEGIN IMMEDIATE");
     let listed: Awaited<ReturnType<typeof cli>>;
     try {
