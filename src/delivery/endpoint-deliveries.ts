@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { UNSETTLED } from "./outbox.ts";
 
 // What the owner of the webhook endpoints (webhooks/) asks of the outbox about one endpoint: how
 // many of its deliveries wait or failed, what waited for it to go out once it is switched on, and
@@ -67,7 +68,7 @@ export async function endRemovedEndpointDeliveries(db: Executor, e: EndpointOf, 
     .set({ status: "failed", lease_until: null, last_error: ENDPOINT_REMOVED, last_status_code: null, completed_at: nowMs, updated_at: nowMs })
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
-    .where("status", "in", ["pending", "held", "paused"])
+    .where(UNSETTLED)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

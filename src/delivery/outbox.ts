@@ -182,7 +182,7 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
       .updateTable("deliveries")
       .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
       .where("account_id", "in", accountIds.slice(i, i + ACCOUNTS_PER_LIST))
-      .where("status", "=", "paused")
+      .where(sql<boolean>`status = 'paused'`)
       .execute();
   }
   await resolveNotices(db, { type: "credits_exhausted", accountIds }, nowMs);
@@ -208,13 +208,16 @@ export async function paymentWebhooks(db: Executor, accountId: string, paymentId
   return rows.filter((r, i) => i === 0 || r.sequence !== rows[i - 1].sequence);
 }
 
-/** Deliveries in these states still owe the receiver their event (held ones once their block is confirmed). */
-const UNDELIVERED = ["pending", "paused", "held"];
+/**
+ * The states of a delivery still to be sent (held ones once their block is confirmed): the due
+ * index holds exactly these rows, and a query that spells this very condition reads it.
+ */
+export const UNSETTLED = sql<boolean>`(status = 'pending' or status = 'held' or status = 'paused')`;
 
 /**
  * The ids of events a delivery still owes its receiver, as a subquery: event retention keeps those
  * events (watch/retention.ts). Deliveries carry their own body, so none depends on its event row.
  */
 export function undeliveredEventIds(db: Executor) {
-  return db.selectFrom("deliveries").select("event_id").where("status", "in", UNDELIVERED).where("event_id", "is not", null);
+  return db.selectFrom("deliveries").select("event_id").where(UNSETTLED).where("event_id", "is not", null);
 }
