@@ -1,21 +1,20 @@
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
 import type { Delivery } from "../db/schema.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { resolveNotices } from "../notices/notices.ts";
+import { STATUS_IS } from "./status-terms.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
 /** Statuses of a delivery row (docs/webhooks.md), plus `held` for min_confirmations (docs/chains.md). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "held"] as const;
 
-/**
- * A status filter spelt as a literal: the outbox's partial indexes (the due index of rows still to
- * be sent, the failed rows') serve only a query that names their state itself, not a bound parameter.
- */
-const STATUS_IS = new Map<string, RawBuilder<boolean>>(DELIVERY_STATUSES.map((s) => [s, sql<boolean>`status = ${sql.lit(s)}`]));
-const statusIs = (status: string) => STATUS_IS.get(status) ?? sql<boolean>`status = ${status}`;
+/** A status filter as a literal where it names a state (status-terms.ts); anything else matches no row, as a bound value would. */
+function statusFilter(status: string) {
+  return (DELIVERY_STATUSES as readonly string[]).includes(status) ? STATUS_IS[status as (typeof DELIVERY_STATUSES)[number]] : sql<boolean>`status = ${status}`;
+}
 
 /** A delivery's place in the listing order (newest first: created_at, then id). */
 export type ListPosition = Pick<Delivery, "created_at" | "id">;
@@ -34,7 +33,7 @@ export type ListFilter = {
 export function listDeliveries(db: Db, f: ListFilter): Promise<Delivery[]> {
   let q = db.selectFrom("deliveries").selectAll();
   if (f.accountId) q = q.where("account_id", "=", f.accountId);
-  if (f.status) q = q.where(statusIs(f.status));
+  if (f.status) q = q.where(statusFilter(f.status));
   for (const [at, op, orEqual] of [
     [f.before, "<", "<="],
     [f.after, ">", ">="],
@@ -52,7 +51,7 @@ export function listDeliveries(db: Db, f: ListFilter): Promise<Delivery[]> {
 export async function countDeliveries(db: Db, f: Pick<ListFilter, "accountId" | "status">): Promise<number> {
   let q = db.selectFrom("deliveries").select((eb) => eb.fn.countAll<number>().as("n"));
   if (f.accountId) q = q.where("account_id", "=", f.accountId);
-  if (f.status) q = q.where(statusIs(f.status));
+  if (f.status) q = q.where(statusFilter(f.status));
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 

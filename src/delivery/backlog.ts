@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { STATUS_IS } from "./status-terms.ts";
 
 /** The outbox's backlog at one moment: deliveries by state, and how long the most overdue pending one has been due. */
 export type DeliveryBacklog = {
@@ -11,26 +11,19 @@ export type DeliveryBacklog = {
   oldestDueSeconds: number;
 };
 
-// Each state spelled as a literal: SQLite then counts over the index that has it (the due index for
-// pending and paused, the partial held and failed indexes), reading index entries only.
-const STATES = {
-  pending: sql<boolean>`status = 'pending'`,
-  held: sql<boolean>`status = 'held'`,
-  paused: sql<boolean>`status = 'paused'`,
-  failed: sql<boolean>`status = 'failed'`,
-} as const;
-
 /**
  * Counts the deliveries of each unfinished or failed state and finds the most overdue pending one.
+ * Each state is spelt as a literal (status-terms.ts), so SQLite counts over an index that holds
+ * it (the due index, or the partial failed one), reading index entries only.
  * Cost: one index range count per state (proportional to the rows in that state) and one index
  * seek; the /metrics gauges refresh it every few seconds rather than per scrape.
  */
 export async function deliveryBacklog(db: Db, nowMs: number): Promise<DeliveryBacklog> {
-  const count = async (state: keyof typeof STATES) => {
+  const count = async (state: "pending" | "held" | "paused" | "failed") => {
     const row = await db
       .selectFrom("deliveries")
       .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where(STATES[state])
+      .where(STATUS_IS[state])
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
@@ -39,7 +32,7 @@ export async function deliveryBacklog(db: Db, nowMs: number): Promise<DeliveryBa
     const due = await db
       .selectFrom("deliveries")
       .select((eb) => eb.fn.min("next_attempt_at").as("at"))
-      .where(STATES.pending)
+      .where(STATUS_IS.pending)
       .where("replay", "=", replay)
       .executeTakeFirst();
     return due?.at === null || due?.at === undefined ? null : Number(due.at);

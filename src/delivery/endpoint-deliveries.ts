@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
-import { UNSETTLED } from "./outbox.ts";
+import { STATUS_IS, UNSETTLED } from "./status-terms.ts";
 
 // What the owner of the webhook endpoints (webhooks/) asks of the outbox about one endpoint: how
 // many of its deliveries wait or failed, what waited for it to go out once it is switched on, and
@@ -18,7 +18,7 @@ export async function countEndpointDeliveries(db: Executor, e: EndpointOf, statu
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
     // Spelt as literals so SQLite can use the partial index of failed rows.
-    .where(status === "pending" ? sql<boolean>`status = 'pending'` : sql<boolean>`status = 'failed'`)
+    .where(STATUS_IS[status])
     .where("kind", "=", "event")
     .executeTakeFirstOrThrow();
   return Number(r.n);
@@ -30,7 +30,7 @@ export async function heldForCredits(db: Executor, accountId: string): Promise<n
     .selectFrom("deliveries")
     .select((eb) => eb.fn.countAll().as("n"))
     .where("account_id", "=", accountId)
-    .where(sql<boolean>`status = 'paused'`)
+    .where(STATUS_IS.paused)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
@@ -48,7 +48,7 @@ export async function sendWaitingDeliveries(db: Executor, e: EndpointOf, nowMs: 
     .set({ next_attempt_at: nowMs, lease_until: sql<number | null>`case when lease_until = next_attempt_at then null else lease_until end`, updated_at: nowMs })
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
-    .where(sql<boolean>`status = 'pending'`)
+    .where(STATUS_IS.pending)
     .where("next_attempt_at", ">", nowMs)
     .execute();
 }

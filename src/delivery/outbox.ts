@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { STATUS_IS, UNSETTLED } from "./status-terms.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 import { resolveNotices } from "../notices/notices.ts";
 import { deliveryStatements } from "./sql/dialects.ts";
@@ -112,7 +112,7 @@ export async function releaseHeldDeliveries(db: Executor, tips: ReadonlyMap<stri
       .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
       .where("network", "=", network)
       // Spelt as a literal so SQLite uses the partial index deliveries_held.
-      .where(sql<boolean>`status = 'held'`)
+      .where(STATUS_IS.held)
       .where("hold_until_height", "<=", tip)
       .executeTakeFirst();
     released += Number(result.numUpdatedRows);
@@ -130,7 +130,7 @@ export async function highestHeldRelease(db: Executor, network: string, tip: num
     .select((eb) => eb.fn.max("hold_until_height").as("h"))
     .where("network", "=", network)
     // Spelt as a literal so SQLite uses the partial index deliveries_held.
-    .where(sql<boolean>`status = 'held'`)
+    .where(STATUS_IS.held)
     .where("hold_until_height", "<=", tip)
     .executeTakeFirst();
   return row?.h === null || row?.h === undefined ? null : Number(row.h);
@@ -182,7 +182,7 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
       .updateTable("deliveries")
       .set({ status: "pending", next_attempt_at: nowMs, updated_at: nowMs })
       .where("account_id", "in", accountIds.slice(i, i + ACCOUNTS_PER_LIST))
-      .where(sql<boolean>`status = 'paused'`)
+      .where(STATUS_IS.paused)
       .execute();
   }
   await resolveNotices(db, { type: "credits_exhausted", accountIds }, nowMs);
@@ -207,12 +207,6 @@ export async function paymentWebhooks(db: Executor, accountId: string, paymentId
     .execute();
   return rows.filter((r, i) => i === 0 || r.sequence !== rows[i - 1].sequence);
 }
-
-/**
- * The states of a delivery still to be sent (held ones once their block is confirmed): the due
- * index holds exactly these rows, and a query that spells this very condition reads it.
- */
-export const UNSETTLED = sql<boolean>`(status = 'pending' or status = 'held' or status = 'paused')`;
 
 /**
  * The ids of events a delivery still owes its receiver, as a subquery: event retention keeps those

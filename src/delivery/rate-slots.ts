@@ -1,5 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { STATUS_IS } from "./status-terms.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import type { EndpointOf } from "./endpoint-deliveries.ts";
 
@@ -57,7 +58,7 @@ function waitingForSlots(db: Executor, e: EndpointOf, nowMs: number) {
     .selectFrom("deliveries")
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
-    .where(sql<boolean>`status = 'pending'`)
+    .where(STATUS_IS.pending)
     .where("next_attempt_at", ">", nowMs)
     .whereRef("lease_until", "=", "next_attempt_at");
 }
@@ -89,7 +90,7 @@ export async function releaseRateSlots(db: Executor, e: EndpointOf, nowMs: numbe
     .set({ next_attempt_at: sql<number>`next_attempt_at - cast(${shift} as bigint)`, lease_until: null, updated_at: nowMs })
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
-    .where(sql<boolean>`status = 'pending'`)
+    .where(STATUS_IS.pending)
     .where("next_attempt_at", ">", nowMs)
     .whereRef("lease_until", "=", "next_attempt_at")
     .execute();
@@ -107,7 +108,7 @@ export async function resumeLateSlots(db: Executor, e: EndpointOf, nowMs: number
       .selectFrom("deliveries")
       .where("account_id", "=", e.accountId)
       .where("endpoint_id", "=", e.endpointId)
-      .where(sql<boolean>`status = 'pending'`)
+      .where(STATUS_IS.pending)
       .whereRef("lease_until", "=", "next_attempt_at");
   const span = await slotted()
     .select([sql<number | string | null>`min(next_attempt_at)`.as("first"), sql<number | string | null>`max(next_attempt_at)`.as("last")])
@@ -122,7 +123,7 @@ export async function resumeLateSlots(db: Executor, e: EndpointOf, nowMs: number
     .set({ next_attempt_at: sql<number>`next_attempt_at + ${by}`, lease_until: sql<number>`lease_until + ${by}`, updated_at: nowMs })
     .where("account_id", "=", e.accountId)
     .where("endpoint_id", "=", e.endpointId)
-    .where(sql<boolean>`status = 'pending'`)
+    .where(STATUS_IS.pending)
     .whereRef("lease_until", "=", "next_attempt_at")
     .execute();
   return Number(span.last) + shift;

@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
+import { STATUS_IS } from "./status-terms.ts";
 import type { DB } from "../db/schema.ts";
 import { yieldToEventLoop } from "../lib/yield.ts";
 import { resolveNotices } from "../notices/notices.ts";
@@ -84,7 +85,7 @@ function failedInRange(db: Executor, scope: RecoverScope, range: Range) {
       .selectFrom("deliveries")
       .where("account_id", "=", scope.accountId)
       // Spelt as a literal so SQLite uses the partial index deliveries_failed.
-      .where(sql<boolean>`status = 'failed'`)
+      .where(STATUS_IS.failed)
       .where("created_at", ">=", range.fromMs)
       .where("created_at", "<", range.beforeMs)
       .where("kind", "in", RECOVERED_KINDS)

@@ -1,0 +1,22 @@
+import { type RawBuilder, sql } from "kysely";
+import type { DELIVERY_STATUSES } from "./admin.ts";
+
+// A delivery's state as a condition of a query over the outbox, spelt as a literal. The outbox's
+// partial indexes (the due index of rows still to be sent, the failed rows', the held rows') serve
+// only a query whose condition implies their own, and neither SQLite nor PostgreSQL sees that
+// through a bound parameter or an `in (…)` list.
+
+/** `status = '<state>'` for each state. */
+export const STATUS_IS: Record<(typeof DELIVERY_STATUSES)[number], RawBuilder<boolean>> = {
+  pending: sql<boolean>`status = 'pending'`,
+  succeeded: sql<boolean>`status = 'succeeded'`,
+  failed: sql<boolean>`status = 'failed'`,
+  paused: sql<boolean>`status = 'paused'`,
+  held: sql<boolean>`status = 'held'`,
+};
+
+/**
+ * The states of a delivery still to be sent (held ones once their block is confirmed), as the due
+ * index's own condition: a query that spells it reads that index.
+ */
+export const UNSETTLED = sql<boolean>`(status = 'pending' or status = 'held' or status = 'paused')`;
