@@ -4,7 +4,7 @@
 // and the socket layer (more than half of its figure, and most of its spread between rounds):
 //
 // - the daemon's delivery loop: its real code (claim, pass, send, settle), started by
-//   startDaemon over its own SQLite database with the stub as its `fetch`;
+//   startDaemon over its own SQLite database with the stub (or, with --receiver, the socket) as its `fetch`;
 // - the contract loop (support/contract-loop.ts): the least the delivery contract asks;
 // - the same contract loop over chainwatch's own outbox tables (their indexes, wider rows and text
 //   keys, as the migrations make them): what the outbox's shape costs that least implementation;
@@ -19,6 +19,12 @@
 // here is the JS thread's: the driver is synchronous) and prints each loop's statements a
 // delivery by kind; the timing wrapper costs a few µs a statement of its own, so those rounds'
 // totals read high.
+//
+// `--receiver` (or BENCH_RECEIVER=1) puts the sockets back, and nothing else: every loop POSTs
+// over 127.0.0.1 to bench:deliver's receiver (another process, answering 200 at once) with this
+// process's real `fetch`, so the loops still share one process, one heap and the same measurement,
+// but their sends finish as they would in production: a few at a time, each group commit
+// recording what finished since the last.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,7 +38,7 @@ import { enqueueDelivery } from "../src/delivery/outbox.ts";
 import { newTimeOrderedId } from "../src/lib/ids.ts";
 import { openContractStore, openOutboxContractStore, outboxSchemaOf, signedPost } from "./support/contract-loop.ts";
 import { type ThreadKinds, threadKindsSince, threadRunTimes } from "./support/cpu.ts";
-import { writeDaemonConfig } from "./support/daemons.ts";
+import { firstLine, writeDaemonConfig } from "./support/daemons.ts";
 import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
 import { pointWebhook } from "./support/endpoint.ts";
 import { median, spread } from "./support/rounds.ts";
@@ -40,18 +46,30 @@ import { median, spread } from "./support/rounds.ts";
 const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = 32;
-const HOOK = "http://127.0.0.1:9/hook";
 const timeStatements = process.argv.includes("--statements");
+const overSockets = process.argv.includes("--receiver") || process.env.BENCH_RECEIVER === "1";
 
 type Loop = "daemon" | "contract loop, outbox" | "contract loop" | "durable loop";
 const LOOPS: Loop[] = ["daemon", "contract loop, outbox", "contract loop", "durable loop"];
 
-// The receiver, in process: every POST answered at once, as bench:deliver's receiver answers.
+// The receiver: in process, every POST answered at once, as bench:deliver's receiver answers; with
+// `--receiver`, that receiver itself in its own process, reached over a socket.
 let posts = 0;
-const stub = (async () => {
-  posts++;
-  return new Response("ok", { status: 200, headers: { "content-length": "2" } });
-}) as unknown as typeof fetch;
+const receiver = overSockets
+  ? Bun.spawn([process.execPath, join(import.meta.dir, "deliver.ts"), "--receiver"], { stdin: "ignore", stdout: "pipe", stderr: "inherit" })
+  : null;
+const HOOK = receiver ? `http://127.0.0.1:${JSON.parse(await firstLine(receiver, (l) => l.startsWith("{"))).port}/hook` : "http://127.0.0.1:9/hook";
+const post = (
+  receiver
+    ? (url: string, init: RequestInit) => {
+        posts++;
+        return fetch(url, init);
+      }
+    : async () => {
+        posts++;
+        return new Response("ok", { status: 200, headers: { "content-length": "2" } });
+      }
+) as unknown as typeof fetch;
 
 /** Each statement's wall time by loop and kind, while `--statements` is on. */
 let measuring: Loop | null = null;
@@ -63,7 +81,7 @@ try {
   const loaded = loadConfig(writeDaemonConfig(dir, `sqlite://${dir}/daemon.db`, ["[delivery]", "allow_private_targets = true", `concurrency = ${CONCURRENCY}`]));
   if (!loaded.ok) throw new Error(loaded.error);
   const ctx = await openContext(loaded.config, { env: {} });
-  const daemon = await startDaemon(ctx, { fetch: stub });
+  const daemon = await startDaemon(ctx, { fetch: post });
   try {
     const plan = await setPlan(ctx.db, ctx.clock, { name: "bench", slots: 1 });
     if (!plan.ok) throw new Error(plan.error);
@@ -99,7 +117,7 @@ try {
     const contractRound = async (): Promise<ThreadKinds> => {
       const store = openContractStore(join(dir, "contract.db"), bodies);
       const window = threadWindow("contract loop");
-      const out = await runLoop(store.commit, signedPost(HOOK, stub), CONCURRENCY);
+      const out = await runLoop(store.commit, signedPost(HOOK, post), CONCURRENCY);
       const used = window();
       store.close();
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop sent ${out.sent}, ${out.failed} failed`);
@@ -108,7 +126,7 @@ try {
     const outboxContractRound = async (): Promise<ThreadKinds> => {
       const store = openOutboxContractStore(join(dir, "contract-outbox.db"), bodies, outboxSchema, () => newTimeOrderedId("dlv"));
       const window = threadWindow("contract loop, outbox");
-      const out = await runLoop(store.commit, signedPost(HOOK, stub), CONCURRENCY);
+      const out = await runLoop(store.commit, signedPost(HOOK, post), CONCURRENCY);
       const used = window();
       store.close();
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the contract loop over the outbox sent ${out.sent}, ${out.failed} failed`);
@@ -117,7 +135,7 @@ try {
     const durableRound = async (): Promise<ThreadKinds> => {
       const store = await openStore(`sqlite://${join(dir, "durable.db")}`, bodies);
       const window = threadWindow("durable loop");
-      const out = await runLoop((done: number[], limit, nowMs, leaseUntil) => store.commit(done, limit, nowMs, leaseUntil), postBody(HOOK, stub), CONCURRENCY);
+      const out = await runLoop((done: number[], limit, nowMs, leaseUntil) => store.commit(done, limit, nowMs, leaseUntil), postBody(HOOK, post), CONCURRENCY);
       const used = window();
       await store.close();
       if (out.sent !== TOTAL || out.failed !== 0) throw new Error(`the durable loop sent ${out.sent}, ${out.failed} failed`);
@@ -130,7 +148,8 @@ try {
       "durable loop": durableRound,
     };
 
-    console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by a stub fetch in this process (no sockets)`);
+    const answeredBy = receiver ? `bench:deliver's receiver in another process, over 127.0.0.1` : "a stub fetch in this process (no sockets)";
+    console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by ${answeredBy}`);
     for (let r = 1; r <= ROUNDS; r++) {
       const parts: string[] = [];
       for (const loop of LOOPS) {
@@ -171,6 +190,7 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+  receiver?.kill();
 }
 
 /** Starts a window over this process's threads while `loop` runs; its end gives the CPU µs each kind of thread used. */

@@ -39,7 +39,8 @@ const SMALL: Record<string, Small> = {
     prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^over the outbox: +contract loop over the outbox's tables \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
   "bench:deliver-core": {
-    env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2" },
+    // Over a socket to the receiver process: the stub's path is the same loops with a function for `fetch`.
+    env: { BENCH_DELIVERIES: "300", BENCH_ROUNDS: "2", BENCH_RECEIVER: "1" },
     prints: [/^CPU µs per delivery \(median, min–max\): daemon \d+\.\d/m, /^daemon \/ contract loop \d+\.\d+/m, /^over the outbox's tables: contract loop, outbox \/ contract loop \d+\.\d+/m],
   },
   "bench:outbox-shapes": {
