@@ -4,7 +4,8 @@
 // and the socket layer (more than half of its figure, and most of its spread between rounds):
 //
 // - the daemon's delivery loop: its real code (claim, pass, send, settle), started by
-//   startDaemon over its own SQLite database with the stub (or, with --receiver, the socket) as its `fetch`;
+//   startDaemon over its own SQLite database with the stub as its `fetch` (with --receiver, the
+//   counting wrapper of the real one below);
 // - the contract loop (support/contract-loop.ts): the least the delivery contract asks;
 // - the same contract loop over chainwatch's own outbox tables (their indexes, wider rows and text
 //   keys, as the migrations make them): what the outbox's shape costs that least implementation;
