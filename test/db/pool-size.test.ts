@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,11 @@ import { block, ingest } from "../delivery/recovery-support.ts";
 // connections; statements beyond them wait for one instead of opening more.
 
 describe.skipIf(!onPostgres)(postgresOnly("database.pool_size on PostgreSQL"), () => {
-  const dir = mkdtempSync(join(tmpdir(), "chainwatch-pool-"));
+  // Made in beforeAll: a skipped describe still runs its body, but never its afterAll.
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "chainwatch-pool-"));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("twelve statements at once on a pool of 3 run on 3 connections, the rest wait their turn", async () => {

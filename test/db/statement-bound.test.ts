@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,14 +11,17 @@ import { postgresOnly } from "../support/postgres-only.ts";
 // migrations', whose connections are opened without the bound (queryTimeoutMs 0).
 
 describe.skipIf(!onPostgres)(postgresOnly("the per-statement bound on PostgreSQL"), () => {
-  const dir = mkdtempSync(join(tmpdir(), "chainwatch-bound-"));
-  const url = testDatabaseUrl(dir);
+  // Made in beforeAll: a skipped describe still runs its body, but never its afterAll.
+  let dir = "";
   const opened: Db[] = [];
   const open = (queryTimeoutMs: number) => {
-    const db = openDatabase(url, { pool: { connectTimeoutMs: 5_000, queryTimeoutMs, poolSize: 2 } });
+    const db = openDatabase(testDatabaseUrl(dir), { pool: { connectTimeoutMs: 5_000, queryTimeoutMs, poolSize: 2 } });
     opened.push(db);
     return db;
   };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "chainwatch-bound-"));
+  });
   afterAll(async () => {
     for (const db of opened) await db.destroy();
     rmSync(dir, { recursive: true, force: true });

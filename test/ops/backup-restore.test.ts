@@ -11,7 +11,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import { createSecretBox } from "../../src/secrets/secret-box.ts";
 import { pgDumpCommand } from "../../src/ops/backup.ts";
 import { type Credentials, onPostgres, signedHeaders, startTestDaemon, type TestClient, type TestDaemon, testConfig } from "../support/harness.ts";
-import { startWebhookSink } from "../support/webhook-sink.ts";
+import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { runCli } from "../delivery/fixtures.ts";
 
 // Each test starts several `chainwatch` processes; on a loaded machine that takes seconds.
@@ -47,9 +47,11 @@ describe.skipIf(onPostgres)("chainwatch backup and restore", () => {
   const clients: TestClient[] = [];
   const watched: string[] = [];
   const dirs: string[] = [];
-  const failing = startWebhookSink();
+  // Started in beforeAll: a skipped describe still runs its body, but never its afterAll.
+  let failing: WebhookSink;
 
   beforeAll(async () => {
+    failing = startWebhookSink();
     // The receiver answers 503 and a retry waits an hour: deliveries are pending when the backup runs.
     failing.respond(() => new Response("down", { status: 503 }));
     source = await startTestDaemon({ config: { delivery: { backoff_seconds: [3600] } } });

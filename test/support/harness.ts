@@ -180,9 +180,18 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   const dir = mkdtempSync(join(tmpdir(), "chainwatch-test-"));
   const config = testConfig(dir, opts.config);
-  await seedTestDatabase(dir, config);
-  const ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
-  const daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost, walCheckpointThread: opts.walCheckpointThread ?? false });
+  let ctx: Context | undefined;
+  let daemon: RunningDaemon;
+  try {
+    await seedTestDatabase(dir, config);
+    ctx = await openContext(config, { clock: opts.clock, log: opts.log, env: {} });
+    daemon = await startDaemon(ctx, { fallbackClientIp: opts.fallbackClientIp, resolveHost: opts.resolveHost, walCheckpointThread: opts.walCheckpointThread ?? false });
+  } catch (e) {
+    // A daemon that failed to start (a port in use, a bad config) leaves no folder nor connection behind.
+    await ctx?.db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const url = daemon.url;
   return {
     url,
