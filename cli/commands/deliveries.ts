@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { countDeliveries, DELIVERY_STATUSES, deliveryView, loggedAttemptCounts, retryDelivery } from "../../src/delivery/admin.ts";
+import { countDeliveries, deliveryView, loggedAttemptCounts, retryDelivery } from "../../src/delivery/admin.ts";
+import { DELIVERY_STATUSES } from "../../src/delivery/status-terms.ts";
 import { listDeliveryPage } from "../../src/delivery/list-deliveries.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { parseDuration, rfc3339 } from "../../src/lib/time.ts";

@@ -4,7 +4,8 @@ import { type Failure, fail, type InvalidInput, invalidInput, isFailure, type Re
 import { parseJson } from "../lib/json.ts";
 import { type RawQuery, single } from "../lib/query-params.ts";
 import { rfc3339 } from "../lib/time.ts";
-import { DELIVERY_STATUSES, getDelivery, type ListPosition, listDeliveries, loggedAttemptCounts } from "./admin.ts";
+import { getDelivery, type ListPosition, listDeliveries, loggedAttemptCounts } from "./admin.ts";
+import { DELIVERY_STATUSES } from "./status-terms.ts";
 
 // The delivery log an account holder browses (the cabinet's deliveries page): newest first, paged
 // both ways by cursors (a delivery id), narrowed by status. One row per delivery, its attempts

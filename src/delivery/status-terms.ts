@@ -1,5 +1,9 @@
 import { type RawBuilder, sql } from "kysely";
-import type { DELIVERY_STATUSES } from "./admin.ts";
+
+/** Statuses of a delivery row (docs/webhooks.md), plus `held` for min_confirmations (docs/chains.md). */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "held"] as const;
+
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 // A delivery's state as a condition of a query over the outbox, spelt as a literal. The outbox's
 // partial indexes (the due index of rows still to be sent, the failed rows', the held rows') serve
@@ -7,7 +11,7 @@ import type { DELIVERY_STATUSES } from "./admin.ts";
 // through a bound parameter or an `in (…)` list.
 
 /** `status = '<state>'` for each state. */
-export const STATUS_IS: Record<(typeof DELIVERY_STATUSES)[number], RawBuilder<boolean>> = {
+export const STATUS_IS: Record<DeliveryStatus, RawBuilder<boolean>> = {
   pending: sql<boolean>`status = 'pending'`,
   succeeded: sql<boolean>`status = 'succeeded'`,
   failed: sql<boolean>`status = 'failed'`,

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES } from "../../delivery/admin.ts";
+import { DELIVERY_STATUSES } from "../../delivery/status-terms.ts";
 import { deliveryLog, type DeliverySummary, parseDeliveryLogQuery } from "../../delivery/delivery-log.ts";
 import type { Failure } from "../../lib/error-codes.ts";
 import { html } from "../../lib/html.ts";
