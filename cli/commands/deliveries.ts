@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { countDeliveries, deliveryView, loggedAttemptCounts, retryDelivery } from "../../src/delivery/admin.ts";
-import { DELIVERY_STATUSES } from "../../src/delivery/status-terms.ts";
+import { DELIVERY_STATUSES, isDeliveryStatus } from "../../src/delivery/status-terms.ts";
 import { listDeliveryPage } from "../../src/delivery/list-deliveries.ts";
 import { failureMessage } from "../../src/lib/failures.ts";
 import { parseDuration, rfc3339 } from "../../src/lib/time.ts";
@@ -33,7 +33,7 @@ export function deliveriesCommand(g: Globals) {
         run: ({ args }) => {
           const limit = intFlag(args.limit, "limit") ?? DEFAULT_LIMIT;
           if (limit < 1 || limit > MAX_LIMIT) throw new UsageError(`--limit must be from 1 to ${MAX_LIMIT}`);
-          if (args.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(args.status))
+          if (args.status !== undefined && !isDeliveryStatus(args.status))
             throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(", ")}`);
           return withContext(g, async (ctx) => {
             const accountId = args.account ? (await requireAccount(ctx.db, args.account)).id : undefined;

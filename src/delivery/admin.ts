@@ -4,13 +4,13 @@ import type { Delivery } from "../db/schema.ts";
 import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { resolveNotices } from "../notices/notices.ts";
-import { DELIVERY_STATUSES, type DeliveryStatus, STATUS_IS } from "./status-terms.ts";
+import { isDeliveryStatus, STATUS_IS } from "./status-terms.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
 /** A status filter as a literal where it names a state (status-terms.ts); anything else matches no row, as a bound value would. */
 function statusFilter(status: string) {
-  return (DELIVERY_STATUSES as readonly string[]).includes(status) ? STATUS_IS[status as DeliveryStatus] : sql<boolean>`status = ${status}`;
+  return isDeliveryStatus(status) ? STATUS_IS[status] : sql<boolean>`status = ${status}`;
 }
 
 /** A delivery's place in the listing order (newest first: created_at, then id). */

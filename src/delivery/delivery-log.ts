@@ -5,7 +5,7 @@ import { parseJson } from "../lib/json.ts";
 import { type RawQuery, single } from "../lib/query-params.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { getDelivery, type ListPosition, listDeliveries, loggedAttemptCounts } from "./admin.ts";
-import { DELIVERY_STATUSES } from "./status-terms.ts";
+import { DELIVERY_STATUSES, isDeliveryStatus } from "./status-terms.ts";
 
 // The delivery log an account holder browses (the cabinet's deliveries page): newest first, paged
 // both ways by cursors (a delivery id), narrowed by status. One row per delivery, its attempts
@@ -48,7 +48,7 @@ export function parseDeliveryLogQuery(query: RawQuery): Result<{ query: Delivery
     if (value) q[key] = value;
   }
   if (q.before !== undefined && q.after !== undefined) return invalidInput("give before or after, not both");
-  if (q.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(q.status))
+  if (q.status !== undefined && !isDeliveryStatus(q.status))
     return invalidInput(`status must be one of ${DELIVERY_STATUSES.join(", ")}`);
   return { ok: true, query: { before: q.before, after: q.after, status: q.status } };
 }

@@ -5,6 +5,11 @@ export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "paused", "h
 
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** Whether `s` names one of a delivery's states. */
+export function isDeliveryStatus(s: string): s is DeliveryStatus {
+  return (DELIVERY_STATUSES as readonly string[]).includes(s);
+}
+
 // A delivery's state as a condition of a query over the outbox, spelt as a literal. The outbox's
 // partial indexes (the due index of rows still to be sent, the failed rows', the held rows') serve
 // only a query whose condition implies their own, and neither SQLite nor PostgreSQL sees that
