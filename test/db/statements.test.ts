@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CompiledQuery, Kysely, sql } from "kysely";
-import { BunSqliteDialect } from "kysely-bun-sqlite";
+import { BunSqliteDialect } from "kysely-bun-sqlite/dist/index.js";
 import { type Db, type Executor, migrate, openDatabase } from "../../src/db/database.ts";
 import { isPostgres } from "../../src/db/dialect/detect.ts";
 import type { NewEvent } from "../../src/db/schema.ts";

@@ -1,6 +1,9 @@
 import { Database } from "bun:sqlite";
 import { CompiledQuery, type DatabaseConnection, type Driver, Kysely, SqliteAdapter } from "kysely";
-import { BunSqliteDialect } from "kysely-bun-sqlite";
+// The package's ES module build: its "main" is a CommonJS build that requires Kysely's own CommonJS
+// build, so a process run from source (`bun cli/index.ts`) loaded Kysely twice, about a quarter of a
+// command's start. A bundle (the binary) picks the ES module build by itself.
+import { BunSqliteDialect } from "kysely-bun-sqlite/dist/index.js";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Db } from "../../executor.ts";
