@@ -39,7 +39,7 @@ export async function composedRoutes(): Promise<Record<string, string>> {
   }
 }
 
-// No top-level await: a bundle compiled to bytecode, as the binary's is, is CommonJS.
+// No top-level await, so that it can be bundled to bytecode as the binary is (such a bundle is CommonJS).
 if (import.meta.main) {
   void composedRoutes().then((routes) => {
     process.stdout.write(JSON.stringify(routes));
