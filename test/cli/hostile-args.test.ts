@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ArgDef, type CommandDef, parseArgs } from "citty";
@@ -258,10 +258,20 @@ async function seed(argv: string[]): Promise<Record<string, unknown>> {
 
 const dbFile = () => join(dir, "cw.db");
 
-/** The database's bytes, hashed: when they are as seeded, so is every row (the common case, checked fast). */
+/**
+ * The database's two files as the file system sees them. undo() leaves the seeded file with a
+ * modification time of 1970 and no -wal file, so a write to either since (SQLite writes with
+ * write(), which sets the time to now; the open's chmod moves only the change time) shows here
+ * however coarse the file system's clock. The same inode, size and time: every row is as seeded,
+ * the common case, checked without reading the files. Anything else is judged row by row (dump).
+ */
 function fingerprint(): string {
-  const wal = `${dbFile()}-wal`;
-  return `${Bun.hash(readFileSync(dbFile()))}:${existsSync(wal) ? Bun.hash(readFileSync(wal)) : "-"}`;
+  return [dbFile(), `${dbFile()}-wal`]
+    .map((file) => {
+      const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+      return s ? `${s.ino}:${s.size}:${s.mtimeNs}` : "-";
+    })
+    .join(" ");
 }
 
 /** Every row of every table, as text: what a refused command must leave exactly as it was. */
@@ -281,6 +291,8 @@ function undo(): void {
   for (const f of readdirSync(dir)) if (!pristineFiles.has(f)) rmSync(join(dir, f), { recursive: true, force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(`${dbFile()}${suffix}`, { force: true });
   copyFileSync(pristine, dbFile());
+  utimesSync(dbFile(), 0, 0);
+  seededBytes = fingerprint();
 }
 
 const fill = (argv: string[]) => argv.map((w) => w.replace(/\{(\w+)\}/g, (_, k: string) => seeded[k] ?? `{${k}}`));
@@ -337,7 +349,8 @@ beforeAll(async () => {
   undo();
   seeded.config = config;
   seededRows = dump();
-  seededBytes = fingerprint();
+  // Closing dump's connection may have touched the file: the seeded state is the copy again.
+  undo();
 });
 
 afterAll(() => {
