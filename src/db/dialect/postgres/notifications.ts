@@ -9,29 +9,32 @@ export type PostgresListener = { close(): Promise<void> };
 
 /**
  * LISTEN on `channel` over a connection of its own (a pooled one would be handed to queries),
- * calling `onNotify` with each payload; reconnects a second after the connection drops.
+ * calling `onNotify` with each payload; reconnects a second after the connection drops, calling
+ * `onError` once a drop. What fails once the listener is closed, or on a connection it has left
+ * (a connect or a LISTEN that close() cut short), is not a drop: said nowhere.
  */
 export function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onError: (e: unknown) => void): PostgresListener {
   let client: pg.Client | null = null;
   let closed = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  const failed = (c: pg.Client, e: unknown) => {
+    if (closed || client !== c) return;
+    onError(e);
+    reconnect(c);
+  };
   const connect = async () => {
     const c = new (pgDriver().Client)({ connectionString: url });
     client = c;
     c.on("notification", (n) => {
       if (n.channel === channel) onNotify(n.payload ?? "");
     });
-    c.on("error", (e) => {
-      onError(e);
-      reconnect(c);
-    });
+    c.on("error", (e) => failed(c, e));
     c.on("end", () => reconnect(c));
     try {
       await c.connect();
       await c.query(`listen ${pgDriver().escapeIdentifier(channel)}`);
     } catch (e) {
-      onError(e);
-      reconnect(c);
+      failed(c, e);
     }
   };
   const reconnect = (c: pg.Client) => {

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import { sql } from "kysely";
+import { openDatabase } from "../../src/db/database.ts";
+import { listenPostgres, notifyPostgres } from "../../src/db/dialect/postgres/notifications.ts";
+import { onPostgres, postgresOnly } from "../support/postgres-only.ts";
+import { until } from "../support/poll.ts";
+
+// The LISTEN connection that wakes daemons sharing one database (db/wake-bus.ts). Closed with
+// the daemon, it must go quietly: a `serve` stopped right after it started used to log "wake-up
+// listener lost its connection; reconnecting" between "shutting down" and "stopped": its LISTEN
+// was still on the way when the close ended the connection ("Client was closed and is not queryable").
+
+const CHANNEL = "chainwatch_wake_test";
+
+describe.skipIf(!onPostgres)(postgresOnly("the wake-up listener on PostgreSQL"), () => {
+  test("closed while still connecting or asking to LISTEN, it reports no lost connection and never reconnects", async () => {
+    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
+    const errors: unknown[] = [];
+    // Closed 0, 1, 2, … 39 ms after they began: some while connecting, some with LISTEN in flight, some done.
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, ms) => {
+        const listener = listenPostgres(url, CHANNEL, () => {}, (e) => errors.push(e));
+        await Bun.sleep(ms);
+        await listener.close();
+      }),
+    );
+    // Past the connects the close cut short, and past a reconnect's one-second delay.
+    await Bun.sleep(1_500);
+    const db = openDatabase(url);
+    try {
+      const listening = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen "${CHANNEL}"`}`.execute(db);
+      expect({ errors: errors.map(String), listening: listening.rows[0].n }).toEqual({ errors: [], listening: 0 });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  test("open, it hears a notification; closed, it reports nothing", async () => {
+    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
+    const errors: unknown[] = [];
+    const heard: string[] = [];
+    const listener = listenPostgres(url, CHANNEL, (p) => heard.push(p), (e) => errors.push(e));
+    const db = openDatabase(url);
+    try {
+      // LISTEN takes effect once its connection is up: notify until it is heard.
+      await until(
+        async () => {
+          await notifyPostgres(db, CHANNEL, "ping");
+          return heard.length;
+        },
+        (n) => n > 0,
+      );
+      await listener.close();
+      // Anything the close set off has come by then (the close itself waited for the connection's end).
+      await Bun.sleep(300);
+      expect({ heard: heard[0], errors: errors.map(String) }).toEqual({ heard: "ping", errors: [] });
+    } finally {
+      await listener.close();
+      await db.destroy();
+    }
+  });
+});
