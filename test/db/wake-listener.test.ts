@@ -35,6 +35,24 @@ describe.skipIf(!onPostgres)(postgresOnly("the wake-up listener on PostgreSQL"),
     }
   });
 
+  test("its connection ended by the server, it says so once and listens again a second later", async () => {
+    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
+    const errors: unknown[] = [];
+    const listener = listenPostgres(url, CHANNEL, () => {}, (e) => errors.push(e));
+    const db = openDatabase(url);
+    const listening = async () =>
+      (await sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "${CHANNEL}"`}`.execute(db)).rows.map((r) => r.pid);
+    try {
+      const [first] = await until(listening, (pids) => pids.length === 1);
+      await sql`select pg_terminate_backend(${first})`.execute(db);
+      const [second] = await until(listening, (pids) => pids.length === 1 && pids[0] !== first);
+      expect({ errors: errors.length, listening: second !== first }).toEqual({ errors: 1, listening: true });
+    } finally {
+      await listener.close();
+      await db.destroy();
+    }
+  });
+
   test("open, it hears a notification; closed, it reports nothing", async () => {
     const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
     const errors: unknown[] = [];
