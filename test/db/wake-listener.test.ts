@@ -1,6 +1,6 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
-import { openDatabase } from "../../src/db/database.ts";
+import { type Db, openDatabase } from "../../src/db/database.ts";
 import { listenPostgres, notifyPostgres } from "../../src/db/dialect/postgres/notifications.ts";
 import { onPostgres, postgresOnly } from "../support/postgres-only.ts";
 import { until } from "../support/poll.ts";
@@ -12,9 +12,22 @@ import { until } from "../support/poll.ts";
 
 const CHANNEL = "chainwatch_wake_test";
 
+/** The server's processes of the connections listening on CHANNEL. */
+async function listeningPids(db: Db): Promise<number[]> {
+  const rows = await sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "${CHANNEL}"`}`.execute(db);
+  return rows.rows.map((r) => r.pid);
+}
+
 describe.skipIf(!onPostgres)(postgresOnly("the wake-up listener on PostgreSQL"), () => {
+  const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
+  // Opened in beforeAll: a skipped describe still runs its body, but never its afterAll.
+  let db: Db;
+  beforeAll(() => {
+    db = openDatabase(url);
+  });
+  afterAll(() => db.destroy());
+
   test("closed while still connecting or asking to LISTEN, it reports no lost connection and never reconnects", async () => {
-    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
     const errors: unknown[] = [];
     // Closed 0, 1, 2, … 39 ms after they began: some while connecting, some with LISTEN in flight, some done.
     await Promise.all(
@@ -26,39 +39,26 @@ describe.skipIf(!onPostgres)(postgresOnly("the wake-up listener on PostgreSQL"),
     );
     // Past the connects the close cut short, and past a reconnect's one-second delay.
     await Bun.sleep(1_500);
-    const db = openDatabase(url);
-    try {
-      const listening = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen "${CHANNEL}"`}`.execute(db);
-      expect({ errors: errors.map(String), listening: listening.rows[0].n }).toEqual({ errors: [], listening: 0 });
-    } finally {
-      await db.destroy();
-    }
+    expect({ errors: errors.map(String), listening: (await listeningPids(db)).length }).toEqual({ errors: [], listening: 0 });
   });
 
   test("its connection ended by the server, it says so once and listens again a second later", async () => {
-    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
     const errors: unknown[] = [];
     const listener = listenPostgres(url, CHANNEL, () => {}, (e) => errors.push(e));
-    const db = openDatabase(url);
-    const listening = async () =>
-      (await sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "${CHANNEL}"`}`.execute(db)).rows.map((r) => r.pid);
     try {
-      const [first] = await until(listening, (pids) => pids.length === 1);
+      const [first] = await until(() => listeningPids(db), (pids) => pids.length === 1);
       await sql`select pg_terminate_backend(${first})`.execute(db);
-      const [second] = await until(listening, (pids) => pids.length === 1 && pids[0] !== first);
+      const [second] = await until(() => listeningPids(db), (pids) => pids.length === 1 && pids[0] !== first);
       expect({ errors: errors.length, listening: second !== first }).toEqual({ errors: 1, listening: true });
     } finally {
       await listener.close();
-      await db.destroy();
     }
   });
 
   test("open, it hears a notification; closed, it reports nothing", async () => {
-    const url = String(process.env.CHAINWATCH_TEST_DATABASE_URL);
     const errors: unknown[] = [];
     const heard: string[] = [];
     const listener = listenPostgres(url, CHANNEL, (p) => heard.push(p), (e) => errors.push(e));
-    const db = openDatabase(url);
     try {
       // LISTEN takes effect once its connection is up: notify until it is heard.
       await until(
@@ -74,7 +74,6 @@ describe.skipIf(!onPostgres)(postgresOnly("the wake-up listener on PostgreSQL"),
       expect({ heard: heard[0], errors: errors.map(String) }).toEqual({ heard: "ping", errors: [] });
     } finally {
       await listener.close();
-      await db.destroy();
     }
   });
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { composedRoutes } from "../support/composed-routes.ts";
+import { seedTestDatabase, testConfig } from "../support/harness.ts";
 import { onPostgres, sameOnEveryDatabase } from "../support/postgres-only.ts";
 
 // The single binary must answer as the source does, at the source's cost. Elysia composes each
@@ -33,9 +34,15 @@ function buildFlags(): string[] {
   return flags;
 }
 
-beforeAll(() => {
+let data: string;
+
+beforeAll(async () => {
   if (onPostgres) return;
   work = mkdtempSync(join(tmpdir(), "chainwatch-binary-routes-"));
+  // One database for both sides, the bundle's first: a copy of the migrated template.
+  data = join(work, "data");
+  mkdirSync(data);
+  await seedTestDatabase(data, testConfig(data));
 });
 
 afterAll(() => {
@@ -46,12 +53,13 @@ describe.skipIf(onPostgres)(sameOnEveryDatabase("the binary's routes"), () => {
   test("built with bun run build's flags, every route's handler is composed exactly as from source", async () => {
     const flags = buildFlags();
     const entry = join(ROOT, "test/support/composed-routes.ts");
-    const built = Bun.spawnSync([process.execPath, "build", entry, "--target", "bun", ...flags, "--outdir", work], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const outdir = join(work, "bundle");
+    const built = Bun.spawnSync([process.execPath, "build", entry, "--target", "bun", ...flags, "--outdir", outdir], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
     expect({ exit: built.exitCode, stderr: built.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
-    const ran = Bun.spawnSync([process.execPath, join(work, "composed-routes.js")], { cwd: work, stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir() } });
+    const ran = Bun.spawnSync([process.execPath, join(outdir, "composed-routes.js"), data], { cwd: work, stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir() } });
     expect({ exit: ran.exitCode, stderr: ran.stderr.toString() }).toEqual({ exit: 0, stderr: "" });
     const bundled = JSON.parse(ran.stdout.toString()) as Record<string, string>;
-    const source = await composedRoutes();
+    const source = await composedRoutes(data);
     expect(Object.keys(source)).toContain("GET /v1/account");
     expect(Object.keys(bundled).sort()).toEqual(Object.keys(source).sort());
     // Route by route, so a failure names the route and shows what the bundle's handler does more.
