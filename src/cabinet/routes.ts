@@ -116,20 +116,23 @@ export function cabinetRoutes(deps: CabinetDeps) {
    */
   const signedIn =
     (fn: (viewer: Viewer, c: Ctx, form: URLSearchParams) => Promise<Response | Failure>) =>
-    async (c: Ctx): Promise<Response> => {
-      const token = sessionToken(c.request);
+    // Takes the context's two fields by name: Elysia reads a handler's source to learn what of the
+    // request it uses, and one passing its whole context on would have every page read and parse
+    // the headers, the cookies and the query first.
+    async ({ request, params }: Ctx): Promise<Response> => {
+      const token = sessionToken(request);
       const session = token ? await findSession(sessionDeps, token) : null;
-      if (!token || !session) return refusal(c.request, NOT_SIGNED_IN, () => signedOutPage());
-      if (session.disabled) return refusal(c.request, ACCOUNT_DISABLED, () => accountDisabledPage());
+      if (!token || !session) return refusal(request, NOT_SIGNED_IN, () => signedOutPage());
+      if (session.disabled) return refusal(request, ACCOUNT_DISABLED, () => accountDisabledPage());
       const viewer: Viewer = { ...session, csrf: csrfTokenFor(token) };
       let form = new URLSearchParams();
-      if (c.request.method !== "GET") {
-        const posted = await readForm(c.request, bodyLimit);
-        if (!posted.ok) return refusal(c.request, posted, () => refusedPage(viewer, posted));
+      if (request.method !== "GET") {
+        const posted = await readForm(request, bodyLimit);
+        if (!posted.ok) return refusal(request, posted, () => refusedPage(viewer, posted));
         form = posted.form;
-        if (!csrfMatches(token, form.get("csrf") ?? c.request.headers.get("x-csrf-token"))) return refusal(c.request, CSRF_INVALID, () => refusedPage(viewer, CSRF_INVALID));
+        if (!csrfMatches(token, form.get("csrf") ?? request.headers.get("x-csrf-token"))) return refusal(request, CSRF_INVALID, () => refusedPage(viewer, CSRF_INVALID));
       }
-      const outcome = await fn(viewer, c, form);
+      const outcome = await fn(viewer, { request, params }, form);
       return outcome instanceof Response ? outcome : refusedPage(viewer, outcome);
     };
 
