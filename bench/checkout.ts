@@ -11,6 +11,9 @@
 //    viewers (keep-alive fetch loops), after one view of each page (which makes its QR code);
 //    latency p50/p99 and the daemon's CPU µs per view (from /proc), and the same for unknown tokens.
 // Knobs for a tiny run: BENCH_ORDERS=20 BENCH_VIEWERS=10 BENCH_REQUESTS=300 BENCH_STREAMS=20 BENCH_ROUNDS=2.
+// BENCH_BACKLOG=N adds N other orders of the account, each paid once at height 3 (after the viewed
+// orders' payments) and, like every payment here (confirmations = 1000), not yet confirmed: a store
+// busy with payments waiting for their confirmations, which no page view reads.
 import { createWalletDerivers } from "../src/payments/wallets/derivers.ts";
 import type { Subprocess } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,6 +32,7 @@ const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 200);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 0);
 const INGEST_TOKEN = "bench-ingest-token";
 // Confirmations far above the rounds: every block changes every stream's "k of n".
 const CONFIRMATIONS = 1000;
@@ -153,6 +157,22 @@ async function seedOrders(configPath: string): Promise<Order[]> {
       });
       if (!made.ok) throw new Error(JSON.stringify(made));
       out.push({ token: made.order.checkout_token, address });
+    }
+    const backlog: string[] = [];
+    for (let i = 0; i < BACKLOG; i++) {
+      const made = await createOrder({ db: ctx.db, clock: ctx.clock, networks: loaded.config.networks, derivers }, account.account.id, {
+        order_id: `backlog-${i}`,
+        network: "eth",
+        address: `0x${(0x100000 + i).toString(16).padStart(40, "0")}`,
+        amount: "1.5",
+        expires_in_seconds: 86_400,
+      });
+      if (!made.ok) throw new Error(JSON.stringify(made));
+      backlog.push(made.order.id);
+    }
+    for (let at = 0; at < backlog.length; at += 500) {
+      const rows = backlog.slice(at, at + 500).map((paymentId, i) => ({ payment_id: paymentId, tx_hash: hash(0xb000_0000 + at + i), movement: 0, block_hash: hash(3), block_height: 3, sender: null, amount_raw: "1", confirmed: 0, late: 0, created_at: Date.now() }));
+      await ctx.db.insertInto("payment_transfers").values(rows).execute();
     }
     return out;
   } finally {
