@@ -108,14 +108,13 @@ function summary(d: Delivery, attempts: number): DeliverySummary {
 
 /** The account's deliveries of one event (its first delivery, a retraction, replays), newest first. */
 export async function deliveriesOfEvent(db: Db, accountId: string, eventId: string): Promise<DeliverySummary[]> {
-  const rows = await db
-    .selectFrom("deliveries")
-    .selectAll()
-    .where("event_id", "=", eventId)
-    .where("account_id", "=", accountId)
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
+  // Found by the event's index alone, then kept to the account and ordered here: an event has a few
+  // deliveries, but asked with the account and the order in SQL, SQLite's planner (no statistics)
+  // walked all of the account's deliveries by their (account_id, created_at) index instead, 98 ms
+  // a page at 200,000 of them.
+  const rows = (await db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).execute())
+    .filter((d) => d.account_id === accountId)
+    .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const counts = await loggedAttemptCounts(db, rows.map((d) => d.id));
   return rows.map((d) => summary(d, counts.get(d.id) ?? 0));
 }

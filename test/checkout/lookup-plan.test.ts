@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { CompiledQuery, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
 import { checkoutOrdersById, orderByCheckoutToken } from "../../src/payments/checkout-orders.ts";
 import { createOrder, freshAddress } from "../payments/support.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { onPostgres } from "../support/postgres-only.ts";
-import { sqlitePlan } from "../support/query-plan.ts";
+import { sqlitePlan, statementsOf } from "../support/query-plan.ts";
 
 // A checkout page, and each look of its live updates, reads the order with the height of its
 // newest payment still waiting for confirmations. That height must come from the order's own
@@ -18,20 +17,6 @@ import { sqlitePlan } from "../support/query-plan.ts";
 let td: TestDaemon;
 let order: { id: string; token: string };
 let other: string;
-
-/** The statements `read` runs on the daemon's database, compiled as they were sent. */
-async function statementsOf(read: (db: TestDaemon["ctx"]["db"]) => Promise<unknown>): Promise<CompiledQuery[]> {
-  const seen: CompiledQuery[] = [];
-  const capture: KyselyPlugin = {
-    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      seen.push(td.ctx.db.getExecutor().compileQuery(args.node, args.queryId));
-      return args.node;
-    },
-    transformResult: (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => Promise.resolve(args.result),
-  };
-  await read(td.ctx.db.withPlugin(capture));
-  return seen;
-}
 
 /** A transfer row to an order, as the ingest records one. */
 function transfer(paymentId: string, n: number, height: number, state: { confirmed?: number; late?: number } = {}) {
@@ -63,8 +48,8 @@ afterAll(async () => {
 
 describe.skipIf(onPostgres)("a checkout order's look-up, as SQLite plans it", () => {
   test("by token and by id, it reads the order's own transfers by their payment_id index, never every unconfirmed one", async () => {
-    const byToken = await statementsOf((db) => orderByCheckoutToken(db, order.token));
-    const byId = await statementsOf((db) => checkoutOrdersById(db, [order.id, other]));
+    const byToken = await statementsOf(td.ctx.db, (db) => orderByCheckoutToken(db, order.token));
+    const byId = await statementsOf(td.ctx.db, (db) => checkoutOrdersById(db, [order.id, other]));
     expect([byToken.length, byId.length]).toEqual([1, 1]);
     for (const query of [...byToken, ...byId]) {
       const plan = await sqlitePlan(td.ctx.db, query);

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from "kysely";
+import type { CompiledQuery, Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
 import type { Executor } from "../../src/db/database.ts";
 
 /**
@@ -10,4 +10,18 @@ import type { Executor } from "../../src/db/database.ts";
 export async function sqlitePlan(db: Executor, query: CompiledQuery): Promise<string> {
   const { rows } = await db.executeQuery<{ detail: string }>({ ...query, sql: `explain query plan ${query.sql}` });
   return rows.map((r) => r.detail).join("\n");
+}
+
+/** The statements `read` runs on `db`, compiled as they were sent (for their plans). */
+export async function statementsOf<D extends Kysely<any>>(db: D, read: (db: D) => Promise<unknown>): Promise<CompiledQuery[]> {
+  const seen: CompiledQuery[] = [];
+  const capture: KyselyPlugin = {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      seen.push(db.getExecutor().compileQuery(args.node, args.queryId));
+      return args.node;
+    },
+    transformResult: (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => Promise.resolve(args.result),
+  };
+  await read(db.withPlugin(capture) as D);
+  return seen;
 }
