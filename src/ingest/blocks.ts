@@ -1,6 +1,6 @@
 import type { Executor } from "../db/database.ts";
 import type { IngestedBlock } from "../chain/block.ts";
-import { isCanonical } from "./canonical-chain.ts";
+import { chainStatements } from "./sql/dialects.ts";
 
 
 // Rows per multi-row statement: 500 × 7 columns stays far below SQLite's bound-parameter cap.
@@ -31,18 +31,15 @@ export async function insertBlocks(trx: Executor, blocks: readonly IngestedBlock
 
 /**
  * The tip (highest canonical stored height) of each network that has one; confirmations of a
- * block = tip − height + 1. One indexed max() per network (the partial canonical index).
+ * block = tip − height + 1. One indexed read of the highest canonical block per network (the
+ * partial canonical index), hand-written (sql/): every checkout page view reads a tip.
  */
 export async function networkTips(db: Executor, networks: Iterable<string>): Promise<Map<string, number>> {
   const tips = new Map<string, number>();
+  const statements = chainStatements(db);
   for (const network of new Set(networks)) {
-    const row = await db
-      .selectFrom("blocks")
-      .select((eb) => eb.fn.max("height").as("tip"))
-      .where("network", "=", network)
-      .where(isCanonical)
-      .executeTakeFirst();
-    if (row?.tip !== null && row?.tip !== undefined) tips.set(network, Number(row.tip));
+    const { rows } = await db.executeQuery(statements.selectCanonicalTip(network));
+    if (rows.length > 0) tips.set(network, Number(rows[0].height));
   }
   return tips;
 }

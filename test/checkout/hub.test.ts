@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
 import { createCheckoutHub } from "../../src/checkout/hub.ts";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { blockMaker, createOrder, freshAddress, freshTxHash, ingestOk } from "../payments/support.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { recordingDb } from "../support/query-plan.ts";
 import { openEvents } from "./support.ts";
 
 // The live-update hub on its own, over a real daemon's database: how many statements one look
@@ -14,13 +14,6 @@ let td: TestDaemon;
 let shop: TestClient;
 const block = blockMaker("eth", 5000);
 let statements = 0;
-const counting: KyselyPlugin = {
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    statements += 1;
-    return args.node;
-  },
-  transformResult: (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => Promise.resolve(args.result),
-};
 
 beforeAll(async () => {
   td = await startTestDaemon({ config: { rate_limit: { per_key_rps: 1000 }, networks: { eth: { family: "evm", confirmations: 2 } } } });
@@ -33,7 +26,7 @@ afterAll(async () => {
 /** A hub of its own over the daemon's database, counting its statements; never started (looks are made by wake()). */
 function hub(maxStreams = 10_000) {
   return createCheckoutHub({
-    db: td.daemon.deps.db.withPlugin(counting),
+    db: recordingDb(td.daemon.deps.db, () => void statements++),
     clock: td.ctx.clock,
     log: silentLogger,
     networks: td.config.networks,

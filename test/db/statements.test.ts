@@ -21,6 +21,8 @@ import { endpointHealthStatements, endpointHealthStatementSets } from "../../src
 import type { EndpointHealthStatements } from "../../src/webhooks/sql/statements.ts";
 import { chainStatements, chainStatementSets } from "../../src/ingest/sql/dialects.ts";
 import type { ChainStatements, NewOutput } from "../../src/ingest/sql/statements.ts";
+import { paymentStatements, paymentStatementSets } from "../../src/payments/sql/dialects.ts";
+import type { PaymentStatements } from "../../src/payments/sql/statements.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
 // Each folder writes its hot-path statements out in each dialect's own SQL (`<folder>/sql/`).
@@ -116,6 +118,15 @@ const suites = [
       selectCanonicalBlocks: (s) => [s.selectCanonicalBlocks("btc", 5, 9)],
       selectRecordedOutputs: (s) => [s.selectRecordedOutputs("btc", ["tx_1"]), s.selectRecordedOutputs("btc", ["tx_1", "tx_2", "tx_3"])],
       upsertOutputs: (s) => [s.upsertOutputs(outputs(1), "blk_1", 7), s.upsertOutputs(outputs(3), "blk_1", 7)],
+    },
+  }),
+  suite<PaymentStatements>({
+    folder: "payments",
+    sets: paymentStatementSets,
+    of: paymentStatements,
+    samples: {
+      selectCheckoutOrderByKey: (s) => [s.selectCheckoutOrderByKey("ab".repeat(32))],
+      selectCheckoutOrdersById: (s) => [s.selectCheckoutOrdersById(["pay_1"]), s.selectCheckoutOrdersById(["pay_1", "pay_2", "pay_3"])],
     },
   }),
   suite<AccountStatements>({

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from "kysely";
+import type { CompiledQuery, Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryId, QueryResult, RootOperationNode, UnknownRow } from "kysely";
 import type { Executor } from "../../src/db/database.ts";
 
 /**
@@ -12,16 +12,37 @@ export async function sqlitePlan(db: Executor, query: CompiledQuery): Promise<st
   return rows.map((r) => r.detail).join("\n");
 }
 
-/** The statements `read` runs on `db`, compiled as they were sent (for their plans). */
-export async function statementsOf<D extends Kysely<any>>(db: D, read: (db: D) => Promise<unknown>): Promise<CompiledQuery[]> {
-  const seen: CompiledQuery[] = [];
+/**
+ * `db` as seen by code under test, calling `onQuery` with each statement it runs, compiled as it is
+ * sent: those built with the query builder (through a plugin, where Kysely compiles them) and the
+ * hand-written ones run with `executeQuery` (db/statements.ts).
+ */
+export function recordingDb<D extends Kysely<any>>(db: D, onQuery: (query: CompiledQuery) => void): D {
   const capture: KyselyPlugin = {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      seen.push(db.getExecutor().compileQuery(args.node, args.queryId));
+      onQuery(db.getExecutor().compileQuery(args.node, args.queryId));
       return args.node;
     },
     transformResult: (args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> => Promise.resolve(args.result),
   };
-  await read(db.withPlugin(capture) as D);
+  const plugged = db.withPlugin(capture) as D;
+  return new Proxy(plugged, {
+    get(target, prop) {
+      if (prop === "executeQuery") {
+        return (query: CompiledQuery, queryId?: QueryId) => {
+          onQuery(query);
+          return target.executeQuery(query, queryId);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The statements `read` runs on `db`, compiled as they were sent (for their plans). */
+export async function statementsOf<D extends Kysely<any>>(db: D, read: (db: D) => Promise<unknown>): Promise<CompiledQuery[]> {
+  const seen: CompiledQuery[] = [];
+  await read(recordingDb(db, (q) => seen.push(q)));
   return seen;
 }
