@@ -4,6 +4,7 @@ import type { Db } from "../db/executor.ts";
 import { serialize } from "../db/primitives.ts";
 import type { DB, Payment } from "../db/schema.ts";
 import { nextStates, type PaymentStatus } from "./lifecycle.ts";
+import { paymentStatements } from "./sql/dialects.ts";
 import { applyTransitions } from "./transitions.ts";
 
 // Payment orders on UTXO chains announce `seen` from the node's mempool (docs/payments.md, docs/chains.md),
@@ -16,8 +17,9 @@ const EARLY: PaymentStatus[] = ["pending", "seen"];
 
 /** Whether any order of the network waits for its first payment in the native asset (the poller skips the mempool otherwise). */
 export async function hasWaitingOrders(db: Db, network: string): Promise<boolean> {
-  const row = await db.selectFrom("payments").select("id").where("network", "=", network).where("status", "in", EARLY).where("asset", "is", null).limit(1).executeTakeFirst();
-  return row !== undefined;
+  // The states of EARLY, spelt in the statement's text (sql/).
+  const { rows } = await db.executeQuery(paymentStatements(db).selectWaitingNativeOrder(network));
+  return rows.length > 0;
 }
 
 /**

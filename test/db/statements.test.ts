@@ -127,6 +127,7 @@ const suites = [
     samples: {
       selectCheckoutOrderByKey: (s) => [s.selectCheckoutOrderByKey("ab".repeat(32))],
       selectCheckoutOrdersById: (s) => [s.selectCheckoutOrdersById(["pay_1"]), s.selectCheckoutOrdersById(["pay_1", "pay_2", "pay_3"])],
+      selectWaitingNativeOrder: (s) => [s.selectWaitingNativeOrder("btc")],
     },
   }),
   suite<AccountStatements>({

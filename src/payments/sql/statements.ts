@@ -1,9 +1,10 @@
 import type { CompiledQuery } from "kysely";
 
-// The payers' reads of payment orders (why hand-written: `src/db/statements.ts`): every checkout
-// page view, and every order of each look of the live-update hub, reads its order, at up to
-// thousands a second, and building the query cost more than SQLite spends running it. What each
-// does, here; each dialect's text in `sqlite.ts` and `postgres.ts` beside this file.
+// The hot reads of payment orders (why hand-written: `src/db/statements.ts`): every checkout page
+// view, and every order of each look of the live-update hub, reads its order, at up to thousands a
+// second, and building the query cost more than SQLite spends running it; each mempool poll of a
+// UTXO network asks whether any order waits. What each does, here; each dialect's text in
+// `sqlite.ts` and `postgres.ts` beside this file.
 
 /** An order as the checkout reads it, before its numbers are made numbers (checkout-orders.ts). */
 export type CheckoutOrderRow = Record<string, unknown> & { id: string };
@@ -14,6 +15,8 @@ export type PaymentStatements = {
   selectCheckoutOrderByKey(key: string): CompiledQuery<CheckoutOrderRow>;
   /** The orders of these ids that exist, in no order. */
   selectCheckoutOrdersById(ids: readonly string[]): CompiledQuery<CheckoutOrderRow>;
+  /** One order of the network still waiting for a first payment in its native asset (pending or seen): no row when none. */
+  selectWaitingNativeOrder(network: string): CompiledQuery<{ id: string }>;
 };
 
 /**
