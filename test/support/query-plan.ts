@@ -15,7 +15,8 @@ export async function sqlitePlan(db: Executor, query: CompiledQuery): Promise<st
 /**
  * `db` as seen by code under test, calling `onQuery` with each statement it runs, compiled as it is
  * sent: those built with the query builder (through a plugin, where Kysely compiles them) and the
- * hand-written ones run with `executeQuery` (db/statements.ts).
+ * hand-written ones run with `executeQuery` (db/statements.ts). Inside a transaction the code opens
+ * on it, only the built ones are seen: the transaction's own `executeQuery` is Kysely's.
  */
 export function recordingDb<D extends Kysely<any>>(db: D, onQuery: (query: CompiledQuery) => void): D {
   const capture: KyselyPlugin = {
