@@ -1,4 +1,5 @@
 import type { Db, Executor } from "../db/database.ts";
+import { eventStatements } from "./sql/dialects.ts";
 
 
 // Accounts per IN (…) list, far below SQLite's bound-parameter cap.
@@ -43,14 +44,9 @@ export async function syncSubscriptions(trx: Executor, network: string, watchers
 
 /** An account's subscriptions (of one network, when given) that still cover events after `afterSeq`. */
 export async function subscriptionsOf(db: Executor, accountId: string, opts: { network?: string; afterSeq: number }): Promise<Subscription[]> {
-  let query = db
-    .selectFrom("block_subscriptions")
-    .select(["network", "from_seq", "until_seq"])
-    .where("account_id", "=", accountId)
-    .where((eb) => eb.or([eb("until_seq", "is", null), eb("until_seq", ">", opts.afterSeq + 1)]));
-  if (opts.network !== undefined) query = query.where("network", "=", opts.network);
-  const rows = await query.execute();
-  return rows.map((r) => ({ network: r.network, fromSeq: r.from_seq, untilSeq: r.until_seq }));
+  // Hand-written (sql/): every poll of the events reads it.
+  const { rows } = await db.executeQuery(eventStatements(db).selectSubscriptions(accountId, opts.network ?? null, opts.afterSeq));
+  return rows.map((r) => ({ network: r.network, fromSeq: Number(r.from_seq), untilSeq: r.until_seq === null ? null : Number(r.until_seq) }));
 }
 
 /** Whether the account received the shared block event at `seq` on `network`. */

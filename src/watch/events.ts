@@ -5,6 +5,7 @@ import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptio
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { randomBytes } from "../lib/random.ts";
 import { eventStatements } from "./sql/dialects.ts";
+import type { ListedEventRow } from "./sql/statements.ts";
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
@@ -114,6 +115,7 @@ export async function listEvents(db: Db, q: EventQuery): Promise<EventPage> {
  */
 export async function listEventRows(db: Executor, q: EventRowQuery): Promise<{ rows: ListedEvent[]; more: boolean }> {
   if (q.types?.length === 0 || q.networks?.length === 0) return { rows: [], more: false };
+  if (isPlainPoll(q)) return plainPoll(db, q);
   const want = q.limit + 1;
   const order = q.order ?? "asc";
   const columns = ["seq", "id", "type", "network", "body", "block_height"] as const;
@@ -153,6 +155,42 @@ export async function listEventRows(db: Executor, q: EventRowQuery): Promise<{ r
   return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
 
+/** A poll with nothing but its cursor and limit, oldest first: what an API client asks every few seconds. */
+function isPlainPoll(q: EventRowQuery): boolean {
+  return (
+    (q.order ?? "asc") === "asc" &&
+    q.types === undefined &&
+    q.networks === undefined &&
+    q.watchId === undefined &&
+    q.address === undefined &&
+    q.txHash === undefined &&
+    q.createdFrom === undefined &&
+    q.createdBefore === undefined &&
+    q.beforeSeq === undefined
+  );
+}
+
+/** listEventRows for a plain poll, by the hand-written statements of sql/: the same reads, not built per call. */
+async function plainPoll(db: Executor, q: EventRowQuery): Promise<{ rows: ListedEvent[]; more: boolean }> {
+  const statements = eventStatements(db);
+  const want = q.limit + 1;
+  const rows = (await db.executeQuery(statements.selectEventsAfter(q.accountId, q.afterSeq, want))).rows.map(listedEvent);
+  const subscriptions = await subscriptionsOf(db, q.accountId, { afterSeq: q.afterSeq });
+  if (subscriptions.length > 0) {
+    for (const s of subscriptions) {
+      const shared = statements.selectNetworkEventsAfter(SHARED, s.network, Math.max(q.afterSeq, s.fromSeq - 1), s.untilSeq, want);
+      for (const r of (await db.executeQuery(shared)).rows) rows.push(listedEvent(r));
+    }
+    rows.sort((a, b) => a.seq - b.seq);
+  }
+  return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
+}
+
+/** A listed row with its numbers as numbers (PostgreSQL's bigint columns arrive as numbers through the pool's parser, SQLite's as they are). */
+function listedEvent(r: ListedEventRow): ListedEvent {
+  return { seq: Number(r.seq), id: r.id, type: r.type, network: r.network, body: r.body, block_height: r.block_height === null ? null : Number(r.block_height) };
+}
+
 /**
  * Whether an event body carries `"key":"value"`, ASCII case aside (an EVM address typed with its
  * checksum finds the stored lower-case one). Bodies are compact JSON (event-bodies.ts), so the
@@ -166,7 +204,7 @@ function bodyHas(key: string, value: string) {
 
 /** The seq of an event the account received (its own, or a shared block event it subscribed to), else null. */
 export async function receivedSeq(db: Executor, accountId: string, eventId: string): Promise<number | null> {
-  const row = await db.selectFrom("events").select(["seq", "account_id", "network"]).where("id", "=", eventId).executeTakeFirst();
+  const [row] = (await db.executeQuery(eventStatements(db).selectEventPosition(eventId))).rows;
   if (!row) return null;
   if (row.account_id === accountId) return row.seq;
   if (row.account_id === SHARED && (await receivedBlockEvent(db, accountId, row.network, row.seq))) return row.seq;

@@ -76,7 +76,13 @@ const suites = [
     folder: "watch",
     sets: eventStatementSets,
     of: eventStatements,
-    samples: { insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))] },
+    samples: {
+      insertEvents: (s) => [s.insertEvents(events(1)), s.insertEvents(events(3))],
+      selectEventPosition: (s) => [s.selectEventPosition("evt_1")],
+      selectEventsAfter: (s) => [s.selectEventsAfter("acc_1", 7, 101)],
+      selectNetworkEventsAfter: (s) => [s.selectNetworkEventsAfter("*", "eth", 7, null, 101), s.selectNetworkEventsAfter("*", "eth", 7, 90, 101)],
+      selectSubscriptions: (s) => [s.selectSubscriptions("acc_1", null, 7), s.selectSubscriptions("acc_1", "eth", 7)],
+    },
   }),
   suite<EndpointHealthStatements>({
     folder: "webhooks",

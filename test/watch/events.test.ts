@@ -9,7 +9,7 @@ import { createIngestPipeline } from "../../src/ingest/pipeline.ts";
 import type { IngestService } from "../../src/ingest/ingest-service.ts";
 import { manualClock } from "../support/clock.ts";
 import { addWatch } from "../../src/watch/watches.ts";
-import { countEvents } from "../../src/watch/events.ts";
+import { countEvents, listEventRows } from "../../src/watch/events.ts";
 import { pruneEvents } from "../../src/watch/retention.ts";
 import { startTestDaemon, testConfig, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { blocksOfFeed } from "../support/feed-block.ts";
@@ -164,6 +164,20 @@ describe("block events follow who watches the network", () => {
   it("counts what each account received", async () => {
     expect(await countEvents(d.ctx.db, early.accountId)).toBe(2);
     expect(await countEvents(d.ctx.db, late.accountId)).toBe(2);
+  });
+
+  it("a plain poll (hand-written statements) reads what the built listing reads, from every cursor and at every page size", async () => {
+    const maxSeq = Number((await d.ctx.db.selectFrom("events").select((eb) => eb.fn.max("seq").as("m")).executeTakeFirstOrThrow()).m);
+    for (const c of [early, late]) {
+      for (let afterSeq = 0; afterSeq <= maxSeq; afterSeq++) {
+        for (const limit of [1, 2, 100]) {
+          const plain = await listEventRows(d.ctx.db, { accountId: c.accountId, afterSeq, limit });
+          // A filter that keeps every event takes the built path.
+          const built = await listEventRows(d.ctx.db, { accountId: c.accountId, afterSeq, limit, createdFrom: 0 });
+          expect({ afterSeq, limit, plain }).toEqual({ afterSeq, limit, plain: built });
+        }
+      }
+    }
   });
 });
 

@@ -5,11 +5,33 @@ import type { NewEvent } from "../../db/schema.ts";
 // here; each dialect's text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same
 // parameters, built here once for both.
 
-/** The hand-written statements of `events`. Those over a list take at most what their caller chunks them to. */
+/** An event as a listing reads it (heights and seqs may come back as strings on PostgreSQL: events.ts reads them). */
+export type ListedEventRow = { seq: number; id: string; type: string; network: string; body: string; block_height: number | null };
+
+/** A block subscription as a listing reads it. */
+export type SubscriptionRow = { network: string; from_seq: number; until_seq: number | null };
+
+/**
+ * The hand-written statements of `events` and of the block subscriptions listings read: an API
+ * client's poll (`GET /v1/address-watch/events?after=…`) runs the reads below on every call, and
+ * building them cost more than SQLite spends running them. Those over a list take at most what
+ * their caller chunks them to.
+ */
 export type EventStatements = {
   /** One multi-row INSERT of events, `seq` following the given order. */
   insertEvents(rows: readonly NewEvent[]): CompiledQuery;
+  /** Where the event `id` stands: its seq, account (or the shared one) and network; no row when unknown. */
+  selectEventPosition(id: string): CompiledQuery<{ seq: number; account_id: string; network: string }>;
+  /** Up to `limit` events of `accountId` after `afterSeq`, oldest first. */
+  selectEventsAfter(accountId: string, afterSeq: number, limit: number): CompiledQuery<ListedEventRow>;
+  /** The same on one network (the shared block events' account's, say), and before `untilSeq` when given. */
+  selectNetworkEventsAfter(accountId: string, network: string, afterSeq: number, untilSeq: number | null, limit: number): CompiledQuery<ListedEventRow>;
+  /** The account's block subscriptions (of one network, when given) still open, or closed after `afterSeq` + 1. */
+  selectSubscriptions(accountId: string, network: string | null, afterSeq: number): CompiledQuery<SubscriptionRow>;
 };
+
+/** What a listing reads of an event. */
+export const LISTED_COLUMNS = "seq, id, type, network, body, block_height";
 
 /** The columns an event insert writes, in the order `eventParams` binds them. */
 export const EVENT_COLUMNS = "id, account_id, type, network, watch_id, dedupe_key, body, created_at, block_height, block_hash";
