@@ -46,7 +46,7 @@ export async function syncSubscriptions(trx: Executor, network: string, watchers
 export async function subscriptionsOf(db: Executor, accountId: string, opts: { network?: string; afterSeq: number }): Promise<Subscription[]> {
   // Hand-written (sql/): every poll of the events reads it.
   const { rows } = await db.executeQuery(eventStatements(db).selectSubscriptions(accountId, opts.network ?? null, opts.afterSeq));
-  return rows.map((r) => ({ network: r.network, fromSeq: Number(r.from_seq), untilSeq: r.until_seq === null ? null : Number(r.until_seq) }));
+  return rows.map((r) => ({ network: r.network, fromSeq: r.from_seq, untilSeq: r.until_seq }));
 }
 
 /** Whether the account received the shared block event at `seq` on `network`. */

@@ -5,7 +5,6 @@ import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptio
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { randomBytes } from "../lib/random.ts";
 import { eventStatements } from "./sql/dialects.ts";
-import type { ListedEventRow } from "./sql/statements.ts";
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
@@ -174,21 +173,16 @@ function isPlainPoll(q: EventRowQuery): boolean {
 async function plainPoll(db: Executor, q: EventRowQuery): Promise<{ rows: ListedEvent[]; more: boolean }> {
   const statements = eventStatements(db);
   const want = q.limit + 1;
-  const rows = (await db.executeQuery(statements.selectEventsAfter(q.accountId, q.afterSeq, want))).rows.map(listedEvent);
+  const rows: ListedEvent[] = (await db.executeQuery(statements.selectEventsAfter(q.accountId, q.afterSeq, want))).rows;
   const subscriptions = await subscriptionsOf(db, q.accountId, { afterSeq: q.afterSeq });
   if (subscriptions.length > 0) {
     for (const s of subscriptions) {
       const shared = statements.selectNetworkEventsAfter(SHARED, s.network, Math.max(q.afterSeq, s.fromSeq - 1), s.untilSeq, want);
-      for (const r of (await db.executeQuery(shared)).rows) rows.push(listedEvent(r));
+      rows.push(...(await db.executeQuery(shared)).rows);
     }
     rows.sort((a, b) => a.seq - b.seq);
   }
   return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
-}
-
-/** A listed row with its numbers as numbers (PostgreSQL's bigint columns arrive as numbers through the pool's parser, SQLite's as they are). */
-function listedEvent(r: ListedEventRow): ListedEvent {
-  return { seq: Number(r.seq), id: r.id, type: r.type, network: r.network, body: r.body, block_height: r.block_height === null ? null : Number(r.block_height) };
 }
 
 /**

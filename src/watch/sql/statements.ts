@@ -5,7 +5,7 @@ import type { NewEvent } from "../../db/schema.ts";
 // here; each dialect's text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same
 // parameters, built here once for both.
 
-/** An event as a listing reads it (heights and seqs may come back as strings on PostgreSQL: events.ts reads them). */
+/** An event as a listing reads it (bigint columns arrive as numbers on both databases: the PostgreSQL pool parses them). */
 export type ListedEventRow = { seq: number; id: string; type: string; network: string; body: string; block_height: number | null };
 
 /** A block subscription as a listing reads it. */
