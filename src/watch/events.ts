@@ -5,6 +5,7 @@ import { receivedBlockEvent, SHARED, subscriptionsOf } from "./block-subscriptio
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
 import { randomBytes } from "../lib/random.ts";
 import { eventStatements } from "./sql/dialects.ts";
+import type { ListedEventRow } from "./sql/statements.ts";
 
 // Rows per multi-row insert: 500 × 10 columns stays far below SQLite's bound-parameter cap.
 const CHUNK = 500;
@@ -59,8 +60,8 @@ export type EventQuery = {
 /** Event bodies (exactly as delivered) and the cursor of the next page, null when nothing follows. */
 export type EventPage = { ok: true; bodies: string[]; nextAfter: string | null } | InvalidInput;
 
-/** A stored event as a listing reads it. */
-export type ListedEvent = { seq: number; id: string; type: string; network: string; body: string; block_height: number | null };
+/** A stored event as a listing reads it (the hand-written statements' row, sql/). */
+export type ListedEvent = ListedEventRow;
 
 /** What a listing reads: the events of one account after a position, narrowed. */
 export type EventRowQuery = {
@@ -175,13 +176,11 @@ async function plainPoll(db: Executor, q: EventRowQuery): Promise<{ rows: Listed
   const want = q.limit + 1;
   const rows: ListedEvent[] = (await db.executeQuery(statements.selectEventsAfter(q.accountId, q.afterSeq, want))).rows;
   const subscriptions = await subscriptionsOf(db, q.accountId, { afterSeq: q.afterSeq });
-  if (subscriptions.length > 0) {
-    for (const s of subscriptions) {
-      const shared = statements.selectNetworkEventsAfter(SHARED, s.network, Math.max(q.afterSeq, s.fromSeq - 1), s.untilSeq, want);
-      rows.push(...(await db.executeQuery(shared)).rows);
-    }
-    rows.sort((a, b) => a.seq - b.seq);
+  for (const s of subscriptions) {
+    const shared = statements.selectNetworkEventsAfter(SHARED, s.network, Math.max(q.afterSeq, s.fromSeq - 1), s.untilSeq, want);
+    rows.push(...(await db.executeQuery(shared)).rows);
   }
+  if (subscriptions.length > 0) rows.sort((a, b) => a.seq - b.seq);
   return { rows: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
 

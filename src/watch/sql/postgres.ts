@@ -1,7 +1,7 @@
 import { textPerCount } from "../../db/dialect/compiled.ts";
 import { rowsOf } from "../../db/dialect/postgres/placeholders.ts";
 import { preparedQuery } from "../../db/dialect/postgres/prepared.ts";
-import { EVENT_COLUMNS, type EventStatements, eventParams, LISTED_COLUMNS } from "./statements.ts";
+import { EVENT_COLUMNS, type EventStatements, eventParams, LISTED_COLUMNS, networkEventParams, subscriptionParams } from "./statements.ts";
 
 // The statements of `events` in PostgreSQL's SQL (what each does: statements.ts), each a named
 // prepared statement on every connection.
@@ -19,7 +19,6 @@ export const postgresEventStatements: EventStatements = {
   selectEventPosition: (id) => preparedQuery(POSITION, [id]),
   selectEventsAfter: (accountId, afterSeq, limit) => preparedQuery(AFTER, [accountId, afterSeq, limit]),
   selectNetworkEventsAfter: (accountId, network, afterSeq, untilSeq, limit) =>
-    untilSeq === null ? preparedQuery(AFTER_IN, [accountId, network, afterSeq, limit]) : preparedQuery(AFTER_IN_UNTIL, [accountId, network, afterSeq, untilSeq, limit]),
-  selectSubscriptions: (accountId, network, afterSeq) =>
-    network === null ? preparedQuery(SUBSCRIPTIONS, [accountId, afterSeq + 1]) : preparedQuery(SUBSCRIPTIONS_IN, [accountId, afterSeq + 1, network]),
+    preparedQuery(untilSeq === null ? AFTER_IN : AFTER_IN_UNTIL, networkEventParams(accountId, network, afterSeq, untilSeq, limit)),
+  selectSubscriptions: (accountId, network, afterSeq) => preparedQuery(network === null ? SUBSCRIPTIONS : SUBSCRIPTIONS_IN, subscriptionParams(accountId, network, afterSeq)),
 };

@@ -1,6 +1,6 @@
 import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
 import { rowsOf } from "../../db/dialect/sqlite/placeholders.ts";
-import { EVENT_COLUMNS, type EventStatements, eventParams, LISTED_COLUMNS } from "./statements.ts";
+import { EVENT_COLUMNS, type EventStatements, eventParams, LISTED_COLUMNS, networkEventParams, subscriptionParams } from "./statements.ts";
 
 // The statements of `events` in SQLite's SQL (what each does: statements.ts).
 
@@ -18,7 +18,6 @@ export const sqliteEventStatements: EventStatements = {
   selectEventPosition: (id) => compiled(POSITION, [id]),
   selectEventsAfter: (accountId, afterSeq, limit) => compiled(AFTER, [accountId, afterSeq, limit]),
   selectNetworkEventsAfter: (accountId, network, afterSeq, untilSeq, limit) =>
-    untilSeq === null ? compiled(AFTER_IN, [accountId, network, afterSeq, limit]) : compiled(AFTER_IN_UNTIL, [accountId, network, afterSeq, untilSeq, limit]),
-  selectSubscriptions: (accountId, network, afterSeq) =>
-    network === null ? compiled(SUBSCRIPTIONS, [accountId, afterSeq + 1]) : compiled(SUBSCRIPTIONS_IN, [accountId, afterSeq + 1, network]),
+    compiled(untilSeq === null ? AFTER_IN : AFTER_IN_UNTIL, networkEventParams(accountId, network, afterSeq, untilSeq, limit)),
+  selectSubscriptions: (accountId, network, afterSeq) => compiled(network === null ? SUBSCRIPTIONS : SUBSCRIPTIONS_IN, subscriptionParams(accountId, network, afterSeq)),
 };

@@ -30,6 +30,16 @@ export type EventStatements = {
   selectSubscriptions(accountId: string, network: string | null, afterSeq: number): CompiledQuery<SubscriptionRow>;
 };
 
+/** The parameters of a subscriptions read: the account, the seq a closed subscription must end after (`afterSeq` + 1), and the network when given. */
+export function subscriptionParams(accountId: string, network: string | null, afterSeq: number): unknown[] {
+  return network === null ? [accountId, afterSeq + 1] : [accountId, afterSeq + 1, network];
+}
+
+/** The parameters of a read of one network's events: `untilSeq` bound only when given. */
+export function networkEventParams(accountId: string, network: string, afterSeq: number, untilSeq: number | null, limit: number): unknown[] {
+  return untilSeq === null ? [accountId, network, afterSeq, limit] : [accountId, network, afterSeq, untilSeq, limit];
+}
+
 /** What a listing reads of an event. */
 export const LISTED_COLUMNS = "seq, id, type, network, body, block_height";
 
