@@ -13,7 +13,7 @@
 //
 // Each round gives each loop BENCH_DELIVERIES (20,000) rows queued beforehand (not measured), in
 // turn, for BENCH_ROUNDS (5) rounds; every loop runs 32 POSTs in flight, as the daemon's default
-// concurrency. It prints CPU µs a delivery of the whole process, split by thread (the JS thread,
+// concurrency. BENCH_BODY_BYTES sets the bodies' size (support/bodies.ts). It prints CPU µs a delivery of the whole process, split by thread (the JS thread,
 // the JIT's, the collector's helpers, the rest: the WAL checkpoint's among them), medians and spread.
 // The daemon stays up throughout: its per-second workers idle beside the other two loops (about
 // 0.3 µs of their delivery). `--statements` also times every SQLite statement (wall time, which
@@ -43,6 +43,7 @@ import { firstLine, writeDaemonConfig } from "./support/daemons.ts";
 import { openStore, postBody, runLoop } from "./support/durable-loop.ts";
 import { pointWebhook } from "./support/endpoint.ts";
 import { median, spread } from "./support/rounds.ts";
+import { benchBodies, bodiesLabel } from "./support/bodies.ts";
 
 const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -90,7 +91,7 @@ try {
     if (!made.ok) throw new Error(made.error);
     const accountId = made.account.id;
     const endpointId = await pointWebhook(ctx.db, accountId, HOOK);
-    const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
+    const bodies = benchBodies(TOTAL);
 
     const runs: Record<Loop, ThreadKinds[]> = { daemon: [], "contract loop, outbox": [], "contract loop": [], "durable loop": [] };
     // The outbox's tables as the daemon's migrations made them, for the contract loop over them.
@@ -150,7 +151,7 @@ try {
     };
 
     const answeredBy = receiver ? `bench:deliver's receiver in another process, over 127.0.0.1` : "a stub fetch in this process (no sockets)";
-    console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; every POST answered at once by ${answeredBy}`);
+    console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight, ${bodiesLabel()}; every POST answered at once by ${answeredBy}`);
     for (let r = 1; r <= ROUNDS; r++) {
       const parts: string[] = [];
       for (const loop of LOOPS) {
