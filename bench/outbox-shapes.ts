@@ -1,11 +1,14 @@
 // Would another outbox meet the delivery target? `bun run bench:outbox-shapes`: the contract loop
 // (support/contract-loop.ts: the least the delivery contract asks of a webhook that succeeds) run
 // in one process, every POST answered at once by a stub `fetch` (no sockets, as bench:deliver-core),
-// over five stores in turn each round:
+// over seven stores in turn each round:
 //
-// - outbox today: copies of chainwatch's `deliveries` and `delivery_attempts`, every index, as the
-//   migrations make them; a success marks its row `succeeded` (openOutboxContractStore);
-// - narrow queue: the same log rows, written when a delivery is queued, less the due index; the live
+// - outbox today: copies of chainwatch's `deliveries`, `delivery_bodies` and `delivery_attempts`,
+//   every index, as the migrations make them; the claim reads each row's body by key, a success
+//   marks its row `succeeded` (openOutboxContractStore);
+// - body in its row: the outbox before its bodies had a table of their own, each body in its row,
+//   which the lease and the settlement then rewrite with the rest of it;
+// - narrow queue: the same log rows and bodies, written when a delivery is queued, less the due index; the live
 //   rows' schedule in a queue of three integers (the row, when due, its lease) that the claim reads;
 //   a success marks its log row and deletes its queue row;
 // - narrow queue, outcome rows: as the narrow queue, but a log row is never updated: a success
@@ -14,12 +17,12 @@
 //   written once, at settlement (INSERT … SELECT from the queue, then DELETE);
 // - the contract loop's own one-index table, and the durable loop (support/durable-loop.ts).
 //
-// The other shapes keep what the delivery log shows of a succeeded delivery (its row with the body,
+// The other shapes keep what the delivery log shows of a succeeded delivery (its row and its body,
 // its status, attempts, status code, charge and times; its attempt rows) and nothing less. None is
 // built in the daemon: this measures what a store's shape costs before any code of chainwatch's runs.
-// BENCH_DELIVERIES (20,000) rows a round, BENCH_ROUNDS (5) rounds, 32 POSTs in flight; CPU µs a
-// delivery of this process's threads (from /proc), medians (lowest–highest round), and ratios
-// within each round.
+// BENCH_DELIVERIES (20,000) rows a round, BENCH_ROUNDS (5) rounds, 32 POSTs in flight, bodies of
+// BENCH_BODY_BYTES when set (support/bodies.ts); CPU µs a delivery of this process's threads (from
+// /proc), medians (lowest–highest round), and ratios within each round.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,11 +30,12 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { newTimeOrderedId } from "../src/lib/ids.ts";
-import { type ClaimedRow, type ContractStore, OUTBOX_ROW, openContractStore, openOutboxContractStore, openPool, outboxCommit, outboxSchemaOf, POOL_BOUND, signedPost } from "./support/contract-loop.ts";
+import { type ClaimedRow, type ContractStore, openContractStore, openOutboxContractStore, openPool, outboxCommit, outboxLease, outboxRound, outboxSchemaOf, POOL_BOUND, queueOutbox, signedPost } from "./support/contract-loop.ts";
 import { threadKindsSince, threadRunTimes } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { inList, openSqlite, openStore, perCount, postBody, runLoop } from "./support/durable-loop.ts";
 import { median, spread } from "./support/rounds.ts";
+import { benchBodies, bodiesLabel } from "./support/bodies.ts";
 
 const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -61,16 +65,16 @@ function openNarrowQueue(path: string, bodies: string[], schema: readonly string
   if (outcomes)
     db.run("CREATE TABLE delivery_outcomes (delivery INTEGER PRIMARY KEY, status TEXT NOT NULL, attempts INTEGER NOT NULL, last_status_code INTEGER, credits_charged INTEGER NOT NULL, completed_at INTEGER NOT NULL)");
   const queuedAt = Date.now() - 1000;
-  const log = db.query<{ row: number }, [string, string, number, number, number]>(OUTBOX_ROW);
   const schedule = db.query("INSERT INTO delivery_queue (delivery, next_attempt_at) VALUES (?, ?)");
+  const rows = queueOutbox(db, bodies, () => newTimeOrderedId("dlv"), queuedAt);
   db.transaction(() => {
-    for (const b of bodies) schedule.run((log.get(newTimeOrderedId("dlv"), b, queuedAt, queuedAt, queuedAt) as { row: number }).row, queuedAt);
+    for (const row of rows) schedule.run(row, queuedAt);
   })();
   const due = db.query<{ delivery: number }, [number, number, number]>(
     `SELECT delivery FROM delivery_queue WHERE next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at LIMIT ${POOL_BOUND}`,
   );
   const leaseOf = perCount(db, (n) => `UPDATE delivery_queue SET lease_until = ? WHERE delivery IN (${inList(n)})`);
-  const rowsOf = perCount(db, (n) => `SELECT rowid AS id, id AS key, body FROM deliveries WHERE rowid IN (${inList(n)})`);
+  const rowsOf = perCount(db, (n) => `SELECT d.rowid AS id, d.id AS key, b.body FROM deliveries AS d INNER JOIN delivery_bodies AS b ON b.delivery_id = d.id WHERE d.rowid IN (${inList(n)})`);
   const settleOf = outcomes
     ? perCount(db, (n) => `INSERT INTO delivery_outcomes (delivery, status, attempts, last_status_code, credits_charged, completed_at) VALUES ${"(?, 'succeeded', 1, 200, 1, ?),".repeat(n - 1)}(?, 'succeeded', 1, 200, 1, ?)`)
     : perCount(db, (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, last_status_code = 200, credits_charged = 1, updated_at = ?, completed_at = ? WHERE rowid IN (${inList(n)})`);
@@ -107,19 +111,38 @@ function openLogAtSettlement(path: string, bodies: string[], schema: readonly st
   );
   const logOf = perCount(
     db,
-    (n) => `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, completed_at, last_status_code, replay)
-      SELECT id, account_id, endpoint_id, kind, event_type, network, body, 'succeeded', attempts + 1, next_attempt_at, 1, created_at, ?, ?, 200, 0 FROM delivery_queue WHERE row IN (${inList(n)})`,
+    (n) => `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, completed_at, last_status_code, replay)
+      SELECT id, account_id, endpoint_id, kind, event_type, network, 'succeeded', attempts + 1, next_attempt_at, 1, created_at, ?, ?, 200, 0 FROM delivery_queue WHERE row IN (${inList(n)})`,
   );
+  const bodiesOf = perCount(db, (n) => `INSERT INTO delivery_bodies (delivery_id, body) SELECT id, body FROM delivery_queue WHERE row IN (${inList(n)})`);
   const unqueueOf = perCount(db, (n) => `DELETE FROM delivery_queue WHERE row IN (${inList(n)})`);
   const settle = (rows: number[], nowMs: number) => {
     logOf(rows.length).run(nowMs, nowMs, ...rows);
+    bodiesOf(rows.length).run(...rows);
     unqueueOf(rows.length).run(...rows);
   };
   return { commit: outboxCommit(db, pay, settle, (limit, nowMs, leaseUntil) => claim.all(leaseUntil, nowMs, nowMs, limit)), close: () => db.close() };
 }
 
-type Shape = "outbox today" | "narrow queue" | "narrow queue, outcome rows" | "log at settlement" | "contract loop" | "durable loop";
-const SHAPES: Shape[] = ["outbox today", "narrow queue", "narrow queue, outcome rows", "log at settlement", "contract loop", "durable loop"];
+/**
+ * The outbox before its bodies had a table of their own (migration 0036): each body in its row,
+ * which the claim's lease and the settlement then rewrite with the rest of the row.
+ */
+function openBodyInRow(path: string, bodies: string[], schema: readonly string[]): ContractStore {
+  const { db, pay } = freshOutbox(path, schema, /\bdelivery_bodies\b/);
+  db.run("ALTER TABLE deliveries ADD COLUMN body TEXT NOT NULL DEFAULT ''");
+  const queuedAt = Date.now() - 1000;
+  const insert = db.query(`INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
+    VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0)`);
+  db.transaction(() => {
+    for (const b of bodies) insert.run(newTimeOrderedId("dlv"), b, queuedAt, queuedAt, queuedAt);
+  })();
+  const claim = outboxLease<ClaimedRow>(db, "rowid AS id, id AS key, body");
+  return { commit: outboxRound(db, pay, (limit, nowMs, leaseUntil) => claim.all(leaseUntil, nowMs, nowMs, limit)), close: () => db.close() };
+}
+
+type Shape = "outbox today" | "body in its row" | "narrow queue" | "narrow queue, outcome rows" | "log at settlement" | "contract loop" | "durable loop";
+const SHAPES: Shape[] = ["outbox today", "body in its row", "narrow queue", "narrow queue, outcome rows", "log at settlement", "contract loop", "durable loop"];
 
 const dir = mkdtempSync(join(tmpdir(), "chainwatch-bench-shapes-"));
 try {
@@ -128,9 +151,10 @@ try {
   if (!loaded.ok) throw new Error(loaded.error);
   await (await openContext(loaded.config, { env: {} })).db.destroy();
   const schema = outboxSchemaOf(join(dir, "daemon.db"));
-  const bodies = Array.from({ length: TOTAL }, (_, i) => JSON.stringify({ n: i, pad: "x".repeat(300) }));
+  const bodies = benchBodies(TOTAL);
   const open: Record<Exclude<Shape, "durable loop">, () => ContractStore> = {
     "outbox today": () => openOutboxContractStore(join(dir, "outbox.db"), bodies, schema, () => newTimeOrderedId("dlv")),
+    "body in its row": () => openBodyInRow(join(dir, "inrow.db"), bodies, schema),
     "narrow queue": () => openNarrowQueue(join(dir, "queue.db"), bodies, schema, false),
     "narrow queue, outcome rows": () => openNarrowQueue(join(dir, "outcomes.db"), bodies, schema, true),
     "log at settlement": () => openLogAtSettlement(join(dir, "settlement.db"), bodies, schema),
@@ -156,7 +180,7 @@ try {
     return used / TOTAL;
   };
 
-  console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight; the contract loop over each store, every POST answered at once by a stub fetch in this process`);
+  console.log(`deliveries: ${TOTAL} a round, ${ROUNDS} round(s), ${CONCURRENCY} in flight, ${bodiesLabel()}; the contract loop over each store, every POST answered at once by a stub fetch in this process`);
   const us = new Map<Shape, number[]>(SHAPES.map((s) => [s, []]));
   for (let r = 1; r <= ROUNDS; r++) {
     for (const shape of SHAPES) (us.get(shape) as number[]).push(await runShape(shape));

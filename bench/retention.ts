@@ -21,7 +21,7 @@ import { createAccount } from "../src/accounts/accounts.ts";
 import { loadConfig } from "../src/config/load.ts";
 import { openContext } from "../src/daemon.ts";
 import { pruneDeliveries } from "../src/delivery/retention.ts";
-import { storedDelivery } from "../test/support/delivery-rows.ts";
+import { insertDeliveryRows, storedDelivery } from "../test/support/delivery-rows.ts";
 import { ownCpuUs } from "./support/cpu.ts";
 import { writeDaemonConfig } from "./support/daemons.ts";
 import { median, spread } from "./support/rounds.ts";
@@ -66,7 +66,7 @@ try {
         .filter((d) => d.attempts > 0)
         .map((d) => ({ delivery_id: d.id, attempt: 1, url: "https://example.com/hook", started_at: d.updated_at, duration_ms: 3, status_code: 200, error: null, response_snippet: "ok" }));
       await ctx.db.transaction().execute(async (trx) => {
-        await trx.insertInto("deliveries").values(batch).execute();
+        await insertDeliveryRows(trx, batch);
         if (attempts.length > 0) await trx.insertInto("delivery_attempts").values(attempts).execute();
       });
     }

@@ -56,9 +56,35 @@ export const POOL_BOUND = "min(?, (SELECT credits FROM accounts WHERE id = 1))";
 /** A store the contract loop runs over: its round, and how to close it. */
 export type ContractStore = { commit: Commit<Attempt>; close(): void };
 
-/** An outbox row as the outbox writes one when a delivery is queued; `?`s: id, body, due, created, updated. Answers its rowid as `row`. */
-export const OUTBOX_ROW = `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, body, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
-  VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', ?, 'pending', 0, ?, 0, ?, ?, 0) RETURNING rowid AS row`;
+/** An outbox row as the outbox writes one when a delivery is queued; `?`s: id, due, created, updated. Answers its rowid as `row`. */
+export const OUTBOX_ROW = `INSERT INTO deliveries (id, account_id, endpoint_id, kind, event_type, network, status, attempts, next_attempt_at, credits_charged, created_at, updated_at, replay)
+  VALUES (?, 'acc_bench', 'whe_bench', 'event', 'payment', 'eth', 'pending', 0, ?, 0, ?, ?, 0) RETURNING rowid AS row`;
+
+/**
+ * Queues `bodies` as the outbox does, in one transaction: each an outbox row (OUTBOX_ROW, its text
+ * id from `newId`, due at `queuedAt`) and its body a row of `delivery_bodies`. Returns the rows' rowids.
+ */
+export function queueOutbox(db: Database, bodies: readonly string[], newId: () => string, queuedAt: number): number[] {
+  const row = db.query<{ row: number }, [string, number, number, number]>(OUTBOX_ROW);
+  const body = db.query("INSERT INTO delivery_bodies (delivery_id, body) VALUES (?, ?)");
+  return db.transaction(() =>
+    bodies.map((b) => {
+      const id = newId();
+      body.run(id, b);
+      return (row.get(id, queuedAt, queuedAt, queuedAt) as { row: number }).row;
+    }),
+  )();
+}
+
+/** The bodies of claimed rows (by the rows' text ids), found by key: what the outbox's claim joins to each row. */
+export function outboxBodies(db: Database): (rows: { id: number; key: string }[]) => ClaimedRow[] {
+  const of = perCount(db, (n) => `SELECT delivery_id AS key, body FROM delivery_bodies WHERE delivery_id IN (${inList(n)})`);
+  return (rows) => {
+    if (rows.length === 0) return [];
+    const byKey = new Map((of(rows.length).all(...rows.map((r) => r.key)) as { key: string; body: string }[]).map((b) => [b.key, b.body]));
+    return rows.map((r) => ({ id: r.id, key: r.key, body: byKey.get(r.key) as string }));
+  };
+}
 
 /** A claimed row: the number the send step knows it by, its text id, its body. */
 export type ClaimedRow = Job & { key: string };
@@ -139,10 +165,11 @@ export function openContractStore(path: string, bodies: string[]): ContractStore
 
 /**
  * The same loop over chainwatch's own outbox instead of its one-index `jobs` table: the
- * `deliveries` and `delivery_attempts` tables as the migrations make them (`schema`: their CREATE
- * TABLE and CREATE INDEX statements, read from a migrated database), every index included, rows
- * with text ids written as the outbox writes them. The statements are the loop's, in the
- * outbox's columns: the claim leases the oldest due live rows in one UPDATE … RETURNING; a success
+ * `deliveries`, `delivery_bodies` and `delivery_attempts` tables as the migrations make them
+ * (`schema`: their CREATE TABLE and CREATE INDEX statements, read from a migrated database), every
+ * index included, rows with text ids written as the outbox writes them. The statements are the
+ * loop's, in the outbox's columns: the claim leases the oldest due live rows in one UPDATE …
+ * RETURNING and reads their bodies by key; a success
  * is marked succeeded with what the delivery log shows of it (its status code, attempts, charge
  * and times), and its attempt is a row of `delivery_attempts`. Against the loop on `jobs`, this
  * is what the outbox's shape costs the contract's least implementation: the indexes every status
@@ -150,36 +177,37 @@ export function openContractStore(path: string, bodies: string[]): ContractStore
  */
 export function openOutboxContractStore(path: string, bodies: string[], schema: readonly string[], newId: () => string): ContractStore {
   const db = openSqlite(path);
-  for (const t of ["deliveries", "delivery_attempts"]) db.run(`DROP TABLE IF EXISTS ${t}`);
+  for (const t of OUTBOX_TABLES) db.run(`DROP TABLE IF EXISTS ${t}`);
   for (const statement of schema) db.run(statement);
   const pay = openPool(db);
-  const nowMs = Date.now() - 1000;
-  const insert = db.query(OUTBOX_ROW);
-  db.transaction(() => {
-    for (const b of bodies) insert.run(newId(), b, nowMs, nowMs, nowMs);
-  })();
-  const claim = db.query<ClaimedRow, [number, number, number, number]>(
+  queueOutbox(db, bodies, newId, Date.now() - 1000);
+  const lease = outboxLease<{ id: number; key: string }>(db, "rowid AS id, id AS key");
+  const withBodies = outboxBodies(db);
+  return { commit: outboxRound(db, pay, (limit, nowMs, leaseUntil) => withBodies(lease.all(leaseUntil, nowMs, nowMs, limit))), close: () => db.close() };
+}
+
+/** The contract loop's claim over the outbox: leases the oldest due live rows in one UPDATE, answering `returning` of each. */
+export function outboxLease<R>(db: Database, returning: string) {
+  return db.query<R, [number, number, number, number]>(
     `UPDATE deliveries SET lease_until = ? WHERE id IN (
        SELECT id FROM deliveries WHERE status = 'pending' AND replay = 0 AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
        ORDER BY next_attempt_at LIMIT ${POOL_BOUND}
-     ) RETURNING rowid AS id, id AS key, body`,
+     ) RETURNING ${returning}`,
   );
+}
+
+/** The contract loop's round over the outbox: each success marked succeeded by its text id, through the primary key, as the daemon marks them; `claim` for the rest. */
+export function outboxRound(db: Database, pay: (succeeded: number, nowMs: number) => void, claim: (limit: number, nowMs: number, leaseUntil: number) => ClaimedRow[]): Commit<Attempt> {
   const markOf = perCount(
     db,
     (n) => `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1, lease_until = NULL, last_status_code = ?, last_error = NULL,
 credits_charged = ?, updated_at = ?, completed_at = ? WHERE id IN (${inList(n)})`,
   );
-  return {
-    // Marked by the text id, through the primary key, as the daemon marks them.
-    commit: outboxCommit(
-      db,
-      pay,
-      (rows, nowMs, idOf) => markOf(rows.length).run(200, 1, nowMs, nowMs, ...rows.map(idOf)),
-      (limit, nowMs, leaseUntil) => claim.all(leaseUntil, nowMs, nowMs, limit),
-    ),
-    close: () => db.close(),
-  };
+  return outboxCommit(db, pay, (rows, nowMs, idOf) => markOf(rows.length).run(200, 1, nowMs, nowMs, ...rows.map(idOf)), claim);
 }
+
+/** The outbox's tables: its rows, their bodies, their attempts. */
+const OUTBOX_TABLES = ["deliveries", "delivery_bodies", "delivery_attempts"];
 
 /** The signed POST: the contract's headers, two HMACs from one keyed hasher, the answer's first 1 KiB kept. */
 export function signedPost(hookUrl: string, post: typeof fetch = fetch): Send<Attempt> {
@@ -232,7 +260,7 @@ export function outboxSchemaOf(path: string): string[] {
   const migrated = new Database(path, { readonly: true });
   try {
     return migrated
-      .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE tbl_name IN ('deliveries', 'delivery_attempts') AND sql IS NOT NULL ORDER BY type DESC, name")
+      .query<{ sql: string }, []>(`SELECT sql FROM sqlite_master WHERE tbl_name IN (${OUTBOX_TABLES.map((t) => `'${t}'`).join(", ")}) AND sql IS NOT NULL ORDER BY type DESC, name`)
       .all()
       .map((r) => r.sql);
   } finally {

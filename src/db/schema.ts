@@ -158,7 +158,6 @@ export interface DeliveriesTable {
   payment_id: string | null;
   /** Position in the order's lifecycle; deliveries of one payment go out in this order. */
   sequence: number | null;
-  body: string;
   status: string;
   attempts: number;
   next_attempt_at: number;
@@ -173,6 +172,17 @@ export interface DeliveriesTable {
   hold_until_height: number | null;
   /** 1 for a delivery queued by an events replay: every attempt carries `X-Webhook-Replay: true`. */
   replay: Generated<number>;
+}
+
+/**
+ * The exact bytes a delivery sends, apart from its row: written once when it is queued, never
+ * updated, deleted with the row. A claim's lease and a settlement update the outbox row, which
+ * SQLite rewrites whole (PostgreSQL writes a new version of it): a block event's body (its
+ * transactions' hashes, several KB) was copied twice on every delivery.
+ */
+export interface DeliveryBodiesTable {
+  delivery_id: string;
+  body: string;
 }
 
 export interface DeliveryAttemptsTable {
@@ -396,6 +406,7 @@ export interface DB {
   events: EventsTable;
   block_subscriptions: BlockSubscriptionsTable;
   deliveries: DeliveriesTable;
+  delivery_bodies: DeliveryBodiesTable;
   delivery_attempts: DeliveryAttemptsTable;
   payments: PaymentsTable;
   payment_wallets: PaymentWalletsTable;
@@ -420,6 +431,7 @@ export type Account = Selectable<AccountsTable>;
 export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
 export type Watch = Selectable<WatchesTable>;
 export type NewEvent = Insertable<EventsTable>;
-export type Delivery = Selectable<DeliveriesTable>;
+/** An outbox row with the body it sends (kept in `delivery_bodies`). */
+export type Delivery = Selectable<DeliveriesTable> & { body: string };
 export type Payment = Selectable<PaymentsTable>;
 export type PaymentWallet = Selectable<PaymentWalletsTable>;

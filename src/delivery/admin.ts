@@ -5,6 +5,7 @@ import type { Explained } from "../lib/error-codes.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { resolveNotices } from "../notices/notices.ts";
 import { isDeliveryStatus, STATUS_IS } from "./status-terms.ts";
+import { deliveriesWithBodies } from "./outbox.ts";
 
 // The operator's side of deliveries (the `deliveries` CLI): list, show with the attempt log, retry.
 
@@ -28,7 +29,7 @@ export type ListFilter = {
 
 /** Newest first (oldest first with `after`): keyset ranges on (created_at, id), never an offset. */
 export function listDeliveries(db: Db, f: ListFilter): Promise<Delivery[]> {
-  let q = db.selectFrom("deliveries").selectAll();
+  let q = deliveriesWithBodies(db);
   if (f.accountId) q = q.where("account_id", "=", f.accountId);
   if (f.status) q = q.where(statusFilter(f.status));
   for (const [at, op, orEqual] of [
@@ -90,7 +91,7 @@ export async function loggedAttemptCounts(db: Executor, deliveryIds: readonly st
 }
 
 export function getDelivery(db: Executor, id: string): Promise<Delivery | undefined> {
-  return db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirst();
+  return deliveriesWithBodies(db).where("id", "=", id).executeTakeFirst();
 }
 
 export type RetryResult = { ok: true; delivery: Delivery } | Explained<"DELIVERY_NOT_FOUND" | "DELIVERY_SUCCEEDED" | "DELIVERY_HELD">;

@@ -6,6 +6,7 @@ import { type RawQuery, single } from "../lib/query-params.ts";
 import { rfc3339 } from "../lib/time.ts";
 import { getDelivery, type ListPosition, listDeliveries, loggedAttemptCounts } from "./admin.ts";
 import { DELIVERY_STATUSES, isDeliveryStatus } from "./status-terms.ts";
+import { deliveriesWithBodies } from "./outbox.ts";
 
 // The delivery log an account holder browses (the cabinet's deliveries page): newest first, paged
 // both ways by cursors (a delivery id), narrowed by status. One row per delivery, its attempts
@@ -112,7 +113,7 @@ export async function deliveriesOfEvent(db: Db, accountId: string, eventId: stri
   // deliveries, but asked with the account and the order in SQL, SQLite's planner (no statistics)
   // walked all of the account's deliveries by their (account_id, created_at) index instead, 98 ms
   // a page at 200,000 of them.
-  const rows = (await db.selectFrom("deliveries").selectAll().where("event_id", "=", eventId).execute())
+  const rows = (await deliveriesWithBodies(db).where("event_id", "=", eventId).execute())
     .filter((d) => d.account_id === accountId)
     .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const counts = await loggedAttemptCounts(db, rows.map((d) => d.id));

@@ -1,11 +1,13 @@
 import type { Executor } from "../db/database.ts";
+import { inTransaction } from "./claim.ts";
 import { STATUS_IS, UNSETTLED } from "./status-terms.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 import { resolveNotices } from "../notices/notices.ts";
 import { deliveryStatements } from "./sql/dialects.ts";
 import type { NewDelivery } from "./sql/statements.ts";
 
-// The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries`. Each
+// The outbox (docs/webhooks.md): what the rest of chainwatch may do to `deliveries` and the
+// bodies they send (`delivery_bodies`: written once, never updated, deleted with their row). Each
 // function runs in the caller's transaction, so a webhook row commits or rolls back with the event
 // or state change it announces: that is what makes delivery at-least-once across a crash. A row is
 // enqueued `pending` (or `held` until its block has enough confirmations), then the loop claims it
@@ -46,11 +48,20 @@ export type EnqueueInput = {
  */
 export async function enqueueDelivery(db: Executor, input: EnqueueInput): Promise<string> {
   const row = outboxRow(input);
-  await db.executeQuery(deliveryStatements(db).insertDeliveries([row]));
+  await writeRows(db, [row]);
   return row.id;
 }
 
-/** Rows per multi-row INSERT: 200 × 22 columns stays far below SQLite's bound-parameter cap. */
+/** The rows and their bodies, in one transaction (the caller's, or one of their own when given the database). */
+function writeRows(db: Executor, rows: readonly NewDelivery[]): Promise<void> {
+  return inTransaction(db, async (trx) => {
+    const statements = deliveryStatements(trx);
+    await trx.executeQuery(statements.insertDeliveries(rows));
+    await trx.executeQuery(statements.insertBodies(rows));
+  });
+}
+
+/** Rows per multi-row INSERT: 200 × 21 columns (and 200 × 2 for their bodies) stays far below SQLite's bound-parameter cap. */
 const ROWS_PER_INSERT = 200;
 
 /**
@@ -67,9 +78,9 @@ export async function enqueueDeliveries(db: Executor, inputs: readonly EnqueueIn
     last = row.id;
     rows.push(row);
   }
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    await db.executeQuery(deliveryStatements(db).insertDeliveries(rows.slice(i, i + ROWS_PER_INSERT)));
-  }
+  await inTransaction(db, async (trx) => {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await writeRows(trx, rows.slice(i, i + ROWS_PER_INSERT));
+  });
   return rows.map((r) => r.id);
 }
 
@@ -158,7 +169,7 @@ export async function retractEventDeliveries(
     .orderBy("id")
     .execute();
   const held = rows.filter((d) => d.status === "held").map((d) => d.id);
-  if (held.length > 0) await db.deleteFrom("deliveries").where("id", "in", held).execute();
+  if (held.length > 0) await deleteDeliveries(db, held);
   const targets = new Map<string | null, string>();
   for (const d of rows) if (d.status !== "held" && !targets.has(d.endpoint_id)) targets.set(d.endpoint_id, d.account_id);
   for (const [endpointId, accountId] of targets) {
@@ -197,15 +208,41 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
  */
 export async function paymentWebhooks(db: Executor, accountId: string, paymentId: string) {
   const rows = await db
-    .selectFrom("deliveries")
-    .select(["id", "sequence", "body", "status", "attempts", "created_at"])
-    .where("payment_id", "=", paymentId)
-    .where("account_id", "=", accountId)
-    .where("kind", "=", "payment")
-    .orderBy("sequence")
-    .orderBy("id")
+    .selectFrom("deliveries as d")
+    .innerJoin("delivery_bodies as b", "b.delivery_id", "d.id")
+    .select(["d.id", "d.sequence", "b.body", "d.status", "d.attempts", "d.created_at"])
+    .where("d.payment_id", "=", paymentId)
+    .where("d.account_id", "=", accountId)
+    .where("d.kind", "=", "payment")
+    .orderBy("d.sequence")
+    .orderBy("d.id")
     .execute();
   return rows.filter((r, i) => i === 0 || r.sequence !== rows[i - 1].sequence);
+}
+
+/**
+ * Outbox rows with the bodies they send, to filter and order like `deliveries` itself (the body
+ * table adds no column of the same name but `body`): each row's body found by key.
+ */
+export function deliveriesWithBodies(db: Executor) {
+  return db.selectFrom("deliveries").innerJoin("delivery_bodies", "delivery_bodies.delivery_id", "deliveries.id").selectAll("deliveries").select("delivery_bodies.body");
+}
+
+/** Rows per DELETE: one bound parameter each, far below SQLite's cap. */
+const IDS_PER_DELETE = 500;
+
+/**
+ * Deletes these deliveries and their bodies, in the caller's transaction (or one of their own).
+ * Their attempt rows are the caller's to delete, before (retention and a purge keep their own order).
+ */
+export async function deleteDeliveries(db: Executor, ids: readonly string[]): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    for (let i = 0; i < ids.length; i += IDS_PER_DELETE) {
+      const chunk = ids.slice(i, i + IDS_PER_DELETE);
+      await trx.deleteFrom("delivery_bodies").where("delivery_id", "in", chunk).execute();
+      await trx.deleteFrom("deliveries").where("id", "in", chunk).execute();
+    }
+  });
 }
 
 /**

@@ -43,7 +43,7 @@ export type DeliveryPruneResult = { deliveries: number; attempts: number };
 
 /**
  * Deletes the address-watch and test deliveries that succeeded or failed more than `days` ago,
- * with their logged attempts. Pending, held and paused
+ * with their bodies and logged attempts. Pending, held and paused
  * deliveries are never deleted, however old. Payment-order webhooks stay: they are the order's
  * history (its timeline and the states it has announced, payments/transitions.ts), kept as long
  * as the order. Runs in chunks of 1,000 deliveries, each its own transaction.
@@ -61,6 +61,14 @@ export async function pruneDeliveries(db: Db, nowMs: number, days: number, stopp
         cutoff,
       ).execute();
       if (deleted.length > 0) {
+        await trx
+          .deleteFrom("delivery_bodies")
+          .where(
+            "delivery_id",
+            "in",
+            deleted.map((d) => d.id),
+          )
+          .execute();
         const attempts = await trx
           .deleteFrom("delivery_attempts")
           .where(

@@ -11,6 +11,7 @@ import { manualClock } from "../support/clock.ts";
 import { testDatabaseUrl } from "../support/harness.ts";
 import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
 import { defaultEndpoint } from "../../src/webhooks/endpoints.ts";
+import { insertDeliveryRows } from "../support/delivery-rows.ts";
 
 const clock = manualClock();
 let dir: string;
@@ -124,7 +125,7 @@ describe("accounts", () => {
       updated_at: 0,
       completed_at: null,
     });
-    await ctx.db.insertInto("deliveries").values([paused("dlv_mine", r.account.id), paused("dlv_theirs", other.account.id)]).execute();
+    await insertDeliveryRows(ctx.db, [paused("dlv_mine", r.account.id), paused("dlv_theirs", other.account.id)]);
     const credited = async (amount: number) => {
       const result = await addCredits(ctx.db, clock, r.account.id, amount);
       return result.ok ? result.account.credits : result.error;

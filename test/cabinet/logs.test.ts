@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { deliveriesWithBodies, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { escapeHtml } from "../../src/lib/html.ts";
 import { runCli, until, writeToml } from "../delivery/fixtures.ts";
 import { blk, chain, ingest, pay, type Rig, settled, startRig } from "../ingest/reorg-support.ts";
@@ -328,9 +328,7 @@ describe("a retraction", () => {
     await ingest(rig.td, blk(3, "0xb3", "0xa2", [pay("0xt2", "2000")]));
     await settled(rig);
     const u = await signIn(rig.td, rig.client.accountId);
-    const retractions = await rig.td.ctx.db
-      .selectFrom("deliveries")
-      .select(["id", "event_id", "event_type"])
+    const retractions = await deliveriesWithBodies(rig.td.ctx.db)
       .where("account_id", "=", rig.client.accountId)
       .where("body", "like", '%"removed":true%')
       .orderBy("id")

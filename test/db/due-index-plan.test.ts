@@ -8,7 +8,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import { undeliveredEventIds } from "../../src/delivery/outbox.ts";
 import { deliveryStatements } from "../../src/delivery/sql/dialects.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
-import { storedDelivery } from "../support/delivery-rows.ts";
+import { insertDeliveryRows, storedDelivery } from "../support/delivery-rows.ts";
 import { sqlitePlan } from "../support/query-plan.ts";
 
 // The due index holds only the rows still to be sent (pending, held, paused): settling a row
@@ -44,7 +44,7 @@ describe.skipIf(onPostgres)("the due index holds only rows still to be sent", ()
         status,
       })),
     );
-    for (let at = 0; at < rows.length; at += 100) await ctx.db.insertInto("deliveries").values(rows.slice(at, at + 100)).execute();
+    for (let at = 0; at < rows.length; at += 100) await insertDeliveryRows(ctx.db, rows.slice(at, at + 100));
   });
 
   afterAll(async () => {
@@ -59,15 +59,18 @@ describe.skipIf(onPostgres)("the due index holds only rows still to be sent", ()
     expect(await dueEntries()).toBe(598);
   });
 
-  it("the claim reads due rows from it, in due order", async () => {
+  it("the claim reads due rows from it, in due order, each row's body by key", async () => {
     const statements = deliveryStatements(ctx.db);
+    const body = "SEARCH b USING INDEX sqlite_autoindex_delivery_bodies_1 (delivery_id=?)";
     for (const replay of [false, true]) {
       const plan = await sqlitePlan(ctx.db, statements.selectDueDeliveries(NOW, 32, replay));
       expect(plan).toContain("SEARCH d USING INDEX deliveries_due (status=? AND replay=? AND next_attempt_at<?)");
+      expect(plan).toContain(body);
       expect(plan).not.toContain("TEMP B-TREE");
     }
     const newest = await sqlitePlan(ctx.db, statements.selectNewestDueDeliveries(NOW - 5000, NOW, 8));
     expect(newest).toContain("SEARCH d USING INDEX deliveries_due (status=? AND replay=? AND next_attempt_at>? AND next_attempt_at<?)");
+    expect(newest).toContain(body);
     expect(newest).not.toContain("TEMP B-TREE");
   });
 

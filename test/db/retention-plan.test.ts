@@ -6,7 +6,7 @@ import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { deletePrunable, oldestPrunable, pruneDeliveries } from "../../src/delivery/retention.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
-import { storedDelivery } from "../support/delivery-rows.ts";
+import { insertDeliveryRows, storedDelivery } from "../support/delivery-rows.ts";
 import { sqlitePlan } from "../support/query-plan.ts";
 
 // Found by timing the hourly prune on a large outbox: asked for settled rows by status, SQLite read
@@ -38,7 +38,7 @@ describe("the prune's plan reads only the rows it deletes", () => {
         status: i % 10 === 9 ? "pending" : "succeeded",
         at: i % 2 === 0 ? now - 30 * DAY + i : now - DAY + i,
       });
-    for (let start = 0; start < ROWS; start += 500) await ctx.db.insertInto("deliveries").values(Array.from({ length: 500 }, (_, i) => row(start + i))).execute();
+    for (let start = 0; start < ROWS; start += 500) await insertDeliveryRows(ctx.db, Array.from({ length: 500 }, (_, i) => row(start + i)));
   });
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
-import { enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { deliveriesWithBodies, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 import { defaultEndpointId } from "../support/endpoints.ts";
@@ -50,7 +50,7 @@ it("settlements racing over the same accounts in opposite orders all commit, eac
       pair.push(await enqueueDelivery(db, { accountId, endpointId: await defaultEndpointId(db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
     ids.push(pair);
   }
-  const rows = await db.selectFrom("deliveries").selectAll().execute();
+  const rows = await deliveriesWithBodies(db).execute();
   const byId = new Map(rows.map((r) => [r.id, r]));
   const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: null };
   const settled = await Promise.all(

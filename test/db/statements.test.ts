@@ -55,6 +55,7 @@ const outboxRows = (n: number): NewDelivery[] =>
 
 const deliverySamples: Samples<DeliveryStatements> = {
   insertDeliveries: (s) => [s.insertDeliveries(outboxRows(1)), s.insertDeliveries(outboxRows(3))],
+  insertBodies: (s) => [s.insertBodies(outboxRows(1)), s.insertBodies(outboxRows(3))],
   selectDueDeliveries: (s) => [s.selectDueDeliveries(1000, 64, false), s.selectDueDeliveries(1000, 64, true)],
   selectNewestDueDeliveries: (s) => [s.selectNewestDueDeliveries(900, 1000, 32)],
   selectClaimAccounts: (s) => [s.selectClaimAccounts(["acc_1"]), s.selectClaimAccounts(["acc_1", "acc_2", "acc_3"])],

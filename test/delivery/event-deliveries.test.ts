@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { deliveriesOfEvent } from "../../src/delivery/delivery-log.ts";
-import { storedDelivery } from "../support/delivery-rows.ts";
+import { insertDeliveryRows, storedDelivery } from "../support/delivery-rows.ts";
 import { startTestDaemon, type TestDaemon } from "../support/harness.ts";
 import { onPostgres } from "../support/postgres-only.ts";
 import { sqlitePlan, statementsOf } from "../support/query-plan.ts";
@@ -25,19 +25,16 @@ beforeAll(async () => {
   td = await startTestDaemon();
   mine = (await td.client({ name: "mine" })).accountId;
   theirs = (await td.client({ name: "theirs" })).accountId;
-  await td.ctx.db
-    .insertInto("deliveries")
-    .values([
-      ofEvent("dlv_a1", mine, "evt_1", 3000),
-      ofEvent("dlv_a3", mine, "evt_1", 1000),
-      // Two queued in the same millisecond: the greater id is the newer.
-      ofEvent("dlv_a2", mine, "evt_1", 2000),
-      ofEvent("dlv_a2b", mine, "evt_1", 2000),
-      ofEvent("dlv_other_event", mine, "evt_2", 500),
-      ofEvent("dlv_no_event", mine, null, 500),
-      ofEvent("dlv_their", theirs, "evt_1", 100),
-    ])
-    .execute();
+  await insertDeliveryRows(td.ctx.db, [
+    ofEvent("dlv_a1", mine, "evt_1", 3000),
+    ofEvent("dlv_a3", mine, "evt_1", 1000),
+    // Two queued in the same millisecond: the greater id is the newer.
+    ofEvent("dlv_a2", mine, "evt_1", 2000),
+    ofEvent("dlv_a2b", mine, "evt_1", 2000),
+    ofEvent("dlv_other_event", mine, "evt_2", 500),
+    ofEvent("dlv_no_event", mine, null, 500),
+    ofEvent("dlv_their", theirs, "evt_1", 100),
+  ]);
 });
 
 afterAll(async () => {

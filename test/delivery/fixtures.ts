@@ -8,7 +8,7 @@ import { type Context, openContext } from "../../src/daemon.ts";
 import type { Db } from "../../src/db/database.ts";
 import type { Delivery } from "../../src/db/schema.ts";
 import { createDeliveryLoop, type DeliveryLoop } from "../../src/delivery/loop.ts";
-import { type DeliveryKind, enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { type DeliveryKind, deliveriesWithBodies, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import type { CreditReservations } from "../../src/delivery/reservations.ts";
 import { VERSION } from "../../src/version.ts";
 import { queuePaymentWebhook } from "../../src/webhooks/fan-out.ts";
@@ -97,7 +97,7 @@ export async function openEngine(
       loop.wake();
       await loop.idle();
     },
-    delivery: (id) => ctx.db.selectFrom("deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow(),
+    delivery: (id) => deliveriesWithBodies(ctx.db).where("id", "=", id).executeTakeFirstOrThrow(),
     attempts: (id) =>
       ctx.db
         .selectFrom("delivery_attempts")

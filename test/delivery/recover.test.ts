@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { deliveryPrice } from "../../src/billing/pricing.ts";
 import { openContext, type Context } from "../../src/daemon.ts";
-import { type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.ts";
+import { deliveriesWithBodies, type EnqueueInput, enqueueDeliveries } from "../../src/delivery/outbox.ts";
 import { MAX_RECOVERED_PER_CALL, recoverEndpoint } from "../../src/webhooks/recover.ts";
 import { Value } from "@sinclair/typebox/value";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
@@ -198,9 +198,7 @@ describe("a recovery is bounded per call", () => {
 
     const first = await recoverEndpoint(deps, accountId, "default", { since: t0 / 1000 });
     expect(first).toEqual({ ok: true, requeued: MAX_RECOVERED_PER_CALL, more: true });
-    const pending = await ctx.db
-      .selectFrom("deliveries")
-      .select(["body", "kind", "attempts", "next_attempt_at", "completed_at"])
+    const pending = await deliveriesWithBodies(ctx.db)
       .where("status", "=", "pending")
       .orderBy("next_attempt_at")
       .execute();

@@ -1,6 +1,7 @@
 import type { Delivery } from "../../src/db/schema.ts";
 import type { TestClient, TestDaemon } from "../support/harness.ts";
 import { until } from "./fixtures.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // Shared by the recover and replay tests: blocks paying watched addresses, and a daemon driven by
 // a manual clock through the whole retry schedule.
@@ -36,7 +37,7 @@ export async function ingest(td: TestDaemon, b: unknown): Promise<void> {
 
 /** An account's deliveries, oldest first (creation time, then id). */
 export function deliveriesOf(td: TestDaemon, accountId: string): Promise<Delivery[]> {
-  return td.ctx.db.selectFrom("deliveries").selectAll().where("account_id", "=", accountId).orderBy("created_at").orderBy("id").execute();
+  return deliveriesWithBodies(td.ctx.db).where("account_id", "=", accountId).orderBy("created_at").orderBy("id").execute();
 }
 
 /**

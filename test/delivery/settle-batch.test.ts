@@ -6,7 +6,7 @@ import type { Transaction } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import type { DB } from "../../src/db/schema.ts";
-import { enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { deliveriesWithBodies, enqueueDelivery } from "../../src/delivery/outbox.ts";
 import { recordOutcomes, type Settlement } from "../../src/delivery/settle.ts";
 import { utcDay } from "../../src/lib/time.ts";
 import { testConfig } from "../support/harness.ts";
@@ -55,7 +55,7 @@ async function settleBatch(accounts: number, perAccount: number, price: number) 
   const queued: string[] = [];
   for (let k = 0; k < perAccount; k++)
     for (const accountId of ids) queued.push(await enqueueDelivery(ctx.db, { accountId, endpointId: await defaultEndpointId(ctx.db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
-  const rows = await ctx.db.selectFrom("deliveries").selectAll().where("id", "in", queued).execute();
+  const rows = await deliveriesWithBodies(ctx.db).where("id", "in", queued).execute();
   const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" };
   const items: Settlement[] = rows.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price } }));
   let statements = 0;
@@ -95,7 +95,7 @@ it("a batch over several accounts charges each its own deliveries, in as many st
 it("a second batch for the same accounts adds to their usage rows of the day", async () => {
   const first = await settleBatch(2, 1, 5);
   const nowMs = Date.now();
-  const rows = await ctx.db.selectFrom("deliveries").selectAll().where("account_id", "in", first.ids).execute();
+  const rows = await deliveriesWithBodies(ctx.db).where("account_id", "in", first.ids).execute();
   // The same rows again, as if re-sent after their lease: settled only while pending, so nothing changes.
   const attempt = { url: "http://127.0.0.1/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" };
   const again = await recordOutcomes(ctx.db, rows.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price: 5 } })), nowMs);
@@ -105,7 +105,7 @@ it("a second batch for the same accounts adds to their usage rows of the day", a
 
   // New deliveries of those accounts: their usage rows of today grow.
   for (const accountId of first.ids) await enqueueDelivery(ctx.db, { accountId, endpointId: await defaultEndpointId(ctx.db, accountId), kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs });
-  const pending = await ctx.db.selectFrom("deliveries").selectAll().where("account_id", "in", first.ids).where("status", "=", "pending").execute();
+  const pending = await deliveriesWithBodies(ctx.db).where("account_id", "in", first.ids).where("status", "=", "pending").execute();
   expect(pending.length).toBe(2);
   const settled = await recordOutcomes(ctx.db, pending.map((delivery) => ({ delivery, attempt, outcome: { ok: true, price: 5 } })), nowMs);
   expect(settled.size).toBe(2);

@@ -47,7 +47,8 @@ export async function sendOrderOf(db: Db, accountId: string): Promise<number[]> 
   const rows = await db
     .selectFrom("delivery_attempts as a")
     .innerJoin("deliveries as d", "d.id", "a.delivery_id")
-    .select(["a.delivery_id", "a.started_at", "d.body"])
+    .innerJoin("delivery_bodies as b", "b.delivery_id", "a.delivery_id")
+    .select(["a.delivery_id", "a.started_at", "b.body"])
     .where("d.account_id", "=", accountId)
     .execute();
   const first = new Map<string, { at: number; n: number }>();

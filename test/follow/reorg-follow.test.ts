@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from "../support/anvil.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
 import { until } from "../support/poll.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // Reorgs made by a real node (anvil_reorg), followed by a real daemon, delivered to a real
 // receiver: the orphaned events come again with "removed": true, the new chain's events as usual.
@@ -115,7 +116,7 @@ describe("reorgs on a followed node", () => {
     await anvil.test.mine({ blocks: 1 });
     await caughtUp();
     // Stored with two confirmations: the delivery waits, held.
-    const held = await td.ctx.db.selectFrom("deliveries").select(["status", "body"]).where("account_id", "=", client.accountId).execute();
+    const held = await deliveriesWithBodies(td.ctx.db).where("account_id", "=", client.accountId).execute();
     expect(held.map((d) => [d.status, JSON.parse(d.body).tx_hash])).toEqual([["held", tx]]);
     expect(sink.received).toHaveLength(0);
     await anvil.test.mine({ blocks: 1 });

@@ -5,6 +5,7 @@ import { until } from "../delivery/fixtures.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { blockIdOf, MAINNET_CHAIN_ID, startTronNode, type TronNode, type FakeTronTx, tronAddress, tronChain, txIdOf } from "../support/tron-node.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // A real daemon following a java-tron node (test/support/tron-node.ts, answering with the recorded
 // bodies of test/fixtures/tron/) through its HTTP API and TronGrid's API key header, delivering to
@@ -240,7 +241,7 @@ describe("following a java-tron node", () => {
     mine();
     await caughtUp();
     // Stored with two confirmations: the delivery waits, held.
-    const held = await td.ctx.db.selectFrom("deliveries").select(["status", "body"]).where("account_id", "=", client.accountId).execute();
+    const held = await deliveriesWithBodies(td.ctx.db).where("account_id", "=", client.accountId).execute();
     expect(held.map((d) => [d.status, JSON.parse(d.body).tx_hash])).toEqual([["held", tx]]);
     expect(sink.received).toHaveLength(0);
     mine();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { networkTips } from "../../src/ingest/blocks.ts";
 import { INGEST_TOKEN, startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 const W = "0x1111111111111111111111111111111111111111";
 const X = "0x2222222222222222222222222222222222222222";
@@ -317,7 +318,7 @@ describe("webhook outbox", () => {
   });
 
   const deliveriesOf = (accountId: string) =>
-    d.ctx.db.selectFrom("deliveries").select(["event_id", "event_type", "kind", "network", "body"]).where("account_id", "=", accountId).orderBy("created_at").execute();
+    deliveriesWithBodies(d.ctx.db).select(["event_id", "event_type", "kind", "network", "body"]).where("account_id", "=", accountId).orderBy("created_at").execute();
 
   it("queues a delivery only when the webhook is enabled, has a URL and its filters pass", async () => {
     const res = await d.ingest({

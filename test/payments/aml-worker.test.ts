@@ -10,6 +10,7 @@ import { rfc3339 } from "../../src/lib/time.ts";
 import { claimDueAmlJobs, completeAmlJob } from "../../src/payments/aml/worker.ts";
 import type { ScreeningResult, StoredAml } from "../../src/payments/aml/screening.ts";
 import { testConfig } from "../support/harness.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // The worker's two database steps, over a real SQLite file: leasing jobs and applying a verdict.
 
@@ -90,7 +91,7 @@ describe("applying a verdict", () => {
     const row = await ctx.db.selectFrom("payments").selectAll().where("id", "=", order.id).executeTakeFirstOrThrow();
     expect(row.status).toBe("failed");
     expect(JSON.parse(row.aml as string)).toEqual({ ...SEVERE, checked_at: rfc3339(clock.now()) });
-    const queued = await ctx.db.selectFrom("deliveries").select(["sequence", "body"]).where("payment_id", "=", order.id).execute();
+    const queued = await deliveriesWithBodies(ctx.db).where("payment_id", "=", order.id).execute();
     expect(queued.map((d) => [d.sequence, JSON.parse(d.body).event])).toEqual([[1, "failed"]]);
     expect(await ctx.db.selectFrom("aml_jobs").selectAll().where("payment_id", "=", order.id).execute()).toEqual([]);
   });
@@ -101,7 +102,7 @@ describe("applying a verdict", () => {
     expect(await completeAmlJob(ctx.db, { payment_id: order.id }, SEVERE, opts())).toBe(true);
     const row = await ctx.db.selectFrom("payments").selectAll().where("id", "=", order.id).executeTakeFirstOrThrow();
     expect([row.status, JSON.parse(row.aml as string)]).toEqual(["paid", stored]);
-    const [d] = await ctx.db.selectFrom("deliveries").select("body").where("payment_id", "=", order.id).execute();
+    const [d] = await deliveriesWithBodies(ctx.db).where("payment_id", "=", order.id).execute();
     expect(JSON.parse(d.body).aml).toEqual(stored);
   });
 

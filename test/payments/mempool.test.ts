@@ -3,6 +3,7 @@ import { LeadLost } from "../../src/db/leadership.ts";
 import { leadTakenOver } from "../support/lead-take-over.ts";
 import { hasWaitingOrders, observeMempool } from "../../src/payments/mempool.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // Orders on UTXO chains announce `seen` from the mempool (docs/payments.md, docs/chains.md); a mempool
 // payment that leaves unmined takes it back. Driven through the use case the btc follower's mempool
@@ -28,7 +29,7 @@ async function start() {
 
 const order = async (id: string) => (await (await client.request("GET", `/v1/payments/${id}`)).json()) as { status: string; tx_hash: string | null; amount_received_raw: string };
 const webhooks = async () =>
-  (await td.ctx.db.selectFrom("deliveries").select("body").where("kind", "=", "payment").orderBy("sequence").execute()).map((d) => {
+  (await deliveriesWithBodies(td.ctx.db).where("kind", "=", "payment").orderBy("sequence").execute()).map((d) => {
     const b = JSON.parse(d.body) as { event: string; tx_hash: string | null };
     return [b.event, b.tx_hash];
   });

@@ -18,6 +18,7 @@ import {
   WEBHOOK_KEYS,
 } from "./support.ts";
 import { until } from "../support/poll.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // Every flow runs through the real ingest endpoint, the real delivery loop and a real receiver.
 // eth needs 2 confirmations: a payment in block n confirms when block n+1 arrives.
@@ -186,7 +187,7 @@ describe("an underpaid order", () => {
     await sink.waitFor(2);
     expect(await readOrder(c, order.payment_id)).toMatchObject({ status: "underpaid", amount_received: "2" });
     // The outbox is written in the ingest transaction, so this count is final once ingest answered.
-    const queued = await td.ctx.db.selectFrom("deliveries").select("body").where("payment_id", "=", order.payment_id).orderBy("sequence").execute();
+    const queued = await deliveriesWithBodies(td.ctx.db).where("payment_id", "=", order.payment_id).orderBy("sequence").execute();
     expect(queued.map((d) => JSON.parse(d.body).event)).toEqual(["seen", "underpaid"]);
   });
 });
@@ -314,7 +315,7 @@ describe("expiry", () => {
     expect(await readOrder(c, order.payment_id)).toMatchObject({ status: "expired", tx_hash: null, amount_received: "0" });
     const transfers = await td.ctx.db.selectFrom("payment_transfers").selectAll().where("payment_id", "=", order.payment_id).execute();
     expect(transfers.map((t) => [t.tx_hash, t.amount_raw, t.late])).toEqual([[late, "1000000000000000000", 1]]);
-    const queued = await td.ctx.db.selectFrom("deliveries").select("body").where("payment_id", "=", order.payment_id).execute();
+    const queued = await deliveriesWithBodies(td.ctx.db).where("payment_id", "=", order.payment_id).execute();
     expect(queued.map((d) => JSON.parse(d.body).event)).toEqual(["expired"]);
   });
 

@@ -1,4 +1,6 @@
-import type { Delivery } from "../../src/db/schema.ts";
+import type { Insertable } from "kysely";
+import type { Executor } from "../../src/db/database.ts";
+import type { DeliveriesTable, Delivery } from "../../src/db/schema.ts";
 
 /**
  * An outbox row as the outbox stores it, for tests and benches that fill the outbox directly: a
@@ -30,4 +32,17 @@ export function storedDelivery(f: { id: string; accountId: string; kind: "event"
     updated_at: f.at,
     completed_at: settled ? f.at : null,
   };
+}
+
+/** Writes outbox rows built whole (each with its body), as the outbox would: the rows to `deliveries`, their bodies to `delivery_bodies`. */
+export async function insertDeliveryRows(db: Executor, rows: readonly (Insertable<DeliveriesTable> & { body: string })[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("deliveries")
+    .values(rows.map(({ body: _, ...row }) => row))
+    .execute();
+  await db
+    .insertInto("delivery_bodies")
+    .values(rows.map((r) => ({ delivery_id: r.id, body: r.body })))
+    .execute();
 }

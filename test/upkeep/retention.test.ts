@@ -18,6 +18,7 @@ import { runRetention } from "../../src/upkeep/retention.ts";
 import { manualClock } from "../support/clock.ts";
 import { onPostgres, testConfig } from "../support/harness.ts";
 import { pruneNotices } from "../../src/notices/retention.ts";
+import { insertDeliveryRows } from "../support/delivery-rows.ts";
 
 const DAY = 86_400_000;
 
@@ -52,13 +53,15 @@ describe("retention: every table that grows has a bound", () => {
     hold_until_height: null,
     ...row,
   });
-  const delivery = (id: string, row: Partial<Omit<Delivery, "replay">>) => ctx.db.insertInto("deliveries").values(deliveryRow(id, row)).execute();
+  const delivery = (id: string, row: Partial<Omit<Delivery, "replay">>) => insertDeliveryRows(ctx.db, [deliveryRow(id, row)]);
   const attempt = (deliveryId: string) =>
     ctx.db
       .insertInto("delivery_attempts")
       .values({ delivery_id: deliveryId, attempt: 1, url: "http://r.example/", started_at: 0, duration_ms: 1, status_code: 200, error: null, response_snippet: null })
       .execute();
   const ids = async (table: "deliveries") => (await ctx.db.selectFrom(table).select("id").orderBy("id").execute()).map((r) => r.id);
+  /** The deliveries whose bodies are stored: every delivery kept, no body left behind by one deleted. */
+  const withBodies = async () => (await ctx.db.selectFrom("delivery_bodies").select("delivery_id").orderBy("delivery_id").execute()).map((r) => r.delivery_id);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "chainwatch-upkeep-"));
@@ -93,6 +96,7 @@ describe("retention: every table that grows has a bound", () => {
     expect(await pruneDeliveries(ctx.db, clock.now(), 30)).toEqual({ deliveries: 2, attempts: 2 });
     expect(await pruneNotices(ctx.db, clock.now(), 30)).toBe(1);
     expect(await ids("deliveries")).toEqual(["dlv_c_succeeded_recent", "dlv_d_pending_old", "dlv_e_held_old", "dlv_f_paused_old", "dlv_g_payment_old"]);
+    expect(await withBodies()).toEqual(await ids("deliveries"));
     const attempts = await ctx.db.selectFrom("delivery_attempts").select("delivery_id").orderBy("delivery_id").execute();
     expect(attempts.map((a) => a.delivery_id)).toEqual(["dlv_c_succeeded_recent", "dlv_d_pending_old"]);
     expect((await ctx.db.selectFrom("notices").select("id").execute()).map((n) => n.id)).toEqual(["ntc_new"]);
@@ -102,10 +106,12 @@ describe("retention: every table that grows has a bound", () => {
 
   it("deletes more than one chunk of deliveries in one run", async () => {
     await ctx.db.deleteFrom("deliveries").execute();
+    await ctx.db.deleteFrom("delivery_bodies").execute();
     const rows = Array.from({ length: 2500 }, (_, i) => `dlv_bulk_${String(i).padStart(5, "0")}`);
     for (const id of rows) await delivery(id, { status: "succeeded", completed_at: clock.now() - 31 * DAY - 1 });
     expect((await pruneDeliveries(ctx.db, clock.now(), 30)).deliveries).toBe(2500);
     expect(await ids("deliveries")).toEqual([]);
+    expect(await withBodies()).toEqual([]);
   });
 
   it("keeps max_reorg_depth + the largest confirmation threshold of blocks below the tip, plus those an event or an open order names", async () => {
@@ -259,7 +265,7 @@ describe("retention: every table that grows has a bound", () => {
     const body = "x".repeat(2000);
     const rows = Array.from({ length: 3000 }, (_, i) => deliveryRow(`dlv_big_${String(i).padStart(5, "0")}`, { body, status: "succeeded", completed_at: clock.now() - 40 * DAY }));
     // A few statements of 200 rows rather than 3,000 of one: the same rows, written in a fraction of the time.
-    for (let i = 0; i < rows.length; i += 200) await ctx.db.insertInto("deliveries").values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200) await insertDeliveryRows(ctx.db, rows.slice(i, i + 200));
     const before = await databaseSize(ctx.db);
     const report = await runRetention(ctx);
     expect(report.deliveries).toBe(3000);

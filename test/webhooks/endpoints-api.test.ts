@@ -5,6 +5,7 @@ import { setPlan } from "../../src/accounts/plans.ts";
 import { SCHEMAS } from "../../src/http/openapi/schemas.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // The endpoints API (docs/api.md, "Webhook endpoints"): several endpoints per account, each with
 // its own URL, filters, rate and secret; at most the plan's max_endpoints; another account's id is
@@ -242,7 +243,7 @@ describe("replay and recovery, per endpoint", () => {
     expect(await call(c, "POST", `${BASE}/${a}/replay`, { since })).toEqual({ status: 202, body: { queued: 1, next_after: null } });
     expect(await call(c, "POST", `${BASE}/${a}/replay`, { since })).toEqual({ status: 202, body: { queued: 0, next_after: null } });
     expect(await call(c, "POST", `${BASE}/${b}/replay`, { since })).toEqual({ status: 202, body: { queued: 1, next_after: null } });
-    const replayed = await td.ctx.db.selectFrom("deliveries").select(["endpoint_id", "replay", "body"]).where("account_id", "=", c.accountId).where("replay", "=", 1).execute();
+    const replayed = await deliveriesWithBodies(td.ctx.db).where("account_id", "=", c.accountId).where("replay", "=", 1).execute();
     expect(replayed.map((r) => r.endpoint_id).sort()).toEqual([a, b].sort());
     expect(new Set(replayed.map((r) => r.body)).size).toBe(1);
     // A disabled endpoint takes no replay, as the address-watch webhook's does not.

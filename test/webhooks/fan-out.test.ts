@@ -6,6 +6,7 @@ import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { until } from "../support/poll.ts";
 import { type Received, startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
+import { deliveriesWithBodies } from "../../src/delivery/outbox.ts";
 
 // Fan-out (docs/webhooks.md): two endpoints of one account, each a real receiver. One answers 500
 // for an hour of the daemon's clock; the other gets every event at once and in order, with its own
@@ -45,7 +46,7 @@ describe("an account with two endpoints, one down for an hour", () => {
   };
   const txOf = (r: Received) => (JSON.parse(r.body) as Json).tx_hash as string;
   const health = async (id: string) => (await (await c.request("GET", `/v1/webhooks/endpoints/${id}/health`)).json()) as Json;
-  const deliveriesTo = (endpointId: string) => d.ctx.db.selectFrom("deliveries").selectAll().where("endpoint_id", "=", endpointId).orderBy("id").execute();
+  const deliveriesTo = (endpointId: string) => deliveriesWithBodies(d.ctx.db).where("endpoint_id", "=", endpointId).orderBy("id").execute();
 
   beforeAll(async () => {
     down = startWebhookSink();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { claimDueDeliveries } from "../../src/delivery/claim.ts";
-import { enqueueDelivery, retractEventDeliveries } from "../../src/delivery/outbox.ts";
+import { deliveriesWithBodies, enqueueDelivery, retractEventDeliveries } from "../../src/delivery/outbox.ts";
 import { createDeliveryThrottle } from "../../src/delivery/throttle.ts";
 import { paymentOrderTargets } from "../../src/webhooks/fan-out.ts";
 import { createEndpoint } from "../../src/webhooks/manage-endpoints.ts";
@@ -121,7 +121,7 @@ describe("a reorg's retraction", () => {
       await enqueueDelivery(db, { accountId: acct.id, endpointId, kind: "event", eventType: "payment", network: "eth", eventId: "evt_1", body: '{"removed":false}', nowMs: 1 });
     const retracted = await retractEventDeliveries(db, { id: "evt_1", type: "payment", network: "eth", body: '{"removed":true}' }, 2);
     expect(retracted).toEqual({ deliveries: 2, dropped: 0 });
-    const removals = await db.selectFrom("deliveries").select("endpoint_id").where("body", "=", '{"removed":true}').orderBy("endpoint_id").execute();
+    const removals = await deliveriesWithBodies(db).where("body", "=", '{"removed":true}').orderBy("endpoint_id").execute();
     expect(removals.map((r) => r.endpoint_id)).toEqual([acct.endpointId, other].sort());
   });
 });

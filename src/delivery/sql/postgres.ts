@@ -2,7 +2,7 @@ import { textPerCount } from "../../db/dialect/compiled.ts";
 import { numbered, rowsOf } from "../../db/dialect/postgres/placeholders.ts";
 import { preparedQuery } from "../../db/dialect/postgres/prepared.ts";
 import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
-import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, bodyParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
 
 // The statements of the outbox in PostgreSQL's SQL (what each does: statements.ts). Numbered
 // placeholders; the claim's plan is held by `orderedClaimPlan` in db/primitives.ts, and the settling
@@ -13,7 +13,9 @@ import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams
 // are passed over instead of claimed twice or waited on.
 // Only the rows of existing accounts: the claim reads each account of its rows once after them
 // (ACCOUNTS), and each endpoint once (ENDPOINTS); joined to every row, they cost more than the rows.
-const DUE_COLUMNS = `select d.* from deliveries as d inner join accounts as a on a.id = d.account_id`;
+// Each row's body is its own row of delivery_bodies, found by key.
+const DUE_COLUMNS = `select d.*, b.body from deliveries as d inner join accounts as a on a.id = d.account_id
+inner join delivery_bodies as b on b.delivery_id = d.id`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
     where p.payment_id = d.payment_id and p.endpoint_id is not distinct from d.endpoint_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
@@ -61,10 +63,12 @@ credits_charged = $2, updated_at = $3, completed_at = $3 where id in (${numbered
 const FAILED = `update deliveries set status = $1, attempts = $2, next_attempt_at = $3, lease_until = null, last_status_code = $4, last_error = $5,
 updated_at = $6, completed_at = $7 where id = $8 and ${STILL_PENDING}`;
 const INSERT = textPerCount((n) => `insert into deliveries (${OUTBOX_COLUMNS}) values ${rowsOf(n, OUTBOX_WIDTH)}`);
+const BODIES = textPerCount((n) => `insert into delivery_bodies (delivery_id, body) values ${rowsOf(n, 2)}`);
 const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
 export const postgresDeliveryStatements: DeliveryStatements = {
   insertDeliveries: (rows) => preparedQuery(INSERT(rows.length), deliveryParams(rows)),
+  insertBodies: (rows) => preparedQuery(BODIES(rows.length), bodyParams(rows)),
   selectDueDeliveries: (nowMs, limit, replay) => preparedQuery(SELECT_DUE, [nowMs, limit, replay ? 1 : 0]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => preparedQuery(SELECT_NEWEST_DUE, [afterMs, nowMs, limit]),
   selectClaimAccounts: (ids) => preparedQuery(ACCOUNTS(ids.length), [...ids]),

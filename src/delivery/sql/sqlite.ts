@@ -1,7 +1,7 @@
 import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
 import { marks, rowsOf } from "../../db/dialect/sqlite/placeholders.ts";
 import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
-import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, bodyParams, type DeliveryStatements, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
 
 // The statements of the outbox in SQLite's SQL (what each does: statements.ts). `?` placeholders;
 // `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
@@ -9,7 +9,9 @@ import { ATTEMPT_COLUMNS, attemptParams, type DeliveryStatements, deliveryParams
 // No row lock: the claim's write transaction (BEGIN IMMEDIATE) runs alone.
 // Only the rows of existing accounts: the claim reads each account of its rows once after them
 // (ACCOUNTS), and each endpoint once (ENDPOINTS); joined to every row, they cost more than the rows.
-const DUE_COLUMNS = `select d.* from deliveries as d inner join accounts as a on a.id = d.account_id`;
+// Each row's body is its own row of delivery_bodies, found by key.
+const DUE_COLUMNS = `select d.*, b.body from deliveries as d inner join accounts as a on a.id = d.account_id
+inner join delivery_bodies as b on b.delivery_id = d.id`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p
     where p.payment_id = d.payment_id and p.endpoint_id is d.endpoint_id and p.sequence < d.sequence and p.status in ('pending', 'paused')))`;
@@ -51,10 +53,12 @@ credits_charged = ?, updated_at = ?, completed_at = ? where id in (${marks(n)}) 
 const FAILED = `update deliveries set status = ?, attempts = ?, next_attempt_at = ?, lease_until = null, last_status_code = ?, last_error = ?,
 updated_at = ?, completed_at = ? where id = ? and +status = 'pending'`;
 const INSERT = textPerCount((n) => `insert into deliveries (${OUTBOX_COLUMNS}) values ${rowsOf(n, OUTBOX_WIDTH)}`);
+const BODIES = textPerCount((n) => `insert into delivery_bodies (delivery_id, body) values ${rowsOf(n, 2)}`);
 const ATTEMPTS = textPerCount((n) => `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ${rowsOf(n, 8)}`);
 
 export const sqliteDeliveryStatements: DeliveryStatements = {
   insertDeliveries: (rows) => compiled(INSERT(rows.length), deliveryParams(rows)),
+  insertBodies: (rows) => compiled(BODIES(rows.length), bodyParams(rows)),
   selectDueDeliveries: (nowMs, limit, replay) => compiled(SELECT_DUE, [replay ? 1 : 0, nowMs, nowMs, limit]),
   selectNewestDueDeliveries: (afterMs, nowMs, limit) => compiled(SELECT_NEWEST_DUE, [afterMs, nowMs, nowMs, limit]),
   selectClaimAccounts: (ids) => compiled(ACCOUNTS(ids.length), [...ids]),

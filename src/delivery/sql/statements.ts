@@ -2,14 +2,14 @@ import type { CompiledQuery, Insertable } from "kysely";
 import type { DeliveriesTable, Delivery } from "../../db/schema.ts";
 import type { AttemptLog } from "../send.ts";
 
-// The hot-path statements of the outbox, `deliveries` and `delivery_attempts` (why hand-written:
+// The hot-path statements of the outbox, `deliveries`, `delivery_bodies` and `delivery_attempts` (why hand-written:
 // `src/db/statements.ts`): a delivery's claim and settlement. What each does, here; each dialect's
 // text in `sqlite.ts` and `postgres.ts` beside this file, which bind the same parameters, built
 // here once for both. The claim also reads what it needs of the batch's accounts (their balance and
 // what /rpc has set aside of it, billing/sql/) and endpoints (their route and secrets): once per
 // account and endpoint of the batch, not joined to every row (a batch is mostly one endpoint's rows).
 
-/** A due delivery, as the claim reads it. */
+/** A due delivery, as the claim reads it: its row and its body. */
 export type DueDelivery = Delivery;
 
 /** What a claim reads of an account its due rows belong to. */
@@ -58,8 +58,10 @@ export type NewAttempt = AttemptLog & { deliveryId: string; attempt: number };
 export type DeliveryStatements = {
   /** One multi-row INSERT of outbox rows, in the order given (the outbox writes a webhook per event and account as the ingest stores them). */
   insertDeliveries(rows: readonly NewDelivery[]): CompiledQuery;
+  /** The same rows' bodies, one multi-row INSERT into `delivery_bodies`, in the same transaction. */
+  insertBodies(rows: readonly NewDelivery[]): CompiledQuery;
   /**
-   * Due live rows (or, with `replay`, due replayed rows) of existing accounts, oldest due first, at most `limit`. A payment row waits while a lower sequence
+   * Due live rows (or, with `replay`, due replayed rows) of existing accounts with their bodies, oldest due first, at most `limit`. A payment row waits while a lower sequence
    * of its payment to the same endpoint is still pending or paused. `next_attempt_at` is the only
    * sort key: the due index (status, replay, next_attempt_at) yields rows in that order (ties by insertion) and the scan stops at the limit.
    * The rows stay locked until the transaction ends, and rows another daemon is claiming are
@@ -105,11 +107,11 @@ export function failedParams(f: FailedAttempt, nowMs: number): unknown[] {
   return [f.status, f.attempts, f.nextAttemptAt, f.statusCode, f.error, nowMs, f.status === "failed" ? nowMs : null, f.id];
 }
 
-/** An outbox row as the outbox writes it: every column of OUTBOX_COLUMNS. */
-export type NewDelivery = Insertable<DeliveriesTable> & Record<(typeof OUTBOX_KEYS)[number], unknown>;
+/** An outbox row as the outbox writes it, every column of OUTBOX_COLUMNS, and the body it sends. */
+export type NewDelivery = Insertable<DeliveriesTable> & Record<(typeof OUTBOX_KEYS)[number], unknown> & { body: string };
 
 const OUTBOX_KEYS = [
-  "id", "account_id", "endpoint_id", "kind", "event_type", "network", "event_id", "payment_id", "sequence", "body", "status",
+  "id", "account_id", "endpoint_id", "kind", "event_type", "network", "event_id", "payment_id", "sequence", "status",
   "hold_until_height", "attempts", "next_attempt_at", "lease_until", "last_status_code", "last_error", "credits_charged",
   "created_at", "updated_at", "completed_at", "replay",
 ] as const;
@@ -122,5 +124,12 @@ export const OUTBOX_WIDTH = OUTBOX_KEYS.length;
 export function deliveryParams(rows: readonly NewDelivery[]): unknown[] {
   const params: unknown[] = [];
   for (const r of rows) for (const k of OUTBOX_KEYS) params.push(r[k] ?? null);
+  return params;
+}
+
+/** The parameters of a multi-row INSERT into `delivery_bodies` (delivery_id, body): two a row. */
+export function bodyParams(rows: readonly NewDelivery[]): unknown[] {
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.id, r.body);
   return params;
 }
