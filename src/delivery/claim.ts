@@ -1,5 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { inTransaction } from "../db/executor.ts";
 import { orderedClaimPlan } from "../db/primitives.ts";
 import type { DB, Delivery } from "../db/schema.ts";
 import type { HeldForCredits } from "./delivery-notices.ts";
@@ -39,11 +40,6 @@ export type ClaimOptions = {
  * be due behind them: claim again at once.
  */
 export type ClaimResult = { claimed: ClaimedDelivery[]; paused: string[]; held: HeldForCredits[]; more: boolean; lookedNewest: boolean };
-
-/** Runs `fn` in the caller's transaction, or in a write transaction of its own when given the database. */
-export function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db as Transaction<DB>) : db.transaction().execute(fn);
-}
 
 /**
  * Claims up to `limit` due rows in one short write transaction (or the caller's) and leases them for

@@ -1,5 +1,5 @@
 import type { Executor } from "../db/database.ts";
-import { inTransaction } from "./claim.ts";
+import { inTransaction } from "../db/executor.ts";
 import { STATUS_IS, UNSETTLED } from "./status-terms.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 import { resolveNotices } from "../notices/notices.ts";
@@ -169,7 +169,10 @@ export async function retractEventDeliveries(
     .orderBy("id")
     .execute();
   const held = rows.filter((d) => d.status === "held").map((d) => d.id);
-  if (held.length > 0) await deleteDeliveries(db, held);
+  if (held.length > 0) {
+    await db.deleteFrom("delivery_bodies").where("delivery_id", "in", held).execute();
+    await db.deleteFrom("deliveries").where("id", "in", held).execute();
+  }
   const targets = new Map<string | null, string>();
   for (const d of rows) if (d.status !== "held" && !targets.has(d.endpoint_id)) targets.set(d.endpoint_id, d.account_id);
   for (const [endpointId, accountId] of targets) {
@@ -207,15 +210,12 @@ export async function resumePausedDeliveries(db: Executor, accountIds: readonly 
  * payments/timeline.ts shows it).
  */
 export async function paymentWebhooks(db: Executor, accountId: string, paymentId: string) {
-  const rows = await db
-    .selectFrom("deliveries as d")
-    .innerJoin("delivery_bodies as b", "b.delivery_id", "d.id")
-    .select(["d.id", "d.sequence", "b.body", "d.status", "d.attempts", "d.created_at"])
-    .where("d.payment_id", "=", paymentId)
-    .where("d.account_id", "=", accountId)
-    .where("d.kind", "=", "payment")
-    .orderBy("d.sequence")
-    .orderBy("d.id")
+  const rows = await deliveriesWithBodies(db)
+    .where("payment_id", "=", paymentId)
+    .where("account_id", "=", accountId)
+    .where("kind", "=", "payment")
+    .orderBy("sequence")
+    .orderBy("id")
     .execute();
   return rows.filter((r, i) => i === 0 || r.sequence !== rows[i - 1].sequence);
 }
@@ -226,23 +226,6 @@ export async function paymentWebhooks(db: Executor, accountId: string, paymentId
  */
 export function deliveriesWithBodies(db: Executor) {
   return db.selectFrom("deliveries").innerJoin("delivery_bodies", "delivery_bodies.delivery_id", "deliveries.id").selectAll("deliveries").select("delivery_bodies.body");
-}
-
-/** Rows per DELETE: one bound parameter each, far below SQLite's cap. */
-const IDS_PER_DELETE = 500;
-
-/**
- * Deletes these deliveries and their bodies, in the caller's transaction (or one of their own).
- * Their attempt rows are the caller's to delete, before (retention and a purge keep their own order).
- */
-export async function deleteDeliveries(db: Executor, ids: readonly string[]): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    for (let i = 0; i < ids.length; i += IDS_PER_DELETE) {
-      const chunk = ids.slice(i, i + IDS_PER_DELETE);
-      await trx.deleteFrom("delivery_bodies").where("delivery_id", "in", chunk).execute();
-      await trx.deleteFrom("deliveries").where("id", "in", chunk).execute();
-    }
-  });
 }
 
 /**

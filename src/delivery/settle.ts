@@ -1,9 +1,10 @@
 import { chargeDeliveries, type DeliveryBill } from "../billing/charges.ts";
 import type { Executor } from "../db/database.ts";
+import { inTransaction } from "../db/executor.ts";
 import type { Delivery } from "../db/schema.ts";
 import { loggedAttemptCounts } from "./admin.ts";
 import { afterFailure, type FailureOutcome, type RetryPolicy } from "./backoff.ts";
-import { type ClaimedDelivery, inTransaction } from "./claim.ts";
+import type { ClaimedDelivery } from "./claim.ts";
 import { addNotices, type NewNotice } from "../notices/notices.ts";
 import { deliveryFailedNotice } from "./delivery-notices.ts";
 import type { AttemptLog } from "./send.ts";

@@ -1,15 +1,16 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { inTransaction } from "../executor.ts";
 
 /**
  * A delivery's body moves out of its outbox row into `delivery_bodies`, written once and never
  * updated. Every claim (its lease) and every settlement updates the outbox row, which SQLite
  * rewrites whole, and the body was most of it: a block event lists its transactions' hashes (about
- * 7 KB for 100), which a delivery then copied twice more after queueing it. The bodies are copied over and the column
- * dropped in one transaction, also on SQLite (where Kysely runs a migration outside one): a crash
- * midway leaves the outbox as it was.
+ * 7 KB for 100), which a delivery then copied twice more after queueing it. The bodies are copied
+ * over and the column dropped in one transaction, also on SQLite (where Kysely runs a migration
+ * outside one): a crash midway leaves the outbox as it was.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await inOneTransaction(db, async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.schema
       .createTable("delivery_bodies")
       .addColumn("delivery_id", "text", (c) => c.primaryKey())
@@ -21,13 +22,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await inOneTransaction(db, async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.schema.alterTable("deliveries").addColumn("body", "text", (c) => c.notNull().defaultTo("")).execute();
     await sql`update deliveries set body = coalesce((select b.body from delivery_bodies as b where b.delivery_id = deliveries.id), '')`.execute(trx);
     await trx.schema.dropTable("delivery_bodies").execute();
   });
 }
 
-function inOneTransaction(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<void>): Promise<void> {
-  return db.isTransaction ? fn(db) : db.transaction().execute((trx: Transaction<any>) => fn(trx));
-}
