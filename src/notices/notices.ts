@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
 import { type InvalidInput, invalidInput, isFailure, type Result } from "../lib/error-codes.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
@@ -81,7 +82,9 @@ export async function resolveNotices(
   for (let at = 0; at < accountIds.length; at += IDS_PER_LIST) {
     const accounts = accountIds.slice(at, at + IDS_PER_LIST);
     for (let d = 0; d < (deliveryIds?.length ?? 1); d += IDS_PER_LIST) {
-      let q = db.updateTable("notices").set({ resolved_at: nowMs }).where("account_id", "in", accounts).where("type", "=", type).where("resolved_at", "is", null);
+      // The type as a literal: it implies the condition of the open credit notices' partial index,
+      // which a bound parameter does not (db/dialect/sqlite/plan-stable.ts).
+      let q = db.updateTable("notices").set({ resolved_at: nowMs }).where("account_id", "in", accounts).where("type", "=", sql.lit(type)).where("resolved_at", "is", null);
       if (deliveryIds) q = q.where("delivery_id", "in", deliveryIds.slice(d, d + IDS_PER_LIST));
       if (endpointId !== undefined) q = q.where("endpoint_id", "=", endpointId);
       await q.execute();
