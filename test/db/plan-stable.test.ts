@@ -17,6 +17,7 @@ describe("planStableSql", () => {
   it("writes every placeholder +?, and a LIMIT's or OFFSET's +? + 0", () => {
     expect(planStableSql("select id from t where a = ? and b in (?, ?) order by id limit ?")).toBe("select id from t where a = +? and b in (+?, +?) order by id limit +? + 0");
     expect(planStableSql("SELECT id FROM t LIMIT ? OFFSET ?")).toBe("SELECT id FROM t LIMIT +? + 0 OFFSET +? + 0");
+    expect(planStableSql("select id from t limit?")).toBe("select id from t limit+? + 0");
     expect(planStableSql("insert into t (a, b) values (?,?),(?,?) returning id")).toBe("insert into t (a, b) values (+?,+?),(+?,+?) returning id");
     expect(planStableSql("update t set n = n - ? where id = ?")).toBe("update t set n = n - +? where id = +?");
     expect(planStableSql("select 1")).toBe("select 1");

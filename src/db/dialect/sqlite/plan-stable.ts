@@ -19,66 +19,19 @@
 // statements here name such states as literals anyway.
 
 /**
+ * What the rewrite reads, left to right, in one pass: a string literal, a quoted identifier or a
+ * comment (kept whole), a LIMIT's or OFFSET's placeholder, or any other placeholder. A numbered
+ * one (`?NNN`) is matched by neither placeholder branch.
+ */
+const TOKENS = /('(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\[[^\]]*\]|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$))|\b(limit|offset)(\s*)\?(?![0-9])|\?(?![0-9])/gi;
+
+/**
  * `sql` with every `?` placeholder outside string literals, quoted identifiers and comments written
  * `+?`, and the one of a LIMIT or OFFSET `+? + 0`. Numbered placeholders (`?NNN`) are left alone.
  */
 export function planStableSql(sql: string): string {
   if (!sql.includes("?")) return sql;
-  let out = "";
-  let at = 0;
-  // The last word read outside literals, lower-cased: a placeholder after `limit` or `offset` is one.
-  let lastWord = "";
-  while (at < sql.length) {
-    const c = sql[at];
-    if (c === "'" || c === '"' || c === "`" || c === "[") {
-      const end = closingOf(sql, at);
-      out += sql.slice(at, end);
-      at = end;
-      lastWord = "";
-    } else if (c === "-" && sql[at + 1] === "-") {
-      const end = sql.indexOf("\n", at);
-      const stop = end === -1 ? sql.length : end;
-      out += sql.slice(at, stop);
-      at = stop;
-    } else if (c === "/" && sql[at + 1] === "*") {
-      const end = sql.indexOf("*/", at + 2);
-      const stop = end === -1 ? sql.length : end + 2;
-      out += sql.slice(at, stop);
-      at = stop;
-    } else if (c === "?") {
-      if (/[0-9]/.test(sql[at + 1] ?? "")) {
-        out += c;
-      } else {
-        out += lastWord === "limit" || lastWord === "offset" ? "+? + 0" : "+?";
-      }
-      at++;
-      lastWord = "";
-    } else if (/[A-Za-z_]/.test(c)) {
-      let end = at + 1;
-      while (end < sql.length && /[A-Za-z0-9_$]/.test(sql[end])) end++;
-      lastWord = sql.slice(at, end).toLowerCase();
-      out += sql.slice(at, end);
-      at = end;
-    } else {
-      if (!/\s/.test(c)) lastWord = "";
-      out += c;
-      at++;
-    }
-  }
-  return out;
-}
-
-/** Where the literal or quoted identifier opening at `at` ends (just past its closing quote); a doubled quote is part of it. */
-function closingOf(sql: string, at: number): number {
-  const close = sql[at] === "[" ? "]" : sql[at];
-  let i = at + 1;
-  for (;;) {
-    const next = sql.indexOf(close, i);
-    if (next === -1) return sql.length;
-    if (close !== "]" && sql[next + 1] === close) {
-      i = next + 2;
-      continue;
-    }
-    return next + 1;
-  }
+  return sql.replace(TOKENS, (_token: string, kept: string | undefined, clause: string | undefined, space: string | undefined) =>
+    kept !== undefined ? kept : clause !== undefined ? `${clause}${space}+? + 0` : "+?",
+  );
 }
