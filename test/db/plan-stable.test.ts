@@ -45,6 +45,8 @@ describe("planStableSql", () => {
       ["select id, ? as echoed from t where n >= ? and name like ? order by id", [null, 0.5, "n%"]],
       ["select id from t where id in (?, ?, ?) limit ?", [1, 3, 9, 10]],
       ["select count(*) as c from t where name is ?", [null]],
+      // A text that reads as a number stays a text, and a large integer stays exact.
+      ["select ? as text, ? as big, typeof(?) as kind", ["007", 9007199254740993n, "007"]],
     ];
     for (const [text, args] of cases) {
       expect(db.query(planStableSql(text)).all(...(args as never[]))).toEqual(db.query(text).all(...(args as never[])));
