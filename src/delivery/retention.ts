@@ -61,22 +61,9 @@ export async function pruneDeliveries(db: Db, nowMs: number, days: number, stopp
         cutoff,
       ).execute();
       if (deleted.length > 0) {
-        await trx
-          .deleteFrom("delivery_bodies")
-          .where(
-            "delivery_id",
-            "in",
-            deleted.map((d) => d.id),
-          )
-          .execute();
-        const attempts = await trx
-          .deleteFrom("delivery_attempts")
-          .where(
-            "delivery_id",
-            "in",
-            deleted.map((d) => d.id),
-          )
-          .executeTakeFirst();
+        const ids = deleted.map((d) => d.id);
+        await trx.deleteFrom("delivery_bodies").where("delivery_id", "in", ids).execute();
+        const attempts = await trx.deleteFrom("delivery_attempts").where("delivery_id", "in", ids).executeTakeFirst();
         out.attempts += Number(attempts.numDeletedRows);
       }
       out.deliveries += deleted.length;
