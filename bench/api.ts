@@ -3,7 +3,7 @@
 // GET /v1/account on the daemon (a `serve` subprocess: signature check, key cache, rate limiter,
 // two SQLite reads) against a bare Bun.serve subprocess answering a JSON body of the same size.
 // One load generator (a third process: N keep-alive fetch loops, pre-signed headers spread over
-// 100 keys) drives both with the same connections and duration. The first figure is the CPU
+// BENCH_KEYS keys, 100 by default) drives both with the same connections and duration. The first figure is the CPU
 // each request costs (µs, from /proc: the daemon or bare server, and the load generator), steady
 // on a shared machine; beside it the throughput ratio. Every server is driven in turn for
 // BENCH_ROUNDS rounds (5), the first after BENCH_WARMUP_MS of warm-up, each later one after
@@ -42,7 +42,8 @@ import { type BenchCluster, serverVersion, startCluster } from "./support/postgr
 import { median, spread, summary } from "./support/rounds.ts";
 import { type Scenario, scenarioLabel, scenariosFromArgv } from "./support/scenarios.ts";
 
-const KEYS = 100;
+/** Accounts with one key each, the load spread over them; every key and account snapshot is read again once a second it is used. */
+const KEYS = Math.max(1, Number(process.env.BENCH_KEYS ?? 100));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 3_000);
 // Long enough for a fresh daemon's JIT to settle: with 2 s its compiling still showed in the measured CPU.

@@ -88,4 +88,31 @@ describe("the API key store", () => {
     clock.advance(1000);
     expect((await store.find(key.api_key))?.secret).toBe(key.secret);
   });
+
+  test("a read that finds the key unchanged keeps its record; a changed secret, allowlist or account state is read anew", async () => {
+    const key = await newKey(["10.0.0.0/8"]);
+    const first = await store.find(key.api_key);
+    clock.advance(1000);
+    expect(await store.find(key.api_key)).toBe(first);
+
+    const secret = "rotated-secret-of-this-key";
+    await ctx.db.updateTable("api_keys").set({ secret_enc: ctx.box.seal(secret), allow_ips: JSON.stringify(["192.168.0.0/16"]) }).where("api_key", "=", key.api_key).execute();
+    clock.advance(1000);
+    const second = await store.find(key.api_key);
+    expect(second).toEqual({ apiKey: key.api_key, accountId, secret, allowCidrs: [parseCidr("192.168.0.0/16")!], accountDisabled: false });
+
+    await ctx.db.updateTable("accounts").set({ disabled_at: 5 }).where("id", "=", accountId).execute();
+    clock.advance(1000);
+    expect(await store.find(key.api_key)).toEqual({ ...second!, accountDisabled: true });
+  });
+
+  test("requests that find a key expired while it is being read share the one read", async () => {
+    const key = await newKey();
+    const [a, b] = [store.find(key.api_key), store.find(key.api_key)];
+    expect(a).toBeInstanceOf(Promise);
+    expect(b).toBe(a);
+    expect((await a)?.secret).toBe(key.secret);
+    expect(store.find(key.api_key)).toBe(await a);
+  });
 });
+

@@ -141,7 +141,7 @@ const suites = [
     folder: "accounts",
     sets: accountStatementSets,
     of: accountStatements,
-    samples: { accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")] },
+    samples: { accountSnapshot: (s) => [s.accountSnapshot("acc_1", "2025-01-01")], liveKey: (s) => [s.liveKey("3f0c2a9e-0000-4000-8000-000000000001")] },
   }),
 ];
 

@@ -1,8 +1,8 @@
 import { preparedQuery } from "../../db/dialect/postgres/prepared.ts";
 import type { AccountStatements } from "./statements.ts";
 
-// The statement of the account views in PostgreSQL's SQL (what it does: statements.ts), a named
-// prepared statement on every connection.
+// The statements of the account views and the key look-up in PostgreSQL's SQL (what each does:
+// statements.ts), named prepared statements on every connection.
 
 // slots_used counts the same rows as slotsUsed (watch/watches.ts).
 const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
@@ -11,6 +11,11 @@ const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc
 from accounts a join plans p on p.name = a.plan
 where a.id = $1`;
 
+const LIVE_KEY = `select k.api_key, k.account_id, k.secret_enc, k.allow_ips, a.disabled_at
+from api_keys k join accounts a on a.id = k.account_id
+where k.api_key = $1 and k.revoked_at is null`;
+
 export const postgresAccountStatements: AccountStatements = {
   accountSnapshot: (accountId, day) => preparedQuery(SNAPSHOT, [accountId, day]),
+  liveKey: (apiKey) => preparedQuery(LIVE_KEY, [apiKey]),
 };

@@ -1,7 +1,7 @@
 import { compiled } from "../../db/dialect/compiled.ts";
 import type { AccountStatements } from "./statements.ts";
 
-// The statement of the account views in SQLite's SQL (what it does: statements.ts).
+// The statements of the account views and the key look-up in SQLite's SQL (what each does: statements.ts).
 
 // slots_used counts the same rows as slotsUsed (watch/watches.ts).
 const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
@@ -10,6 +10,11 @@ const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc
 from accounts a join plans p on p.name = a.plan
 where a.id = ?`;
 
+const LIVE_KEY = `select k.api_key, k.account_id, k.secret_enc, k.allow_ips, a.disabled_at
+from api_keys k join accounts a on a.id = k.account_id
+where k.api_key = ? and k.revoked_at is null`;
+
 export const sqliteAccountStatements: AccountStatements = {
   accountSnapshot: (accountId, day) => compiled(SNAPSHOT, [day, accountId]),
+  liveKey: (apiKey) => compiled(LIVE_KEY, [apiKey]),
 };
