@@ -1,7 +1,7 @@
 import { type Static, Type as T } from "@sinclair/typebox";
 import { findNetwork, unknownNetwork } from "../config/networks.ts";
 import type { NetworkConfig } from "../config/schema.ts";
-import type { Db, Executor } from "../db/database.ts";
+import type { Db } from "../db/database.ts";
 import { lockAccount, serialize } from "../db/primitives.ts";
 import type { Payment } from "../db/schema.ts";
 import { MAX_DECIMALS, parseAmount } from "../lib/amount.ts";
@@ -12,7 +12,8 @@ import { PrintableString } from "../lib/printable.ts";
 import { checkBody } from "../lib/value-errors.ts";
 import { invalidAddress, normalizeNetworkAddress } from "../chain/address/normalize.ts";
 import { checkoutKey, newCheckoutToken } from "./checkout-token.ts";
-import { findActiveOrder, normalizeAsset, type OrderView, orderView } from "./orders.ts";
+import { normalizeAsset, type OrderView, orderView } from "./orders.ts";
+import { paymentStatements } from "./sql/dialects.ts";
 import { allocateAddress } from "./wallets/allocate.ts";
 import type { WalletDerivers } from "./wallets/derivers.ts";
 import { activeWallet } from "./wallets/wallets.ts";
@@ -169,13 +170,9 @@ export async function createOrder(
     // Two creations for one address (from any accounts) or one order_id run one after the other.
     await lockAccount(trx, accountId);
     if (v.address !== null) await serialize(trx, `order-address:${v.network}:${v.address}`);
-    const existing = await trx
-      .selectFrom("payments")
-      .select("id")
-      .where("account_id", "=", accountId)
-      .where("order_id", "=", v.orderId)
-      .executeTakeFirst();
-    if (existing) return { ok: false, code: "ORDER_EXISTS" };
+    const statements = paymentStatements(trx);
+    const existing = await trx.executeQuery(statements.selectOrderIdTaken(accountId, v.orderId));
+    if (existing.rows.length > 0) return { ok: false, code: "ORDER_EXISTS" };
     const now = deps.clock.now();
     let address: string;
     let derived: { walletId: string; index: number } | null = null;
@@ -190,9 +187,9 @@ export async function createOrder(
     } else {
       address = v.address;
       // A wallet's address stays its order's: late payments to it keep arriving there.
-      if (await isDerivedAddress(trx, v.network, address)) return { ok: false, code: "ADDRESS_DERIVED" };
+      if ((await trx.executeQuery(statements.selectDerivedOrderAt(v.network, address))).rows.length > 0) return { ok: false, code: "ADDRESS_DERIVED" };
       // One live order per address and asset: an incoming movement must name exactly one order.
-      if (await findActiveOrder(trx, v.network, address, v.asset)) return { ok: false, code: "ADDRESS_BUSY" };
+      if ((await trx.executeQuery(statements.selectLiveOrderAt(v.network, address, v.asset))).rows.length > 0) return { ok: false, code: "ADDRESS_BUSY" };
     }
     const token = newCheckoutToken();
     const order: Payment = {
@@ -219,22 +216,9 @@ export async function createOrder(
       description: v.description,
       redirect_url: v.redirectUrl,
     };
-    await trx.insertInto("payments").values(order).execute();
+    await trx.executeQuery(statements.insertOrder(order));
     return { ok: true, order };
   });
-}
-
-/** Whether an order of a payment wallet (any account's) has this address. */
-async function isDerivedAddress(trx: Executor, network: string, address: string): Promise<boolean> {
-  const row = await trx
-    .selectFrom("payments")
-    .select("id")
-    .where("network", "=", network)
-    .where("address", "=", address)
-    .where("derivation_index", "is not", null)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export type CreateOrderDeps = { db: Db; clock: Clock; config: { networks: Record<string, NetworkConfig> }; walletDerivers: WalletDerivers; publicUrl: () => string };

@@ -18,7 +18,10 @@ export type LifecycleInput =
   /** A reorg orphaned payments of the order; `receivedRaw` is what still arrived on the canonical chain. */
   | { kind: "payments_orphaned"; receivedRaw: bigint };
 
-const TERMINAL: ReadonlySet<PaymentStatus> = new Set<PaymentStatus>(["paid", "failed", "expired"]);
+/** The states no input moves an order out of: it takes no more payments, and its address is free for a new order. */
+export const TERMINAL_STATUSES: readonly PaymentStatus[] = ["paid", "failed", "expired"];
+
+const TERMINAL: ReadonlySet<PaymentStatus> = new Set<PaymentStatus>(TERMINAL_STATUSES);
 
 /** Whether no input can move an order out of this state (paid, failed, expired). */
 export function isTerminal(s: PaymentStatus): boolean {

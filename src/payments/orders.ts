@@ -6,15 +6,13 @@ import { rfc3339 } from "../lib/time.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import { latePaymentsOf } from "./late-payments.ts";
 import { checkoutUrl } from "./checkout-token.ts";
-import type { PaymentStatus } from "./lifecycle.ts";
+import { type PaymentStatus, TERMINAL_STATUSES } from "./lifecycle.ts";
 import { type LatePayment, type OrderFacts, orderFacts } from "./webhook-body.ts";
 
 // The `payments` table: orders as stored, found and shown. Creating one: ./create-order.ts.
 
 /** Every order state, in lifecycle order (for filters and schemas). */
 export const PAYMENT_STATUSES: readonly PaymentStatus[] = ["pending", "seen", "underpaid", "aml_check", "paid", "failed", "expired"];
-
-const TERMINAL_STATUSES: PaymentStatus[] = ["paid", "failed", "expired"];
 
 /** An order as the API and the list show it: amounts as decimal strings, times RFC 3339. */
 export type OrderView = OrderFacts & {
@@ -62,18 +60,6 @@ export async function orderViews(db: Executor, rows: readonly Payment[], publicU
 export function normalizeAsset(family: NetworkConfig["family"], asset: string | null): string | null {
   if (asset === null) return null;
   return family === "evm" ? asset.toLowerCase() : asset;
-}
-
-/** The non-terminal order (of any account) using this network, address and asset, if one exists. */
-export function findActiveOrder(db: Executor, network: string, address: string, asset: string | null): Promise<Payment | undefined> {
-  return db
-    .selectFrom("payments")
-    .selectAll()
-    .where("network", "=", network)
-    .where("address", "=", address)
-    .where("asset", asset === null ? "is" : "=", asset)
-    .where("status", "not in", TERMINAL_STATUSES)
-    .executeTakeFirst();
 }
 
 /**

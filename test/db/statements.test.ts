@@ -23,6 +23,7 @@ import { chainStatements, chainStatementSets } from "../../src/ingest/sql/dialec
 import type { ChainStatements, NewOutput } from "../../src/ingest/sql/statements.ts";
 import { paymentStatements, paymentStatementSets } from "../../src/payments/sql/dialects.ts";
 import type { PaymentStatements } from "../../src/payments/sql/statements.ts";
+import type { Payment } from "../../src/db/schema.ts";
 import { onPostgres, testDatabaseUrl } from "../support/harness.ts";
 
 // Each folder writes its hot-path statements out in each dialect's own SQL (`<folder>/sql/`).
@@ -36,6 +37,11 @@ const events = (n: number): NewEvent[] =>
   ids(n).map((id, i) => ({ id, account_id: "acc_1", type: "payment", network: "eth", watch_id: null, dedupe_key: `k${i}`, body: "{}", created_at: 1, block_height: 7, block_hash: null }));
 const outputs = (n: number): NewOutput[] =>
   ids(n).map((txid, vout) => ({ network: "btc", txid, vout, address: "bc1q", value_raw: "1000", block_hash: "blk_1", height: 7 }));
+const newOrder: Payment = {
+  id: "pay_1", account_id: "acc_1", order_id: "o-1", network: "eth", address: "0xabc", asset: null, decimals: 18, amount_raw: "1000", received_raw: "0",
+  confirmed_raw: "0", status: "pending", tx_hash: null, expires_at: 2000, aml: null, created_at: 1000, updated_at: 1000, wallet_id: null,
+  derivation_index: null, checkout_token: "tok", checkout_key: "key", description: null, redirect_url: null,
+};
 const usage = (n: number) => ids(n).map((accountId) => ({ accountId, credits: 1, deliveries: 1, events: 0 }));
 
 /** Samples of a set of statements: each statement with sample arguments; those over a list at one and at three items. */
@@ -135,6 +141,10 @@ const suites = [
       selectCheckoutOrderByKey: (s) => [s.selectCheckoutOrderByKey("ab".repeat(32))],
       selectCheckoutOrdersById: (s) => [s.selectCheckoutOrdersById(["pay_1"]), s.selectCheckoutOrdersById(["pay_1", "pay_2", "pay_3"])],
       selectWaitingNativeOrder: (s) => [s.selectWaitingNativeOrder("btc")],
+      selectOrderIdTaken: (s) => [s.selectOrderIdTaken("acc_1", "o-1")],
+      selectDerivedOrderAt: (s) => [s.selectDerivedOrderAt("eth", "0xabc")],
+      selectLiveOrderAt: (s) => [s.selectLiveOrderAt("eth", "0xabc", null), s.selectLiveOrderAt("eth", "0xabc", "0xdef")],
+      insertOrder: (s) => [s.insertOrder(newOrder)],
     },
   }),
   suite<AccountStatements>({

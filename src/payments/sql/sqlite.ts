@@ -1,6 +1,6 @@
 import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
 import { marks } from "../../db/dialect/sqlite/placeholders.ts";
-import { CHECKOUT_ORDER, type PaymentStatements } from "./statements.ts";
+import { CHECKOUT_ORDER, ORDER_COLUMNS, ORDER_WIDTH, orderParams, type PaymentStatements, TERMINAL_LIST } from "./statements.ts";
 
 // The statements of payment orders in SQLite's SQL (what each does: statements.ts).
 
@@ -11,8 +11,19 @@ const BY_IDS = textPerCount((n) => `${CHECKOUT_ORDER} where p.id in (${marks(n)}
 // paid or expired ones): the (status, expires_at) index finds the few that wait.
 const WAITING = "select id from payments where +network = ? and status in ('pending', 'seen') and asset is null limit 1";
 
+// An order's creation: by the (account_id, order_id) unique index, then the (network, address) index.
+const ORDER_ID_TAKEN = "select id from payments where account_id = ? and order_id = ?";
+const DERIVED_AT = "select id from payments where network = ? and address = ? and derivation_index is not null limit 1";
+// `is` matches a null asset (the native coin) as `=` matches a token.
+const LIVE_AT = `select id from payments where network = ? and address = ? and asset is ? and status not in (${TERMINAL_LIST}) limit 1`;
+const INSERT_ORDER = `insert into payments (${ORDER_COLUMNS}) values (${marks(ORDER_WIDTH)})`;
+
 export const sqlitePaymentStatements: PaymentStatements = {
   selectCheckoutOrderByKey: (key) => compiled(BY_KEY, [key]),
   selectCheckoutOrdersById: (ids) => compiled(BY_IDS(ids.length), [...ids]),
   selectWaitingNativeOrder: (network) => compiled(WAITING, [network]),
+  selectOrderIdTaken: (accountId, orderId) => compiled(ORDER_ID_TAKEN, [accountId, orderId]),
+  selectDerivedOrderAt: (network, address) => compiled(DERIVED_AT, [network, address]),
+  selectLiveOrderAt: (network, address, asset) => compiled(LIVE_AT, [network, address, asset]),
+  insertOrder: (order) => compiled(INSERT_ORDER, orderParams(order)),
 };
