@@ -100,6 +100,12 @@ export interface WatchesTable {
   created_at: number;
 }
 
+/** How many addresses an account watches (watch/watches.ts keeps it with its watches); no row: none. */
+export interface WatchCountsTable {
+  account_id: string;
+  watches: number;
+}
+
 export interface BlocksTable {
   network: string;
   hash: string;
@@ -402,6 +408,7 @@ export interface DB {
   credit_grants: CreditGrantsTable;
   credit_leases: CreditLeasesTable;
   watches: WatchesTable;
+  watch_counts: WatchCountsTable;
   blocks: BlocksTable;
   events: EventsTable;
   block_subscriptions: BlockSubscriptionsTable;

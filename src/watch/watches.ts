@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Executor } from "../db/database.ts";
+import { inTransaction } from "../db/executor.ts";
 import { insertionOrder, lockAccount } from "../db/primitives.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
@@ -44,6 +45,7 @@ export async function addWatch(
       created_at: input.now,
     };
     await trx.insertInto("watches").values(watch).execute();
+    await countWatches(trx, input.accountId, 1);
     return { ok: true, created: true, watch };
   });
 }
@@ -104,6 +106,7 @@ export async function addWatches(
       return { ok: true, created: true, watch };
     });
     for (let i = 0; i < fresh.length; i += CHUNK) await trx.insertInto("watches").values(fresh.slice(i, i + CHUNK)).execute();
+    await countWatches(trx, input.accountId, fresh.length);
     return outcomes;
   });
 }
@@ -126,6 +129,7 @@ export async function deleteWatches(db: Kysely<DB>, accountId: string, watchIds:
         .execute();
       for (const r of rows) deleted.add(r.id);
     }
+    await countWatches(trx, accountId, -deleted.size);
     return watchIds.map((id) => deleted.delete(id));
   });
 }
@@ -141,14 +145,24 @@ async function slotLimit(db: Executor, accountId: string): Promise<number> {
   return plan.address_slots;
 }
 
-/** Address slots in use: watches only (payment addresses take no slot). */
+/** Address slots in use: watches only (payment addresses take no slot), as `watch_counts` keeps them. */
 export async function slotsUsed(db: Executor, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom("watches")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("account_id", "=", accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const row = await db.selectFrom("watch_counts").select("watches").where("account_id", "=", accountId).executeTakeFirst();
+  return Number(row?.watches ?? 0);
+}
+
+/**
+ * Adds `by` (negative: takes away) to the account's count of watches, in the transaction that
+ * inserted or deleted them: every writer of `watches` keeps it, so a slot check reads one row
+ * instead of counting every watch of the account.
+ */
+async function countWatches(trx: Executor, accountId: string, by: number): Promise<void> {
+  if (by === 0) return;
+  await trx
+    .insertInto("watch_counts")
+    .values({ account_id: accountId, watches: by })
+    .onConflict((oc) => oc.column("account_id").doUpdateSet((eb) => ({ watches: eb("watch_counts.watches", "+", by) })))
+    .execute();
 }
 
 /** An account's watches in the order they were created. */
@@ -165,12 +179,12 @@ export function listWatches(db: Executor, accountId: string): Promise<Watch[]> {
 
 /** Stops watching; false when the watch does not exist or belongs to another account. */
 export async function deleteWatch(db: Executor, accountId: string, watchId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom("watches")
-    .where("id", "=", watchId)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return inTransaction(db, async (trx) => {
+    const result = await trx.deleteFrom("watches").where("id", "=", watchId).where("account_id", "=", accountId).executeTakeFirst();
+    if (result.numDeletedRows === 0n) return false;
+    await countWatches(trx, accountId, -1);
+    return true;
+  });
 }
 
 /** An account's watch of a normalized address on a network, if any. */

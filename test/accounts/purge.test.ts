@@ -31,6 +31,7 @@ const TABLES: (keyof DB)[] = [
   "credit_grants",
   "credit_leases",
   "watches",
+  "watch_counts",
   "blocks",
   "events",
   "block_subscriptions",
@@ -161,7 +162,7 @@ describe("accounts delete", () => {
       counts[t] = before[t].length - expected[t].length;
     }
     // The account had rows of every kind an account has.
-    for (const t of ["accounts", "api_keys", "watches", "events", "block_subscriptions", "deliveries", "delivery_bodies", "delivery_attempts", "webhook_endpoints", "endpoint_health", "payments", "payment_transfers", "payment_wallets", "usage_daily", "cabinet_sessions", "cabinet_links"])
+    for (const t of ["accounts", "api_keys", "watches", "watch_counts", "events", "block_subscriptions", "deliveries", "delivery_bodies", "delivery_attempts", "webhook_endpoints", "endpoint_health", "payments", "payment_transfers", "payment_wallets", "usage_daily", "cabinet_sessions", "cabinet_links"])
       expect({ t, some: counts[t] > 0 }).toEqual({ t, some: true });
 
     const r = await cli(["accounts", "delete", "gone", "--purge", "--force", "--json"]);

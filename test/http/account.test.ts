@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addCredits } from "../../src/accounts/accounts.ts";
 import { recordUsage } from "../../src/billing/usage.ts";
+import { addWatches } from "../../src/watch/watches.ts";
 import { manualClock } from "../support/clock.ts";
 import { startTestDaemon, type TestClient, type TestDaemon } from "../support/harness.ts";
 import { setDefaultEndpoint } from "../support/endpoints.ts";
@@ -62,13 +63,16 @@ describe("GET /v1/account", () => {
 
   test("counts watched addresses as used slots", async () => {
     const c = await td.client({ slots: 5 });
-    await td.ctx.db
-      .insertInto("watches")
-      .values([
-        { id: "aw_slot1", account_id: c.accountId, network: "eth", address: "0x00000000000000000000000000000000000000a1", created_at: NOW },
-        { id: "aw_slot2", account_id: c.accountId, network: "btc", address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", created_at: NOW },
-      ])
-      .execute();
+    // Written as another process (the CLI's `watches add`) writes them.
+    const added = await addWatches(td.ctx.db, {
+      accountId: c.accountId,
+      items: [
+        { network: "eth", address: "0x00000000000000000000000000000000000000a1" },
+        { network: "btc", address: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq" },
+      ],
+      now: NOW,
+    });
+    expect(added.map((a) => a.ok && a.created)).toEqual([true, true]);
     const res = await get(c, "/v1/account");
     expect(res.body.address_slots).toEqual({ used: 2, limit: 5 });
   });

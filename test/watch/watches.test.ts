@@ -211,7 +211,7 @@ describe("address slots", () => {
     // In one process bun:sqlite is synchronous, so HTTP requests cannot interleave a count and
     // an insert. The real race is another writer process (the CLI, a second daemon): this child
     // takes the last slot inside an open write transaction while the daemon handles an add. A
-    // count taken outside the add's own write transaction would still see 4 and let a 6th in.
+    // count read outside the add's own write transaction would still see 4 and let a 6th in.
     const client = await td.client({ slots: 5 });
     for (let n = 1; n <= 4; n++) expect((await add(client, "eth", evmAddress(n))).status).toBe(201);
     const child = Bun.spawn(
@@ -224,6 +224,8 @@ describe("address slots", () => {
          db.run("BEGIN IMMEDIATE");
          db.run("INSERT INTO watches (id, account_id, network, address, created_at) VALUES (?, ?, 'eth', ?, 0)",
            ["aw_fromanotherprocess00000", ${JSON.stringify(client.accountId)}, ${JSON.stringify(evmAddress(5))}]);
+         // As every writer of watches does: the account's count in the same transaction.
+         db.run("UPDATE watch_counts SET watches = watches + 1 WHERE account_id = ?", [${JSON.stringify(client.accountId)}]);
          console.log("locked");
          await Bun.sleep(300);
          db.run("COMMIT");`,

@@ -3,9 +3,9 @@ import type { AccountStatements } from "./statements.ts";
 
 // The statements of the account views and the key look-up in SQLite's SQL (what each does: statements.ts).
 
-// slots_used counts the same rows as slotsUsed (watch/watches.ts).
+// slots_used reads the same count as slotsUsed (watch/watches.ts).
 const SNAPSHOT = `select a.id, a.name, a.plan, a.credits, p.address_slots, p.rpc_rps, p.monthly_credits,
-  (select count(*) from watches w where w.account_id = a.id) as slots_used,
+  coalesce((select c.watches from watch_counts c where c.account_id = a.id), 0) as slots_used,
   coalesce((select u.credits from usage_daily u where u.account_id = a.id and u.day = ?), 0) as spent_today
 from accounts a join plans p on p.name = a.plan
 where a.id = ?`;

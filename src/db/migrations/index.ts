@@ -35,6 +35,7 @@ import * as m0033 from "./0033_prunable_deliveries.ts";
 import * as m0034 from "./0034_orders_newest_first.ts";
 import * as m0035 from "./0035_unsettled_due_index.ts";
 import * as m0036 from "./0036_delivery_bodies.ts";
+import * as m0037 from "./0037_watch_counts.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   "0034_orders_newest_first": m0034,
   "0035_unsettled_due_index": m0035,
   "0036_delivery_bodies": m0036,
+  "0037_watch_counts": m0037,
 };
