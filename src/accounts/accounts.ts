@@ -72,7 +72,7 @@ export type AccountSnapshot = AccountSnapshotRow;
 
 // GET /v1/account is the hot path of the signed API. One statement instead of three, written out
 // per dialect (sql/) because building it with Kysely's query builder costs more than
-// SQLite takes to run it. Its slots_used counts the same rows as slotsUsed (watch/watches.ts).
+// SQLite takes to run it. Its slots_used reads the same count as slotsUsed (watch/watches.ts).
 
 /** The account snapshot for `day` (YYYY-MM-DD, UTC); throws when the account does not exist. */
 export async function accountSnapshot(db: Db, accountId: string, day: string): Promise<AccountSnapshot> {
