@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { inTransaction } from "../db/executor.ts";
+import { watchStatements } from "./sql/dialects.ts";
 import { insertionOrder, lockAccount } from "../db/primitives.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
@@ -32,11 +33,12 @@ export async function addWatch(
 ): Promise<AddWatchOutcome> {
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, input.accountId);
-    const existing = await findWatchByAddress(trx, input.accountId, input.network, input.address);
+    const statements = watchStatements(trx);
+    const [existing] = (await trx.executeQuery(statements.selectWatchAt(input.accountId, input.network, input.address))).rows;
     // Re-adding is idempotent even at a full cap: it takes no new slot.
     if (existing) return { ok: true, created: false, watch: existing };
-    const slots = await slotLimit(trx, input.accountId);
-    if ((await slotsUsed(trx, input.accountId)) >= slots) return { ok: false, code: "SLOT_LIMIT" };
+    const [{ slots, used }] = (await trx.executeQuery(statements.selectSlots(input.accountId))).rows;
+    if (Number(used) >= slots) return { ok: false, code: "SLOT_LIMIT" };
     const watch: Watch = {
       id: newId("aw"),
       account_id: input.accountId,
@@ -44,7 +46,7 @@ export async function addWatch(
       address: input.address,
       created_at: input.now,
     };
-    await trx.insertInto("watches").values(watch).execute();
+    await trx.executeQuery(statements.insertWatch(watch));
     await countWatches(trx, input.accountId, 1);
     return { ok: true, created: true, watch };
   });
@@ -71,8 +73,9 @@ export async function addWatches(
 ): Promise<AddWatchOutcome[]> {
   return db.transaction().execute(async (trx) => {
     await lockAccount(trx, input.accountId);
-    const slots = await slotLimit(trx, input.accountId);
-    let used = await slotsUsed(trx, input.accountId);
+    const [slot] = (await trx.executeQuery(watchStatements(trx).selectSlots(input.accountId))).rows;
+    const slots = slot.slots;
+    let used = Number(slot.used);
     const known = new Map<string, Watch>();
     const byNetwork = new Map<string, Set<string>>();
     for (const item of input.items) {
@@ -134,17 +137,6 @@ export async function deleteWatches(db: Kysely<DB>, accountId: string, watchIds:
   });
 }
 
-/** How many addresses the account's plan lets it watch. */
-async function slotLimit(db: Executor, accountId: string): Promise<number> {
-  const plan = await db
-    .selectFrom("accounts")
-    .innerJoin("plans", "plans.name", "accounts.plan")
-    .select("plans.address_slots")
-    .where("accounts.id", "=", accountId)
-    .executeTakeFirstOrThrow();
-  return plan.address_slots;
-}
-
 /** Address slots in use: watches only (payment addresses take no slot), as `watch_counts` keeps them. */
 export async function slotsUsed(db: Executor, accountId: string): Promise<number> {
   const row = await db.selectFrom("watch_counts").select("watches").where("account_id", "=", accountId).executeTakeFirst();
@@ -157,12 +149,7 @@ export async function slotsUsed(db: Executor, accountId: string): Promise<number
  * instead of counting every watch of the account.
  */
 async function countWatches(trx: Executor, accountId: string, by: number): Promise<void> {
-  if (by === 0) return;
-  await trx
-    .insertInto("watch_counts")
-    .values({ account_id: accountId, watches: by })
-    .onConflict((oc) => oc.column("account_id").doUpdateSet((eb) => ({ watches: eb("watch_counts.watches", "+", by) })))
-    .execute();
+  if (by !== 0) await trx.executeQuery(watchStatements(trx).addToWatchCount(accountId, by));
 }
 
 /** An account's watches in the order they were created. */
@@ -187,21 +174,6 @@ export async function deleteWatch(db: Executor, accountId: string, watchId: stri
   });
 }
 
-/** An account's watch of a normalized address on a network, if any. */
-export function findWatchByAddress(
-  db: Executor,
-  accountId: string,
-  network: string,
-  address: string,
-): Promise<Watch | undefined> {
-  return db
-    .selectFrom("watches")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("network", "=", network)
-    .where("address", "=", address)
-    .executeTakeFirst();
-}
 
 /** Every account's watches of any of the given normalized addresses on a network. */
 export async function findWatchesByAddresses(db: Executor, network: string, addresses: string[]): Promise<Watch[]> {

@@ -15,8 +15,8 @@ import { accountStatements, accountStatementSets } from "../../src/accounts/sql/
 import { billingStatements, billingStatementSets } from "../../src/billing/sql/dialects.ts";
 import type { BillingStatements } from "../../src/billing/sql/statements.ts";
 import type { AccountStatements } from "../../src/accounts/sql/statements.ts";
-import { eventStatements, eventStatementSets } from "../../src/watch/sql/dialects.ts";
-import type { EventStatements } from "../../src/watch/sql/statements.ts";
+import { eventStatements, eventStatementSets, watchStatements, watchStatementSets } from "../../src/watch/sql/dialects.ts";
+import type { EventStatements, WatchStatements } from "../../src/watch/sql/statements.ts";
 import { endpointHealthStatements, endpointHealthStatementSets } from "../../src/webhooks/sql/dialects.ts";
 import type { EndpointHealthStatements } from "../../src/webhooks/sql/statements.ts";
 import { chainStatements, chainStatementSets } from "../../src/ingest/sql/dialects.ts";
@@ -145,6 +145,17 @@ const suites = [
       selectDerivedOrderAt: (s) => [s.selectDerivedOrderAt("eth", "0xabc")],
       selectLiveOrderAt: (s) => [s.selectLiveOrderAt("eth", "0xabc", null), s.selectLiveOrderAt("eth", "0xabc", "0xdef")],
       insertOrder: (s) => [s.insertOrder(newOrder)],
+    },
+  }),
+  suite<WatchStatements>({
+    folder: "watch",
+    sets: watchStatementSets,
+    of: watchStatements,
+    samples: {
+      selectWatchAt: (s) => [s.selectWatchAt("acc_1", "eth", "0xabc")],
+      selectSlots: (s) => [s.selectSlots("acc_1")],
+      insertWatch: (s) => [s.insertWatch({ id: "aw_1", account_id: "acc_1", network: "eth", address: "0xabc", created_at: 1 })],
+      addToWatchCount: (s) => [s.addToWatchCount("acc_1", 1), s.addToWatchCount("acc_1", -3)],
     },
   }),
   suite<AccountStatements>({
