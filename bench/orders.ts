@@ -5,7 +5,9 @@
 //    time: orders with an address the client gives, then orders without one that take the next
 //    address of the account's wallet (evm bip44; btc wpkh and tr). Prints the daemon's CPU µs per
 //    order from /proc and, for each wallet kind, what derivation and allocation add.
-// 2. In this process, the derivation alone: CPU µs per address of an opened wallet, and what
+// 2. Every order made in 1 read back once by GET /v1/payments/{id}, IN_FLIGHT at a time, for the
+//    orders with a given address and the evm wallet's: the daemon's CPU µs per read.
+// 3. In this process, the derivation alone: CPU µs per address of an opened wallet, and what
 //    opening one costs (unseal, read the key, derive its receiving branch) — once per wallet and
 //    process.
 // Knobs (env): BENCH_ORDERS (per run, default 2000).
@@ -49,14 +51,30 @@ function signed(creds: Creds, method: string, path: string, body: string) {
   return { "Content-Type": "application/json", "X-Api-Key": creds.apiKey, "X-Timestamp": ts, "X-Signature": signature };
 }
 
-/** POSTs `count` orders, IN_FLIGHT at a time; `body(i)` makes the i-th. */
-async function post(url: string, creds: Creds, count: number, body: (i: number) => Record<string, unknown>): Promise<void> {
+/** POSTs `count` orders, IN_FLIGHT at a time; `body(i)` makes the i-th. Answers the orders' ids. */
+async function post(url: string, creds: Creds, count: number, body: (i: number) => Record<string, unknown>): Promise<string[]> {
   let next = 0;
+  const ids: string[] = [];
   const lane = async () => {
     while (next < count) {
       const text = JSON.stringify(body(next++));
       const res = await fetch(`${url}/v1/payments`, { method: "POST", body: text, headers: signed(creds, "POST", "/v1/payments", text) });
       if (res.status !== 201) throw new Error(`POST /v1/payments answered ${res.status}: ${await res.text()}`);
+      ids.push(((await res.json()) as { payment_id: string }).payment_id);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return ids;
+}
+
+/** GETs each order once, IN_FLIGHT at a time: what a merchant polling its orders costs. */
+async function read(url: string, creds: Creds, ids: readonly string[]): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < ids.length) {
+      const path = `/v1/payments/${ids[next++]}`;
+      const res = await fetch(`${url}${path}`, { headers: signed(creds, "GET", path, "") });
+      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     }
   };
@@ -104,6 +122,7 @@ async function main(): Promise<void> {
   const [daemon] = await spawnDaemons(configPath, 1, (p) => children.push(p));
   console.log(`orders: ${ORDERS} per run, ${IN_FLIGHT} in flight, one daemon on SQLite; load average ${loadAverage()}`);
   const perOrder: Record<string, number> = {};
+  const made = new Map<string, string[]>();
   let n = 0;
   for (const a of accounts) {
     const body = (i: number) => ({
@@ -114,12 +133,23 @@ async function main(): Promise<void> {
     });
     await post(daemon.url, a.creds, WARMUP, body);
     const window = startCpuWindow({ daemon: () => cpuOf(daemon.proc.pid) });
-    await post(daemon.url, a.creds, ORDERS, body);
+    made.set(a.label, await post(daemon.url, a.creds, ORDERS, body));
     const w = window();
     perOrder[a.label] = cpuPerUnit(w, ORDERS).daemon;
     console.log(`  ${a.label.padEnd(14)} ${String(perOrder[a.label]).padStart(5)} µs CPU per order (daemon), ${Math.round((ORDERS / w.wallMs) * 1000)} orders/s`);
   }
   for (const k of KINDS) console.log(`  derivation and allocation, ${k.label}: ${perOrder[k.label] - perOrder["given address"]} µs CPU per order`);
+
+  // Each order read once by GET /v1/payments/{id}, as a merchant polling its orders would; a
+  // wallet's order also looks up its late payments.
+  for (const a of accounts.slice(0, 2)) {
+    const ids = made.get(a.label) as string[];
+    await read(daemon.url, a.creds, ids.slice(0, WARMUP));
+    const window = startCpuWindow({ daemon: () => cpuOf(daemon.proc.pid) });
+    await read(daemon.url, a.creds, ids);
+    const w = window();
+    console.log(`  read, ${a.label.padEnd(14)} ${String(cpuPerUnit(w, ids.length).daemon).padStart(5)} µs CPU per GET /v1/payments/{id} (daemon), ${Math.round((ids.length / w.wallMs) * 1000)} reads/s`);
+  }
 
   // The derivation alone, in this process.
   const box = createSecretBox(crypto.getRandomValues(new Uint8Array(32)));
