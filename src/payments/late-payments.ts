@@ -5,6 +5,7 @@ import { paymentWebhooks } from "../delivery/outbox.ts";
 import { queuePaymentWebhook } from "../webhooks/fan-out.ts";
 import { parseJson } from "../lib/json.ts";
 import { readPaymentSettings } from "./settings.ts";
+import { paymentStatements } from "./sql/dialects.ts";
 import { type LatePayment, latePayment, latePaymentWebhookBody } from "./webhook-body.ts";
 
 // Late payments (docs/payments.md): a payment to a wallet's address after its order ended (paid,
@@ -26,14 +27,7 @@ export async function latePaymentsOf(db: Executor, orders: readonly Payment[]): 
   const out = new Map<string, LatePayment[]>();
   const ids = [...byId.keys()];
   for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .selectFrom("payment_transfers")
-      .select(["payment_id", "tx_hash", "amount_raw", "block_height"])
-      .where("payment_id", "in", ids.slice(i, i + CHUNK))
-      .where("late", "=", 1)
-      .orderBy("block_height")
-      .orderBy("id")
-      .execute();
+    const { rows } = await db.executeQuery(paymentStatements(db).selectLatePayments(ids.slice(i, i + CHUNK)));
     for (const r of rows) {
       const order = byId.get(r.payment_id) as Payment;
       const list = out.get(r.payment_id);

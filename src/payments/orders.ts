@@ -5,6 +5,7 @@ import { parseJson } from "../lib/json.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { StoredAml } from "./aml/screening.ts";
 import { latePaymentsOf } from "./late-payments.ts";
+import { paymentStatements } from "./sql/dialects.ts";
 import { checkoutUrl } from "./checkout-token.ts";
 import { type PaymentStatus, TERMINAL_STATUSES } from "./lifecycle.ts";
 import { type LatePayment, type OrderFacts, orderFacts } from "./webhook-body.ts";
@@ -76,8 +77,9 @@ export function openOrderBlockHashes(db: Executor, network: string) {
 }
 
 /** One order of an account; another account's order is not found. */
-export function getOrder(db: Executor, accountId: string, paymentId: string): Promise<Payment | undefined> {
-  return db.selectFrom("payments").selectAll().where("id", "=", paymentId).where("account_id", "=", accountId).executeTakeFirst();
+export async function getOrder(db: Executor, accountId: string, paymentId: string): Promise<Payment | undefined> {
+  const { rows } = await db.executeQuery(paymentStatements(db).selectAccountOrder(accountId, paymentId));
+  return rows[0];
 }
 
 export type OrdersFilter = { orderId?: string; status?: PaymentStatus; limit: number };

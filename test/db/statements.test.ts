@@ -145,6 +145,8 @@ const suites = [
       selectDerivedOrderAt: (s) => [s.selectDerivedOrderAt("eth", "0xabc")],
       selectLiveOrderAt: (s) => [s.selectLiveOrderAt("eth", "0xabc", null), s.selectLiveOrderAt("eth", "0xabc", "0xdef")],
       insertOrder: (s) => [s.insertOrder(newOrder)],
+      selectAccountOrder: (s) => [s.selectAccountOrder("acc_1", "pay_1")],
+      selectLatePayments: (s) => [s.selectLatePayments(["pay_1"]), s.selectLatePayments(["pay_1", "pay_2", "pay_3"])],
     },
   }),
   suite<WatchStatements>({

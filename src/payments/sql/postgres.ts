@@ -15,6 +15,8 @@ const DERIVED_AT = "select id from payments where network = $1 and address = $2 
 // `is not distinct from` matches a null asset (the native coin) as `=` matches a token.
 const LIVE_AT = `select id from payments where network = $1 and address = $2 and asset is not distinct from $3 and status not in (${TERMINAL_LIST}) limit 1`;
 const INSERT_ORDER = `insert into payments (${ORDER_COLUMNS}) values (${numbered(1, ORDER_WIDTH)})`;
+const ACCOUNT_ORDER = `select ${ORDER_COLUMNS} from payments where id = $1 and account_id = $2`;
+const LATE = "select payment_id, tx_hash, amount_raw, block_height from payment_transfers where payment_id = any($1::text[]) and late = 1 order by block_height, id";
 
 export const postgresPaymentStatements: PaymentStatements = {
   selectCheckoutOrderByKey: (key) => preparedQuery(BY_KEY, [key]),
@@ -24,4 +26,6 @@ export const postgresPaymentStatements: PaymentStatements = {
   selectDerivedOrderAt: (network, address) => preparedQuery(DERIVED_AT, [network, address]),
   selectLiveOrderAt: (network, address, asset) => preparedQuery(LIVE_AT, [network, address, asset]),
   insertOrder: (order) => preparedQuery(INSERT_ORDER, orderParams(order)),
+  selectAccountOrder: (accountId, paymentId) => preparedQuery(ACCOUNT_ORDER, [paymentId, accountId]),
+  selectLatePayments: (ids) => preparedQuery(LATE, [[...ids]]),
 };

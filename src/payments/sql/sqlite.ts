@@ -17,6 +17,10 @@ const DERIVED_AT = "select id from payments where network = ? and address = ? an
 // `is` matches a null asset (the native coin) as `=` matches a token.
 const LIVE_AT = `select id from payments where network = ? and address = ? and asset is ? and status not in (${TERMINAL_LIST}) limit 1`;
 const INSERT_ORDER = `insert into payments (${ORDER_COLUMNS}) values (${marks(ORDER_WIDTH)})`;
+// By the primary key; another account's order is not found.
+const ACCOUNT_ORDER = `select ${ORDER_COLUMNS} from payments where id = ? and account_id = ?`;
+// By the (payment_id, …) unique index of payment_transfers.
+const LATE = textPerCount((n) => `select payment_id, tx_hash, amount_raw, block_height from payment_transfers where payment_id in (${marks(n)}) and late = 1 order by block_height, id`);
 
 export const sqlitePaymentStatements: PaymentStatements = {
   selectCheckoutOrderByKey: (key) => compiled(BY_KEY, [key]),
@@ -26,4 +30,6 @@ export const sqlitePaymentStatements: PaymentStatements = {
   selectDerivedOrderAt: (network, address) => compiled(DERIVED_AT, [network, address]),
   selectLiveOrderAt: (network, address, asset) => compiled(LIVE_AT, [network, address, asset]),
   insertOrder: (order) => compiled(INSERT_ORDER, orderParams(order)),
+  selectAccountOrder: (accountId, paymentId) => compiled(ACCOUNT_ORDER, [paymentId, accountId]),
+  selectLatePayments: (ids) => compiled(LATE(ids.length), [...ids]),
 };

@@ -6,8 +6,9 @@ import { TERMINAL_STATUSES } from "../lifecycle.ts";
 // page view, and every order of each look of the live-update hub, reads its order, at up to
 // thousands a second, and building the query cost more than SQLite spends running it; each mempool
 // poll of a UTXO network asks whether any order waits; an order's creation checks and writes it in
-// four statements, which built by Kysely were a quarter of its CPU. What each does, here; each
-// dialect's text in `sqlite.ts` and `postgres.ts` beside this file.
+// four statements, which built by Kysely were a quarter of its CPU; a merchant polling an order
+// (GET /v1/payments/{id}) reads it and its late payments. What each does, here; each dialect's
+// text in `sqlite.ts` and `postgres.ts` beside this file.
 
 /** An order as the checkout reads it, before its numbers are made numbers (checkout-orders.ts). */
 export type CheckoutOrderRow = Record<string, unknown> & { id: string };
@@ -28,7 +29,14 @@ export type PaymentStatements = {
   selectLiveOrderAt(network: string, address: string, asset: string | null): CompiledQuery<{ id: string }>;
   /** Writes a new order, every column of ORDER_COLUMNS. */
   insertOrder(order: Payment): CompiledQuery;
+  /** The account's order `paymentId`, every column: no row when it is not the account's. */
+  selectAccountOrder(accountId: string, paymentId: string): CompiledQuery<Payment>;
+  /** The late payments of these orders (transfers after the order ended), oldest first. */
+  selectLatePayments(paymentIds: readonly string[]): CompiledQuery<LateTransferRow>;
 };
+
+/** A late payment's transfer as an order's view reads it. */
+export type LateTransferRow = { payment_id: string; tx_hash: string; amount_raw: string; block_height: number };
 
 /** The terminal states as a list of SQL literals, for `status not in (…)`. */
 export const TERMINAL_LIST = TERMINAL_STATUSES.map((s) => `'${s}'`).join(", ");
