@@ -1,10 +1,9 @@
 import { Type as T } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import type { Config } from "../config/schema.ts";
 import type { Db, Executor } from "../db/database.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
-import { describeValueError } from "../lib/value-errors.ts";
+import { checkBody } from "../lib/value-errors.ts";
 import { checkWebhookTarget, type Resolver, type TargetFailure } from "../net/target-guard.ts";
 import { MAX_URL_LENGTH } from "../webhooks/settings.ts";
 
@@ -31,9 +30,9 @@ export async function updatePaymentSettings(
   accountId: string,
   body: unknown,
 ): Promise<SettingsOutcome> {
-  const first = Value.Errors(PaymentSettingsSchema, body).First();
-  if (first) return fail(describeValueError(first));
-  const url = (body as PaymentSettings).webhook_url;
+  const checked = checkBody(PaymentSettingsSchema, body);
+  if (!checked.ok) return checked;
+  const url = checked.body.webhook_url;
   if (url !== null) {
     if (url.length > MAX_URL_LENGTH) return fail(`webhook_url must be at most ${MAX_URL_LENGTH} characters`);
     const target = await checkWebhookTarget(url, { allowPrivate: deps.config.delivery.allow_private_targets, resolve: deps.resolveHost, field: "webhook_url" });

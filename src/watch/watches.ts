@@ -1,12 +1,12 @@
 import type { Kysely } from "kysely";
 import type { Executor } from "../db/database.ts";
 import { inTransaction } from "../db/executor.ts";
-import { watchStatements } from "./sql/dialects.ts";
 import { insertionOrder, lockAccount } from "../db/primitives.ts";
 import type { DB, Watch } from "../db/schema.ts";
 import { newId } from "../lib/ids.ts";
 import { rfc3339 } from "../lib/time.ts";
 import type { Failure } from "../lib/error-codes.ts";
+import { watchStatements } from "./sql/dialects.ts";
 
 /** The public shape of a watched address (docs/api.md). */
 export type WatchView = { watch_id: string; network_slug: string; address: string; created_at: string };

@@ -3,7 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { unknownNetwork } from "../config/networks.ts";
 import { MAX_DELIVERY_RPS } from "../config/schema.ts";
 import { type InvalidInput, invalidInput } from "../lib/error-codes.ts";
-import { describeValueError } from "../lib/value-errors.ts";
+import { checkBody, describeValueError } from "../lib/value-errors.ts";
 import { type FilterPatch, MAX_MIN_CONFIRMATIONS } from "./filters.ts";
 
 // What a client may set on an endpoint, checked without touching the network (the URL's DNS check
@@ -122,9 +122,9 @@ export function parseSettingsChange(
     beforeEvents?: (change: SettingsChange) => InvalidInput | null;
   } = {},
 ): ParseOutcome<SettingsChange> {
-  const first = Value.Errors(schema, body).First();
-  if (first) return invalidInput(describeValueError(first));
-  const input = body as { url?: string | null; enabled?: boolean; description?: string | null; events?: unknown; delivery?: { max_rps?: number } };
+  const checked = checkBody(schema, body);
+  if (!checked.ok) return checked;
+  const input = checked.body as { url?: string | null; enabled?: boolean; description?: string | null; events?: unknown; delivery?: { max_rps?: number } };
   if (typeof input.url === "string" && input.url.length > MAX_URL_LENGTH) return invalidInput(`${opts.urlField ?? "url"} must be at most ${MAX_URL_LENGTH} characters`);
   const value: SettingsChange = {};
   if (input.url !== undefined) value.url = input.url;
