@@ -19,8 +19,11 @@
 // their spread, and each ratio is taken within a round. Targets: chainwatch >= 0.9 of the minimal
 // proxy's req/s, its CPU per call <= 1.3 times the minimal proxy's, added p50 latency < 1 ms; the
 // last line says whether they were met, and why not.
+// BENCH_BEFORE=<checkout>: another source tree (sharing this one's node_modules) whose daemon,
+// over a copy of the same database, is driven right after this tree's in every round: a
+// before/after comparison in one run, its ratio taken within each round.
 import type { Subprocess } from "bun";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAccount } from "../src/accounts/accounts.ts";
@@ -48,6 +51,8 @@ const RPS_TARGET = 0.9;
 const ROOT = join(import.meta.dir, "..");
 /** Extra arguments for the daemon's `bun` (BENCH_DAEMON_ARGS="--cpu-prof-md --cpu-prof-dir=/tmp/p" profiles it). */
 const DAEMON_ARGS = (process.env.BENCH_DAEMON_ARGS ?? "").split(" ").filter(Boolean);
+/** BENCH_BEFORE=<checkout>: another tree's daemon, driven in the same rounds (see the header). */
+const BEFORE = process.env.BENCH_BEFORE || undefined;
 const CALLS = [
   { name: "eth_blockNumber", params: [] as unknown[] },
   { name: "eth_getBlockByNumber", params: ["latest", false] as unknown[] },
@@ -70,28 +75,18 @@ async function main(): Promise<void> {
   // A few blocks with a transaction each, so getBlockByNumber answers a block with content.
   for (let i = 0; i < 5; i++) await anvil.mined(await anvil.sendEth(anvil.accounts[0], anvil.accounts[1], 1n));
   const daemonPort = freePort();
-  const configPath = join(dir, "chainwatch.toml");
-  writeFileSync(
-    configPath,
-    [
-      "[server]",
-      `port = ${daemonPort}`,
-      "[database]",
-      `url = "sqlite://${dir}/chainwatch.db"`,
-      "[secrets]",
-      `master_key_file = "${dir}/master.key"`,
-      "[networks.eth]",
-      'family = "evm"',
-      "decimals = 18",
-      "get_block_cost = 20",
-      `rpc_urls = ["${anvil.url}"]`,
-      "",
-    ].join("\n"),
-  );
+  const configPath = writeConfig("chainwatch", daemonPort);
   const keys = await createKeys(configPath);
+  // The tree before gets a copy of the database (one serve per SQLite file), keys and all.
+  const beforePort = BEFORE ? freePort() : 0;
+  if (BEFORE) for (const suffix of ["", "-wal"]) if (existsSync(join(dir, `chainwatch.db${suffix}`))) copyFileSync(join(dir, `chainwatch.db${suffix}`), join(dir, `before.db${suffix}`));
+  const beforeConfig = BEFORE ? writeConfig("before", beforePort) : "";
   const daemon = spawn([process.execPath, ...DAEMON_ARGS, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
   const daemonUrl = `http://127.0.0.1:${daemonPort}`;
   await waitForHealth(`${daemonUrl}/healthz`, daemon);
+  const before = BEFORE ? spawn([process.execPath, ...DAEMON_ARGS, join(BEFORE, "cli/index.ts"), "serve", "--config", beforeConfig], dir) : null;
+  const beforeUrl = `http://127.0.0.1:${beforePort}`;
+  if (before) await waitForHealth(`${beforeUrl}/healthz`, before);
   log(`anvil ${anvil.url}; chainwatch ${daemonUrl}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
 
   const barePort = freePort();
@@ -119,7 +114,9 @@ async function main(): Promise<void> {
     const elysiaTargets: LoadTarget[] = keys.map((k) => ({ url: `${elysiaUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     const proxyTargets: LoadTarget[] = keys.map((k) => ({ url: `${daemonUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     const contractTargets: LoadTarget[] = keys.map((k) => ({ url: `${contractUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
+    const beforeTargets: LoadTarget[] = keys.map((k) => ({ url: `${beforeUrl}/rpc/eth/${k}`, method: "POST", headers, body }));
     await expectSameAnswer(directTargets[0], proxyTargets[0]);
+    if (before) await expectSameAnswer(directTargets[0], beforeTargets[0]);
     // CPU per call: the serving process, anvil and the load generator, over each measured window.
     const measured = async (roles: CpuProbe, targets: LoadTarget[], warmupMs: number) => {
       const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs };
@@ -132,6 +129,7 @@ async function main(): Promise<void> {
     const elysiaProxy: Measured[] = [];
     const contractProxy: Measured[] = [];
     const proxied: Measured[] = [];
+    const beforeProxied: Measured[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const warmup = r === 0 ? WARMUP_MS : ROUND_WARMUP_MS;
       direct.push(await measured({}, directTargets, warmup));
@@ -139,14 +137,38 @@ async function main(): Promise<void> {
       elysiaProxy.push(await measured({ proxy: () => cpuOf(elysia.pid) }, elysiaTargets, warmup));
       contractProxy.push(await measured({ proxy: () => cpuOf(contract.pid) }, contractTargets, warmup));
       proxied.push(await measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets, warmup));
+      if (before) beforeProxied.push(await measured({ chainwatch: () => cpuOf(before.pid) }, beforeTargets, warmup));
       if (ROUNDS > 1)
-        log(`${c.name} round ${r + 1}/${ROUNDS}: µs per call chainwatch ${proxied[r].us.chainwatch}, minimal proxy ${bareProxy[r].us.proxy}, Elysia proxy ${elysiaProxy[r].us.proxy}, contract proxy ${contractProxy[r].us.proxy}; load average ${loadAverage()}`);
+        log(`${c.name} round ${r + 1}/${ROUNDS}: µs per call chainwatch ${proxied[r].us.chainwatch}${before ? `, before ${beforeProxied[r].us.chainwatch}` : ""}, minimal proxy ${bareProxy[r].us.proxy}, Elysia proxy ${elysiaProxy[r].us.proxy}, contract proxy ${contractProxy[r].us.proxy}; load average ${loadAverage()}`);
     }
     const directOne = await runLoadInSubprocess({ ...single, targets: directTargets }, track);
     const proxiedOne = await runLoadInSubprocess({ ...single, targets: proxyTargets }, track);
-    results.push({ method: c.name, direct, bareProxy, elysiaProxy, contractProxy, proxied, directOne, proxiedOne, load: loadAverage() });
+    results.push({ method: c.name, direct, bareProxy, elysiaProxy, contractProxy, proxied, beforeProxied, directOne, proxiedOne, load: loadAverage() });
   }
   report(results);
+}
+
+/** A daemon's config: its port, its SQLite file `<name>.db` and the run's master key, eth served by anvil. */
+function writeConfig(name: string, port: number): string {
+  const path = join(dir, `${name}.toml`);
+  writeFileSync(
+    path,
+    [
+      "[server]",
+      `port = ${port}`,
+      "[database]",
+      `url = "sqlite://${dir}/${name}.db"`,
+      "[secrets]",
+      `master_key_file = "${dir}/master.key"`,
+      "[networks.eth]",
+      'family = "evm"',
+      "decimals = 18",
+      "get_block_cost = 20",
+      `rpc_urls = ["${anvil.url}"]`,
+      "",
+    ].join("\n"),
+  );
+  return path;
 }
 
 /** chainwatch must answer with the node's bytes (a JSON-RPC error would be a 200 too, and fast). */
@@ -179,7 +201,7 @@ async function createKeys(configPath: string): Promise<string[]> {
 }
 
 type Measured = { result: LoadResult; us: Record<string, number> };
-type Result = { method: string; direct: Measured[]; bareProxy: Measured[]; elysiaProxy: Measured[]; contractProxy: Measured[]; proxied: Measured[]; directOne: LoadResult; proxiedOne: LoadResult; load: string };
+type Result = { method: string; direct: Measured[]; bareProxy: Measured[]; elysiaProxy: Measured[]; contractProxy: Measured[]; proxied: Measured[]; beforeProxied: Measured[]; directOne: LoadResult; proxiedOne: LoadResult; load: string };
 
 function report(results: Result[]): void {
   /** A role's median CPU µs per call over the rounds. */
@@ -201,6 +223,7 @@ function report(results: Result[]): void {
     console.log(row(`${r.method} minimal Elysia proxy`, r.elysiaProxy, "proxy"));
     console.log(row(`${r.method} contract proxy`, r.contractProxy, "proxy"));
     console.log(row(`${r.method} through chainwatch`, r.proxied, "chainwatch"));
+    if (r.beforeProxied.length > 0) console.log(row(`${r.method} through chainwatch before`, r.beforeProxied, "chainwatch"));
     console.log(one(`${r.method} direct, 1 connection`, r.directOne));
     console.log(one(`${r.method} chainwatch, 1 connection`, r.proxiedOne));
     // Ratios within each round, then their median: the two sides of a round ran seconds apart.
@@ -222,6 +245,13 @@ function report(results: Result[]): void {
     console.log(
       `  contract floor: contract proxy ${cp} µs per call = minimal proxy + ${cp - px} for the contract's checks (${spread(contractHop, 2)}×), ${median(contractRps).toFixed(2)} of its req/s; chainwatch ${cw} = contract proxy + ${cw - cp} of its own (${spread(ownHop, 2)}×)`,
     );
+    if (r.beforeProxied.length > 0) {
+      const against = r.proxied.map((m, i) => m.us.chainwatch / Math.max(1, r.beforeProxied[i].us.chainwatch));
+      const beforeHop = r.beforeProxied.map((m, i) => m.us.chainwatch / Math.max(1, r.bareProxy[i].us.proxy));
+      console.log(
+        `  before (${BEFORE}): ${us(r.beforeProxied, "chainwatch")} µs per call (${spread(beforeHop, 2)}× the minimal proxy's); this tree / before ${spread(against, 2)}× within each round`,
+      );
+    }
     console.log(
       `  req/s: chainwatch / minimal proxy ${spread(rps, 2)} (target >= ${RPS_TARGET}), / direct ${median(ofDirect).toFixed(2)}; added latency, 1 connection: p50 ${added.p50.toFixed(2)} ms (target < 1 ms), p99 ${added.p99.toFixed(2)} ms; load average ${r.load}`,
     );
@@ -244,6 +274,7 @@ function report(results: Result[]): void {
       elysia_proxy: r.elysiaProxy.map((m) => m.result),
       contract_proxy: r.contractProxy.map((m) => m.result),
       proxied: r.proxied.map((m) => m.result),
+      ...(r.beforeProxied.length > 0 ? { before: r.beforeProxied.map((m) => m.result), before_cpu_us_per_call: r.beforeProxied.map((m) => m.us) } : {}),
       direct_one: r.directOne,
       proxied_one: r.proxiedOne,
       cpu_us_per_call: { direct: r.direct.map((m) => m.us), bare_proxy: r.bareProxy.map((m) => m.us), elysia_proxy: r.elysiaProxy.map((m) => m.us), contract_proxy: r.contractProxy.map((m) => m.us), proxied: r.proxied.map((m) => m.us) },
@@ -256,7 +287,7 @@ function report(results: Result[]): void {
       added_p50_ms: Number(added.p50.toFixed(2)),
       added_p99_ms: Number(added.p99.toFixed(2)),
     });
-    if ([...r.direct, ...r.bareProxy, ...r.elysiaProxy, ...r.contractProxy, ...r.proxied].some((m) => m.result.errors > 0) || r.directOne.errors > 0 || r.proxiedOne.errors > 0) process.exitCode = 1;
+    if ([...r.direct, ...r.bareProxy, ...r.elysiaProxy, ...r.contractProxy, ...r.proxied, ...r.beforeProxied].some((m) => m.result.errors > 0) || r.directOne.errors > 0 || r.proxiedOne.errors > 0) process.exitCode = 1;
   }
   console.log(JSON.stringify({ bench: "rpc", connections: CONNECTIONS, duration_ms: DURATION_MS, rounds: ROUNDS, accounts: ACCOUNTS, results: summaryJson }));
   console.log(`${allMet ? "targets met" : "target missed"} (medians of ${ROUNDS} rounds): ${verdicts.join(" | ")}`);
