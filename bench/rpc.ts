@@ -20,8 +20,9 @@
 // proxy's req/s, its CPU per call <= 1.3 times the minimal proxy's, added p50 latency < 1 ms; the
 // last line says whether they were met, and why not.
 // BENCH_BEFORE=<checkout>: another source tree (sharing this one's node_modules) whose daemon,
-// over a copy of the same database, is driven right after this tree's in every round: a
-// before/after comparison in one run, its ratio taken within each round.
+// over a copy of the same database, is driven beside this tree's in every round (after it in the
+// first, third, … round, before it in the others): a before/after comparison in one run, its ratio
+// taken within each round.
 import type { Subprocess } from "bun";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -136,8 +137,12 @@ async function main(): Promise<void> {
       bareProxy.push(await measured({ proxy: () => cpuOf(bare.pid) }, bareTargets, warmup));
       elysiaProxy.push(await measured({ proxy: () => cpuOf(elysia.pid) }, elysiaTargets, warmup));
       contractProxy.push(await measured({ proxy: () => cpuOf(contract.pid) }, contractTargets, warmup));
-      proxied.push(await measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets, warmup));
-      if (before) beforeProxied.push(await measured({ chainwatch: () => cpuOf(before.pid) }, beforeTargets, warmup));
+      // The two trees take turns at going first, so neither always runs right after the contract proxy.
+      const mine = () => measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets, warmup);
+      const theirs = (b: Subprocess) => measured({ chainwatch: () => cpuOf(b.pid) }, beforeTargets, warmup);
+      if (before && r % 2 === 1) beforeProxied.push(await theirs(before));
+      proxied.push(await mine());
+      if (before && r % 2 === 0) beforeProxied.push(await theirs(before));
       if (ROUNDS > 1)
         log(`${c.name} round ${r + 1}/${ROUNDS}: µs per call chainwatch ${proxied[r].us.chainwatch}${before ? `, before ${beforeProxied[r].us.chainwatch}` : ""}, minimal proxy ${bareProxy[r].us.proxy}, Elysia proxy ${elysiaProxy[r].us.proxy}, contract proxy ${contractProxy[r].us.proxy}; load average ${loadAverage()}`);
     }
