@@ -80,7 +80,12 @@ async function main(): Promise<void> {
   const keys = await createKeys(configPath);
   // The tree before gets a copy of the database (one serve per SQLite file), keys and all.
   const beforePort = BEFORE ? freePort() : 0;
-  if (BEFORE) for (const suffix of ["", "-wal"]) if (existsSync(join(dir, `chainwatch.db${suffix}`))) copyFileSync(join(dir, `chainwatch.db${suffix}`), join(dir, `before.db${suffix}`));
+  if (BEFORE) {
+    for (const suffix of ["", "-wal"]) {
+      const file = join(dir, `chainwatch.db${suffix}`);
+      if (existsSync(file)) copyFileSync(file, join(dir, `before.db${suffix}`));
+    }
+  }
   const beforeConfig = BEFORE ? writeConfig("before", beforePort) : "";
   const daemon = spawn([process.execPath, ...DAEMON_ARGS, join(ROOT, "cli/index.ts"), "serve", "--config", configPath], dir);
   const daemonUrl = `http://127.0.0.1:${daemonPort}`;
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
   const before = BEFORE ? spawn([process.execPath, ...DAEMON_ARGS, join(BEFORE, "cli/index.ts"), "serve", "--config", beforeConfig], dir) : null;
   const beforeUrl = `http://127.0.0.1:${beforePort}`;
   if (before) await waitForHealth(`${beforeUrl}/healthz`, before);
-  log(`anvil ${anvil.url}; chainwatch ${daemonUrl}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
+  log(`anvil ${anvil.url}; chainwatch ${daemonUrl}${before ? `; before ${beforeUrl} (${BEFORE})` : ""}; ${ACCOUNTS} accounts; load: ${CONNECTIONS} connections, ${WARMUP_MS} ms warm-up, ${DURATION_MS} ms measured`);
 
   const barePort = freePort();
   const bare = spawn([process.execPath, join(ROOT, "bench/support/bare-rpc-proxy.ts"), String(barePort), anvil.url], dir);
