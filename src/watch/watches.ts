@@ -174,7 +174,6 @@ export async function deleteWatch(db: Executor, accountId: string, watchId: stri
   });
 }
 
-
 /** Every account's watches of any of the given normalized addresses on a network. */
 export async function findWatchesByAddresses(db: Executor, network: string, addresses: string[]): Promise<Watch[]> {
   if (addresses.length === 0) return [];

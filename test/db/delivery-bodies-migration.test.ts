@@ -1,20 +1,15 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Kysely, Migrator } from "kysely";
-import { openDatabase } from "../../src/db/database.ts";
-import { migrations } from "../../src/db/migrations/index.ts";
+import type { Kysely, Migrator } from "kysely";
 import type { DB } from "../../src/db/schema.ts";
 import { getDelivery, listDeliveries } from "../../src/delivery/admin.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { type MigrationScratch, migrationScratch } from "../support/migration-scratch.ts";
 
 // 0036_delivery_bodies moves each delivery's body out of its outbox row into `delivery_bodies`:
 // every body comes over byte for byte (a block event's several KB, escapes, text beyond ASCII),
 // the column leaves the row, and the outbox reads each delivery with its body as before. Undone,
 // the bodies are back in their rows. On SQLite, and on PostgreSQL when the suite runs there.
 
-let dir: string;
+let scratch: MigrationScratch;
 let db: Kysely<any>;
 let migrator: Migrator;
 
@@ -58,10 +53,8 @@ const row = (id: string, status: string, createdAt: number) => ({
 });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-0036-"));
-  db = openDatabase(testDatabaseUrl(dir, { empty: true }));
-  migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
-  expect((await migrator.migrateTo("0035_unsettled_due_index")).error).toBeUndefined();
+  scratch = await migrationScratch("0035_unsettled_due_index");
+  ({ db, migrator } = scratch);
   await db
     .insertInto("deliveries")
     .values([row("dlv_block", "pending", 1000), row("dlv_escapes", "pending", 2000), row("dlv_settled", "succeeded", 3000)])
@@ -71,10 +64,7 @@ beforeAll(async () => {
   expect(results?.map((r) => r.migrationName)).toContain("0036_delivery_bodies");
 });
 
-afterAll(async () => {
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scratch.close());
 
 it("copies every body byte for byte and drops the column from the outbox row", async () => {
   const moved = await db.selectFrom("delivery_bodies").selectAll().orderBy("delivery_id").execute();

@@ -1,17 +1,12 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Kysely, Migrator } from "kysely";
-import { openDatabase } from "../../src/db/database.ts";
-import { migrations } from "../../src/db/migrations/index.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import type { Kysely, Migrator } from "kysely";
+import { type MigrationScratch, migrationScratch } from "../support/migration-scratch.ts";
 
 // 0037_watch_counts fills each account's count of watches from the watches it has: one row per
 // account that watches anything, none for an account that watches nothing. Undone, the table is
 // gone. On SQLite, and on PostgreSQL when the suite runs there.
 
-let dir: string;
+let scratch: MigrationScratch;
 let db: Kysely<any>;
 let migrator: Migrator;
 
@@ -19,10 +14,8 @@ const account = (id: string) => ({ id, name: id, plan: "free", credits: 0, payme
 const watch = (n: number, accountId: string) => ({ id: `aw_${n}`, account_id: accountId, network: "eth", address: `0x${n.toString(16).padStart(40, "0")}`, created_at: n });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-0037-"));
-  db = openDatabase(testDatabaseUrl(dir, { empty: true }));
-  migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
-  expect((await migrator.migrateTo("0036_delivery_bodies")).error).toBeUndefined();
+  scratch = await migrationScratch("0036_delivery_bodies");
+  ({ db, migrator } = scratch);
   await db.insertInto("accounts").values([account("acc_three"), account("acc_one"), account("acc_none")]).execute();
   await db.insertInto("watches").values([watch(1, "acc_three"), watch(2, "acc_three"), watch(3, "acc_three"), watch(4, "acc_one")]).execute();
   const { error, results } = await migrator.migrateToLatest();
@@ -30,10 +23,7 @@ beforeAll(async () => {
   expect(results?.map((r) => r.migrationName)).toContain("0037_watch_counts");
 });
 
-afterAll(async () => {
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scratch.close());
 
 it("counts each account's watches; an account without any has no row", async () => {
   const rows = await db.selectFrom("watch_counts").selectAll().orderBy("account_id").execute();

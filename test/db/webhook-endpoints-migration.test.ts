@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Kysely, Migrator } from "kysely";
-import { openDatabase } from "../../src/db/database.ts";
-import { migrations } from "../../src/db/migrations/index.ts";
+import type { Kysely } from "kysely";
 import { createSecretBox } from "../../src/secrets/secret-box.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { type MigrationScratch, migrationScratch } from "../support/migration-scratch.ts";
 
 // 0030_webhook_endpoints upgrades a database holding accounts with webhooks (one with a rotation
 // in its grace period and a payments URL), their health, their queued deliveries and an
@@ -14,17 +9,15 @@ import { testDatabaseUrl } from "../support/harness.ts";
 // they were, and what referred to the account's webhook refers to that endpoint. On SQLite, and on
 // PostgreSQL when the suite runs there.
 
-let dir: string;
+let scratch: MigrationScratch;
 let db: Kysely<any>;
 const box = createSecretBox(new Uint8Array(32).fill(3));
 const sealed = { shop: box.seal("whsec_c2hvcC1zZWNyZXQ="), old: box.seal("whsec_b2xkLXNlY3JldA=="), quiet: box.seal("whsec_cXVpZXQ=") };
 const filters = '{"payment":true,"payment_networks":[],"payout":false,"payout_networks":[],"block":true,"block_networks":["eth"],"min_confirmations":3}';
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-0030-"));
-  db = openDatabase(testDatabaseUrl(dir, { empty: true }));
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  expect((await migrator.migrateTo("0029_notice_resolution")).error).toBeUndefined();
+  scratch = await migrationScratch("0029_notice_resolution");
+  db = scratch.db;
   const account = (id: string, o: Record<string, unknown>) => ({
     id,
     name: id,
@@ -102,12 +95,9 @@ beforeAll(async () => {
       { id: "ntc_2", account_id: "acc_shop", type: "delivery_failed", message: "failed", delivery_id: "dlv_x", created_at: 2600, resolved_at: null },
     ])
     .execute();
-  expect((await migrator.migrateTo("0030_webhook_endpoints")).error).toBeUndefined();
+  expect((await scratch.migrator.migrateTo("0030_webhook_endpoints")).error).toBeUndefined();
 });
-afterAll(async () => {
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scratch.close());
 
 const defaultOf = async (accountId: string) =>
   (await db.selectFrom("webhook_endpoints").selectAll().where("account_id", "=", accountId).orderBy("id").executeTakeFirstOrThrow()) as Record<string, any>;
@@ -169,7 +159,7 @@ it("gives every plan max_endpoints 10", async () => {
 });
 
 it("goes back down to the account's webhook, from its default endpoint", async () => {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { migrator } = scratch;
   expect((await migrator.migrateTo("0029_notice_resolution")).error).toBeUndefined();
   const row = await db
     .selectFrom("accounts")
