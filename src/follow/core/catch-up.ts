@@ -71,9 +71,11 @@ export type CatchUpDeps<B extends ReadBlock> = {
  * the first block must extend (null: nothing stored below it). Ends early at a block that does
  * not extend the one before it, or when the node has no block at a height yet.
  *
- * The read-ahead is bounded by bytes too: the blocks read and not yet committed, plus those in
- * flight at the size of the largest recent block, stay within `readAheadBytes` (roomForOneMore);
- * a fresh follower reads one block first, to learn the size.
+ * The read-ahead is bounded in heights: none is read more than two batches and `concurrency`
+ * past the first height not yet taken into a batch, so the next batch is read while one commits.
+ * It is bounded by bytes too: the blocks read and not yet committed, plus those in flight at the
+ * size of the largest recent block, stay within `readAheadBytes` (roomForOneMore); a fresh
+ * follower reads one block first, to learn the size.
  *
  * A read that finishes starts the next one at once, also while the run still waits for an earlier
  * height, so the node keeps `concurrency` reads to work on instead of one less for each read that
@@ -89,11 +91,13 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
   let heldBytes = 0;
   let ended = false;
   const launch = () => {
-    // At most `concurrency` reads in flight, and up to a batch of read blocks waiting to commit.
+    // At most `concurrency` reads in flight, and no more than two batches of read blocks waiting
+    // to commit: the one filling or committing, and the next, read meanwhile. With one, the run
+    // stopped reading whenever the batch waited for its last block or committed, and the node sat idle.
     while (
       launched <= head &&
       inFlight < concurrency &&
-      launched - next < batchBlocks + concurrency &&
+      launched - next < 2 * batchBlocks + concurrency &&
       deps.going() &&
       roomForOneMore({ heldBytes, inFlight, expected: sizes.expected() ?? readAheadBytes, limit: readAheadBytes })
     ) {

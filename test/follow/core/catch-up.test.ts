@@ -123,8 +123,9 @@ describe("reads in flight", () => {
     const run = catchUp(deps, 5, 20, hash(4));
     await turns();
     expect(reads.asked).toEqual([5, 6, 7]);
-    // 6 and 7 answer before 5: their places go to 8 and 9, and theirs to 10, as far as the window
-    // of a batch and the reads in flight (3 + 3 past the height awaited) lets the run read ahead.
+    // 6 and 7 answer before 5: their places go to 8 and 9, and theirs to 10 and 11, and so on as
+    // far as the window of two batches and the reads in flight (3 + 3 + 3 past the height awaited)
+    // lets the run read ahead.
     reads.answer(6);
     reads.answer(7);
     await turns();
@@ -132,7 +133,13 @@ describe("reads in flight", () => {
     reads.answer(8);
     reads.answer(9);
     await turns();
-    expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10]);
+    expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10, 11]);
+    for (const h of [10, 11, 12]) reads.answer(h);
+    await turns();
+    expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    reads.answer(13);
+    await turns();
+    expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
     expect(committed).toEqual([]);
     // Then every height answers as it is asked, and the run commits them all in order.
     const answering = setInterval(() => {
