@@ -1,5 +1,6 @@
 import { formatAmount } from "../../lib/amount.ts";
 import { answerChecker, preview } from "../core/upstream-data.ts";
+import type { AmountSites } from "./client.ts";
 
 // Pure: checks that what a Bitcoin Core node (or a fork keeping its JSON-RPC) answered has the
 // shapes its RPC prints, and keeps only what the follower uses. Nothing of an answer is compared,
@@ -183,6 +184,18 @@ export function checkBlock(height: number, hash: string, value: unknown, limit: 
   const transactions = c.array("tx", block.tx).map((tx, i) => transaction(c, `tx[${i}]`, tx, limit));
   return { height, hash: hash.toLowerCase(), previousblockhash, time, transactions };
 }
+
+/** Where a transaction of `getrawtransaction <txid> true` (or of a block) keeps its amounts: its outputs (`vout`). */
+export const transactionAmounts: AmountSites = (tx, visit) => {
+  const vouts = isRecord(tx) ? tx.vout : undefined;
+  if (Array.isArray(vouts)) for (const vout of vouts) visit(vout);
+};
+
+/** Where a block of `getblock <hash> 2` keeps its amounts: each transaction's outputs, in turn. */
+export const blockAmounts: AmountSites = (block, visit) => {
+  const txs = isRecord(block) ? block.tx : undefined;
+  if (Array.isArray(txs)) for (const tx of txs) transactionAmounts(tx, visit);
+};
 
 /** getrawmempool's answer (verbose false): the txids the node holds, lower-case. */
 export function checkTxids(value: unknown): string[] {

@@ -1,6 +1,6 @@
 import { type BtcFetched, fetchedBlock } from "./block.ts";
 import { type BtcClient, BtcRpcError } from "./client.ts";
-import { checkBlock, checkBlockCount, checkBlockHash, type MoneyLimit } from "./shape.ts";
+import { blockAmounts, checkBlock, checkBlockCount, checkBlockHash, type MoneyLimit } from "./shape.ts";
 
 /** What the follower reads from a Bitcoin Core node. */
 export type BtcSource = {
@@ -108,7 +108,7 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
       if (hash === null) return null;
       // By hash, not height: a reorg between the two calls still yields the block the hash names,
       // which the follower then links (or not) by its parent like any other.
-      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2]), limit);
+      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2], blockAmounts), limit);
       return fetchedBlock(block, read.bytes);
     },
   };

@@ -2,7 +2,17 @@ import { describe, expect, test } from "bun:test";
 import { parseExactValues } from "../../../src/follow/btc/client.ts";
 import { btcMoneyLimit } from "../../../src/config/networks.ts";
 import type { NetworkConfig } from "../../../src/config/schema.ts";
-import { checkBlock as checkWithin, checkBlockCount, checkBlockHash, checkChainInfo, checkMempoolTx as checkTxWithin, checkTxids, satoshisOf } from "../../../src/follow/btc/shape.ts";
+import {
+  blockAmounts,
+  checkBlock as checkWithin,
+  checkBlockCount,
+  checkBlockHash,
+  checkChainInfo,
+  checkMempoolTx as checkTxWithin,
+  checkTxids,
+  satoshisOf,
+  transactionAmounts,
+} from "../../../src/follow/btc/shape.ts";
 import { MalformedUpstreamData } from "../../../src/follow/core/upstream-data.ts";
 
 // Shape checks of Bitcoin Core answers, on answers recorded from real nodes (trimmed of the fields
@@ -131,6 +141,39 @@ describe("parseExactValues", () => {
     ["nested values and other numbers", `{"value":0.5,"vout":[{"n":0,"value":-0,"x":{"value":1e-8}}],"n":2}`, { value: "0.5", vout: [{ n: 0, value: "-0", x: { value: "1e-8" } }], n: 2 }],
   ])("%s", (_, text, expected) => {
     expect(parseExactValues(text)).toEqual(expected);
+  });
+
+  describe("at the sites a known shape names", () => {
+    /** A block whose outputs are `values` (texts as printed), one transaction each; `extra` goes into the first transaction. */
+    const blockText = (values: string[][], extra = "") =>
+      `{"hash":"${H("a")}","height":5,"tx":[${values
+        .map((outs, i) => `{"txid":"${H("c")}"${i === 0 ? extra : ""},"vin":[],"vout":[${outs.map((v, n) => `{"value":${v},"n":${n},"scriptPubKey":{"address":"x${n}"}}`).join(",")}]}`)
+        .join(",")}]}`;
+
+    test.each([
+      ["values past a double's digits, across transactions", blockText([["150000000000.12345678", "0.00000001"], ["150000000000.12345679"]])],
+      ["no outputs", blockText([[]])],
+      // Each of these leaves a noted number the sites do not hold: the text is parsed again, quoted.
+      ["a value outside the outputs", blockText([["150000000000.12345678"]], `,"fee":{"value":150000000000.12345679}`)],
+      ["a value in a script", blockText([["1.5"]]).replace(`{"address":"x0"}`, `{"address":"x0","value":150000000000.12345679}`)],
+      ["an output repeating its value", blockText([["150000000000.12345678"]]).replace(`"value":150000000000.12345678`, `"value":150000000000.12345679,"value":150000000000.12345678`)],
+      ["an output holding its value as text", blockText([["150000000000.12345678"]]).replace(`"value":150000000000.12345678`, `"value":"7"`) + ` `],
+    ])("%s: the same answer as a walk of every key", (_, text) => {
+      const walked = parseExactValues(text) as { tx: { vout: { value: unknown }[] }[] };
+      expect(parseExactValues(text, blockAmounts)).toEqual(walked);
+      expect(parseExactValues(`{"txid":"${H("c")}","vout":${JSON.stringify(walked.tx[0].vout)}}`, transactionAmounts)).toEqual({ txid: H("c"), vout: walked.tx[0].vout });
+    });
+
+    test("keeps each output's text, past what a double holds", () => {
+      const parsed = parseExactValues(blockText([["150000000000.12345678", "0.00000001"], ["150000000000.12345679"]]), blockAmounts) as any;
+      expect(parsed.tx.map((t: any) => t.vout.map((o: any) => o.value))).toEqual([["150000000000.12345678", "0.00000001"], ["150000000000.12345679"]]);
+      const fallback = parseExactValues(blockText([["150000000000.12345678"]], `,"fee":{"value":150000000000.12345679}`), blockAmounts) as any;
+      expect([fallback.tx[0].vout[0].value, fallback.tx[0].fee.value]).toEqual(["150000000000.12345678", "150000000000.12345679"]);
+    });
+
+    test("a Litecoin Core block reads the same either way", () => {
+      expect(checkBlock(433, LTC_HASH, parseExactValues(LITECOIN_0_21, blockAmounts))).toEqual(checkBlock(433, LTC_HASH, parseExactValues(LITECOIN_0_21)));
+    });
   });
 
   test("an answer nesting too deep is refused before it is parsed", () => {
