@@ -88,9 +88,17 @@ async function spendOutputs(trx: Transaction<DB>, block: IngestedBlock): Promise
   const known = await recordedOutputs(trx, block.network, [...txids]);
   const addresses = new Set<string>();
   if (known.size === 0) return addresses;
+  // Most inputs spend a transaction with no recorded output: told by its txid, before any key is built.
+  const knownTxids = new Set<string>();
+  for (const row of known.values()) knownTxids.add(row.txid);
   for (const tx of block.transactions) {
-    const spent = (tx.spends ?? []).map((s, input) => ({ input, row: known.get(outpointKey(s.txid, s.vout)) }));
-    const found = spent.filter((s): s is { input: number; row: Row } => s.row !== undefined);
+    const found: { input: number; row: Row }[] = [];
+    const spends = tx.spends ?? [];
+    for (let input = 0; input < spends.length; input++) {
+      const s = spends[input];
+      const row = knownTxids.has(s.txid) ? known.get(outpointKey(s.txid, s.vout)) : undefined;
+      if (row !== undefined) found.push({ input, row });
+    }
     if (found.length === 0) continue;
     for (const s of found) {
       await trx

@@ -33,27 +33,29 @@ export type WatchLookup = (address: string) => readonly WatchRef[] | undefined;
  */
 export function hitsOf(tx: IngestedTx, watchesAt: WatchLookup): WalletHit[] {
   const hits: WalletHit[] = [];
-  const touched = new Set<string>();
   for (const m of tx.movements) {
     const moved = m.value > 0n;
-    if (m.to !== null) {
-      touched.add(m.to);
-      for (const watch of watchesAt(m.to) ?? []) hits.push(hitOf(watch, m, "in", moved ? "payment" : "other"));
-    }
-    if (m.from !== null) {
-      touched.add(m.from);
-      for (const watch of watchesAt(m.from) ?? []) hits.push(hitOf(watch, m, "out", moved ? "payout" : "other"));
-    }
+    if (m.to !== null) for (const watch of watchesAt(m.to) ?? NONE) hits.push(hitOf(watch, m, "in", moved ? "payment" : "other"));
+    if (m.from !== null) for (const watch of watchesAt(m.from) ?? NONE) hits.push(hitOf(watch, m, "out", moved ? "payout" : "other"));
+  }
+  // A UTXO transaction names no sender or recipient of its own: its movements are all there is.
+  if (tx.from === null && tx.to === null) return hits;
+  const touched = new Set<string>();
+  for (const m of tx.movements) {
+    if (m.to !== null) touched.add(m.to);
+    if (m.from !== null) touched.add(m.from);
   }
   const named: [string | null, Direction][] = [[tx.from, "out"], [tx.to === tx.from ? null : tx.to, "in"]];
   for (const [address, direction] of named) {
     if (address === null || touched.has(address)) continue;
-    for (const watch of watchesAt(address) ?? []) {
+    for (const watch of watchesAt(address) ?? NONE) {
       hits.push({ watch, movement: 0, direction, type: "other", asset: null, value: 0n, decimals: null, nft: null, internal: false });
     }
   }
   return hits;
 }
+
+const NONE: readonly WatchRef[] = [];
 
 function hitOf(watch: WatchRef, m: Movement, direction: Direction, type: HitType): WalletHit {
   return { watch, movement: m.index, direction, type, asset: m.asset, value: m.value, decimals: m.decimals, nft: m.nft ?? null, internal: m.internal === true };
