@@ -30,12 +30,28 @@ export function transferMovements(transfers: readonly TokenTransfer[]): Movement
  * it, indexed by its first output's vout + 1 (stable however often the transaction is read).
  */
 export function outputPayments(outputs: readonly TxOutput[]): Movement[] {
-  const byAddress = new Map<string, Movement>();
+  const payments: Movement[] = [];
+  // Most transactions pay one or two addresses: the list is searched, and a map kept only past a few.
+  let byAddress: Map<string, Movement> | null = null;
   for (const o of outputs) {
     if (o.address === null) continue;
-    const m = byAddress.get(o.address);
-    if (m) m.value += o.value;
-    else byAddress.set(o.address, { index: o.vout + 1, asset: null, from: null, to: o.address, value: o.value, decimals: null });
+    const m = byAddress ? byAddress.get(o.address) : paymentTo(payments, o.address);
+    if (m) {
+      m.value += o.value;
+      continue;
+    }
+    const payment: Movement = { index: o.vout + 1, asset: null, from: null, to: o.address, value: o.value, decimals: null };
+    payments.push(payment);
+    if (byAddress) byAddress.set(o.address, payment);
+    else if (payments.length > SEARCHED) byAddress = new Map(payments.map((p) => [p.to as string, p]));
   }
-  return [...byAddress.values()];
+  return payments;
+}
+
+/** Payments searched in a list before a map is kept. */
+const SEARCHED = 8;
+
+function paymentTo(payments: Movement[], address: string): Movement | undefined {
+  for (const p of payments) if (p.to === address) return p;
+  return undefined;
 }

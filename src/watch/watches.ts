@@ -180,19 +180,17 @@ const ADDRESSES_PER_WATCH = 10;
 /** Every account's watches of any of the given normalized addresses on a network. */
 export async function findWatchesByAddresses(db: Executor, network: string, addresses: string[]): Promise<Watch[]> {
   if (addresses.length === 0) return [];
-  const unique = [...new Set(addresses)];
+  const asked = new Set(addresses);
   // A followed batch names thousands of addresses, and a network often holds a handful of watches:
   // when it holds a tenth as many as the addresses asked about, or fewer, one read of the index's
   // range for the network finds them all, instead of a probe of the index per address. Past that
   // bound the read stops, having read a tenth of what the probes will.
-  const few = Math.floor(unique.length / ADDRESSES_PER_WATCH);
+  const few = Math.floor(asked.size / ADDRESSES_PER_WATCH);
   if (few > 0) {
     const all = await db.selectFrom("watches").selectAll().where("network", "=", network).limit(few + 1).execute();
-    if (all.length <= few) {
-      const asked = new Set(unique);
-      return all.filter((w) => asked.has(w.address));
-    }
+    if (all.length <= few) return all.filter((w) => asked.has(w.address));
   }
+  const unique = [...asked];
   const rows: Watch[] = [];
   // SQLite caps bound parameters per statement (32766 in modern builds); stay far below it.
   for (let i = 0; i < unique.length; i += 500) {
