@@ -35,6 +35,8 @@ export type SendOptions = {
   parse?: (text: string) => unknown;
   /** The deepest nesting the answer may have (MAX_JSON_DEPTH when left out): a call trace nests as deep as the calls it traces. */
   maxDepth?: number;
+  /** Called when an upstream has answered with a 2xx status, before its body is read and parsed: the request no longer occupies the node. */
+  onAnswer?: () => void;
 };
 
 /**
@@ -189,6 +191,7 @@ export function createUpstreamPool(deps: UpstreamPoolDeps): UpstreamPool & Upstr
         await res.body?.cancel().catch(() => {});
         throw new Error(`HTTP ${res.status}`);
       }
+      options.onAnswer?.();
       const { text, bytes } = await readCapped(res, cap);
       const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
       if (expectsAnswer && jsonNestsDeeperThan(text, maxDepth)) throw new TooDeep(maxDepth);

@@ -55,6 +55,26 @@ describe("upstream pool", () => {
     expect(metrics.render()).toContain(`chainwatch_upstream_errors_total{network="eth",upstream="http://127.0.0.1:${deadPort}"} 1`);
   });
 
+  test("onAnswer is told once an upstream answers 2xx, before the answer is parsed; not for a dead one or a refused status", async () => {
+    const { log } = recordingLog();
+    const told: string[] = [];
+    const failing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("no", { status: 503 }) });
+    try {
+      const pool = createUpstreamPool({ network: "eth", urls: [deadUrl, failing.url.href, node.url.href], timeoutMs: 2000, fetch, clock: manualClock(), log });
+      const reply = await pool.send(body, {
+        onAnswer: () => void told.push("answered"),
+        parse: (text) => {
+          told.push("parsed");
+          return JSON.parse(text);
+        },
+      });
+      expect(reply).toMatchObject({ ok: true, upstream: upstreamLabel(node.url.href) });
+      expect(told).toEqual(["answered", "parsed"]);
+    } finally {
+      failing.stop(true);
+    }
+  });
+
   test("a backing-off upstream is skipped until its backoff ends, then logged once as recovered", async () => {
     const clock = manualClock();
     const { log, lines } = recordingLog();

@@ -22,20 +22,24 @@ export class BtcRpcError extends Error {
 export type BtcClient = {
   /**
    * One call; its result with every `"value"` number kept as the decimal text the node printed
-   * (see parseExactValues; `sites`, where the result keeps them, when its shape is known). Throws
-   * BtcRpcError when no upstream answers or the node answers an error.
+   * (see parseExactValues; `options.sites`, where the result keeps them, when its shape is known;
+   * `options.onAnswer` as the pool's). Throws BtcRpcError when no upstream answers or the node
+   * answers an error.
    */
-  call(method: string, params: unknown[], sites?: AmountSites): Promise<unknown>;
+  call(method: string, params: unknown[], options?: CallOptions): Promise<unknown>;
   /**
    * One method called once per entry of `paramsList`, in one batch: one request, one answer. Each
    * call's outcome is its own, in the list's order: a result (values exact, as call's) or the
    * BtcRpcError the node answered for it. Throws, as call does, when no upstream answers or the
    * answer is not one reply per call.
    */
-  callEach(method: string, paramsList: unknown[][], sites?: AmountSites): Promise<({ result: unknown } | { error: BtcRpcError })[]>;
+  callEach(method: string, paramsList: unknown[][], options?: CallOptions): Promise<({ result: unknown } | { error: BtcRpcError })[]>;
   /** The same client, adding the size of every answer it reads to `meter.bytes` (what a block took to read). */
   metered(meter: { bytes: number }): BtcClient;
 };
+
+/** Where the result keeps its amounts, when its shape is known; a call to make once the node has answered (upstream/pool.ts SendOptions). */
+export type CallOptions = { sites?: AmountSites; onAnswer?: () => void };
 
 // Characters of a node's answer the scan below looks at, besides JSON's brackets and quote (lib/json-depth.ts).
 const COLON = 0x3a;
@@ -192,20 +196,21 @@ type Reply = { result?: unknown; error?: { code?: unknown; message?: unknown } |
  * `"jsonrpc": "1.0"` keeps the answer shape every version prints (`result` and `error`, one null).
  */
 export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): BtcClient {
-  /** A batch of calls of `method` sent, and the node's answer parsed with its values exact (at `sites` of each result, when given). */
-  const send = async (method: string, paramsList: unknown[][], sites?: AmountSites): Promise<unknown> => {
+  /** A batch of calls of `method` sent, and the node's answer parsed with its values exact (at the sites of each result, when given). */
+  const send = async (method: string, paramsList: unknown[][], options: CallOptions = {}): Promise<unknown> => {
     const calls = paramsList.map((params, id) => ({ jsonrpc: "1.0", id, method, params }));
+    const { sites, onAnswer } = options;
     const parse = sites ? (text: string) => parseExactValues(text, resultSites(sites)) : parseExactValues;
     // parseExactValues bounds the nesting in its own pass: the pool's scan of the same text is skipped.
-    const reply = await pool.send(JSON.stringify(calls), { parse, maxDepth: Number.POSITIVE_INFINITY });
+    const reply = await pool.send(JSON.stringify(calls), { parse, maxDepth: Number.POSITIVE_INFINITY, onAnswer });
     // An answer over max_response_bytes names the limit itself; "no upstream answered" would mislead.
     if (!reply.ok) throw new BtcRpcError(reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? reply.error : `${method}: no upstream answered: ${reply.error}`, null);
     if (meter) meter.bytes += reply.bytes;
     return reply.json;
   };
   return {
-    async call(method, params, sites) {
-      const answer = await send(method, [params], sites);
+    async call(method, params, options) {
+      const answer = await send(method, [params], options);
       if (!Array.isArray(answer) || answer.length !== 1 || typeof answer[0] !== "object" || answer[0] === null) {
         // A node refusing the whole batch (a parse error) answers one error object, not an array.
         const error = (answer as Reply | null)?.error;
@@ -217,9 +222,9 @@ export function createBtcClient(pool: UpstreamPool, meter?: { bytes: number }): 
       if (r.result === undefined) throw new MalformedUpstreamData(`${method}: the node's answer has neither result nor error (${preview(r)})`);
       return r.result;
     },
-    async callEach(method, paramsList, sites) {
+    async callEach(method, paramsList, options) {
       const n = paramsList.length;
-      const answer = await send(method, paramsList, sites);
+      const answer = await send(method, paramsList, options);
       if (!Array.isArray(answer)) {
         // A node refusing the whole batch (a parse error) answers one error object, not an array.
         const error = (answer as Reply | null)?.error;

@@ -94,12 +94,12 @@ export function createMempoolWatch(deps: MempoolWatchDeps): { look(fence?: Fence
   const readTxs = async (txids: string[]): Promise<MempoolTx[]> => {
     const batched = batches && txids.length > 1;
     if (batched) {
-      const answers = await deps.client.callEach("getrawtransaction", txids.map((txid) => [txid, true]), transactionAmounts).catch(() => null);
+      const answers = await deps.client.callEach("getrawtransaction", txids.map((txid) => [txid, true]), { sites: transactionAmounts }).catch(() => null);
       if (answers !== null) return txsOf(txids, answers);
     }
     // One at a time, as a node queues few calls (Bitcoin Core: 16).
     const txs: MempoolTx[] = [];
-    for (const txid of txids) txs.push(...txsOf([txid], await deps.client.callEach("getrawtransaction", [[txid, true]], transactionAmounts)));
+    for (const txid of txids) txs.push(...txsOf([txid], await deps.client.callEach("getrawtransaction", [[txid, true]], { sites: transactionAmounts })));
     if (batched) batches = false;
     return txs;
   };

@@ -74,7 +74,7 @@ export function createBtcReader(deps: { network: string; source: BtcSource; chai
   return {
     head: () => checked(() => source.head()),
     hashAt: (height) => checked(() => source.hashAt(height)),
-    read: (height) => checked(() => source.fetch(height)),
+    read: (height, answered) => checked(() => source.fetch(height, answered)),
     toBlock: (block) => ingestedBlockOf(network, block),
     recheckChain: chainCheck?.recheck,
   };

@@ -8,8 +8,11 @@ export type BtcSource = {
   head(): Promise<number>;
   /** The node's block hash at a height (lower-case), or null when it has no block there. */
   hashAt(height: number): Promise<string | null>;
-  /** The block at a height with every transaction's inputs and outputs, or null when the node has no block there yet. */
-  fetch(height: number): Promise<BtcFetched | null>;
+  /**
+   * The block at a height with every transaction's inputs and outputs, or null when the node has no
+   * block there yet; `answered` is called once the node has answered its getblock.
+   */
+  fetch(height: number, answered?: () => void): Promise<BtcFetched | null>;
 };
 
 // getblockhash of a height above the tip: "Block height out of range".
@@ -92,7 +95,7 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
       forget();
       return hashOf(client, height);
     },
-    async fetch(height) {
+    async fetch(height, answered) {
       // The answers' sizes travel with the block: the follower bounds its read-ahead by them.
       const read = { bytes: 0 };
       const metered = client.metered(read);
@@ -108,7 +111,7 @@ export function createBtcSource(client: BtcClient, limit: MoneyLimit): BtcSource
       if (hash === null) return null;
       // By hash, not height: a reorg between the two calls still yields the block the hash names,
       // which the follower then links (or not) by its parent like any other.
-      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2], blockAmounts), limit);
+      const block = checkBlock(height, hash, await metered.call("getblock", [hash, 2], { sites: blockAmounts, onAnswer: answered }), limit);
       return fetchedBlock(block, read.bytes);
     },
   };

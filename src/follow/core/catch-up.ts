@@ -49,15 +49,19 @@ export function roomForOneMore(a: { heldBytes: number; inFlight: number; expecte
 }
 
 export type CatchUpDeps<B extends ReadBlock> = {
-  /** The block at a height, or null when the node has none there yet. */
-  read(height: number): Promise<B | null>;
+  /**
+   * The block at a height, or null when the node has none there yet. `answered`, called when the
+   * node has answered (its answer not yet read and checked), frees the read's place among those
+   * the node holds; a read that never calls it holds its place until it settles.
+   */
+  read(height: number, answered: () => void): Promise<B | null>;
   /** Whether the run may go on reading: the follower is not stopping and still leads. */
   going(): boolean;
   /** Confirms the lead before each commit; false ends the run (another daemon follows on). */
   confirmLead(): Promise<boolean>;
   /** Commits a batch in order. */
   commit(batch: B[]): Promise<Committed>;
-  /** Reads in flight at most. */
+  /** Reads the node holds at once, at most: in flight and not yet answered. */
   concurrency: number;
   /** Blocks committed together at most. */
   batchBlocks: number;
@@ -77,21 +81,25 @@ export type CatchUpDeps<B extends ReadBlock> = {
  * size of the largest recent block, stay within `readAheadBytes` (roomForOneMore); a fresh
  * follower reads one block first, to learn the size.
  *
- * A read that finishes starts the next one at once, also while the run still waits for an earlier
- * height, so the node keeps `concurrency` reads to work on instead of one less for each read that
- * finished out of order. No read starts once the run has ended.
+ * A read the node has answered starts the next one at once, also while the run still waits for an
+ * earlier height and before its own answer is read and checked, so the node keeps `concurrency`
+ * reads to work on instead of one less for each read that finished out of order or waits for this
+ * thread. No read starts once the run has ended.
  */
 export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: number, head: number, parent: string | null): Promise<RunEnd> {
   const { concurrency, batchBlocks, readAheadBytes, sizes } = deps;
-  type Slot = { settled: boolean; value: B | null; promise: Promise<B | null> };
+  type Slot = { settled: boolean; value: B | null; atNode: boolean; promise: Promise<B | null> };
   const slots = new Map<number, Slot>();
   let launched = from;
   let next = from;
+  /** Reads the node holds: started, not yet answered. */
   let inFlight = 0;
+  /** Reads answered, their answers not yet read and checked. */
+  let answeredReads = 0;
   let heldBytes = 0;
   let ended = false;
   const launch = () => {
-    // At most `concurrency` reads in flight, and no more than two batches of read blocks waiting
+    // At most `concurrency` reads at the node, and no more than two batches of read blocks waiting
     // to commit: the one filling or committing, and the next, read meanwhile. With one, the run
     // stopped reading whenever the batch waited for its last block or committed, and the node sat idle.
     while (
@@ -99,22 +107,37 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
       inFlight < concurrency &&
       launched - next < 2 * batchBlocks + concurrency &&
       deps.going() &&
-      roomForOneMore({ heldBytes, inFlight, expected: sizes.expected() ?? readAheadBytes, limit: readAheadBytes })
+      // Answers not yet read count at the expected size too.
+      roomForOneMore({ heldBytes, inFlight: inFlight + answeredReads, expected: sizes.expected() ?? readAheadBytes, limit: readAheadBytes })
     ) {
-      const slot: Slot = { settled: false, value: null, promise: deps.read(launched) };
+      const slot = { settled: false, value: null, atNode: true } as Slot;
       inFlight++;
+      // Its place at the node goes to the next height as soon as the node has answered.
+      const answered = () => {
+        if (!slot.atNode) return;
+        slot.atNode = false;
+        inFlight--;
+        answeredReads++;
+        if (!ended) launch();
+      };
+      const leaves = () => {
+        if (slot.atNode) inFlight--;
+        else answeredReads--;
+        slot.atNode = false;
+      };
+      slot.promise = deps.read(launched, answered);
       slot.promise.then(
         (v) => {
-          inFlight--;
+          leaves();
           if (v) {
             heldBytes += v.bytes;
             sizes.remember(v.bytes);
           }
           Object.assign(slot, { settled: true, value: v });
-          // Its place in flight goes to the next height, whichever height the run waits for.
+          // Its place goes to the next height, whichever height the run waits for.
           if (!ended) launch();
         },
-        () => inFlight--,
+        leaves,
       );
       slots.set(launched++, slot);
     }

@@ -152,7 +152,7 @@ export function createChainFollower<B extends ReadBlock>(deps: ChainFollowerDeps
   /** Reads and ingests heights from..head (catch-up.ts) while this daemon runs and leads. */
   const run = (from: number, head: number, parent: string | null) =>
     catchUp(
-      { read: (h) => reader.read(h), going: () => !stopping && lead.held(), confirmLead: () => lead.acquire(), commit, concurrency, batchBlocks, readAheadBytes, sizes },
+      { read: (h, answered) => reader.read(h, answered), going: () => !stopping && lead.held(), confirmLead: () => lead.acquire(), commit, concurrency, batchBlocks, readAheadBytes, sizes },
       from,
       head,
       parent,

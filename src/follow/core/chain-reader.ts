@@ -21,8 +21,12 @@ export type ChainReader<B extends ReadBlock = ReadBlock> = {
   head(): Promise<number>;
   /** The node's block hash at a height (in the form the store keeps), or null when it has none there. */
   hashAt(height: number): Promise<string | null>;
-  /** The block at a height, ready to ingest, or null when the node has no block there yet. */
-  read(height: number): Promise<B | null>;
+  /**
+   * The block at a height, ready to ingest, or null when the node has no block there yet. A family
+   * that reads a block in one last request calls `answered` when the node has answered it (before
+   * the answer is read and checked): the follower then starts its next read at once.
+   */
+  read(height: number, answered?: () => void): Promise<B | null>;
   /**
    * The block as the ingest takes it (chain/block.ts): hashes and addresses in matching form,
    * values as bigint, exactly what the feed's path makes of the same block. Pure.

@@ -28,7 +28,7 @@ export function readerRedactingErrors<B extends ReadBlock>(reader: ChainReader<B
     ...reader,
     head: () => reader.head().catch(rethrow),
     hashAt: (height) => reader.hashAt(height).catch(rethrow),
-    read: (height) => reader.read(height).catch(rethrow),
+    read: (height, answered) => reader.read(height, answered).catch(rethrow),
     toBlock(block) {
       try {
         return reader.toBlock(block);

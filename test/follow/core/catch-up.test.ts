@@ -153,6 +153,46 @@ describe("reads in flight", () => {
     expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
   });
 
+  test("a read the node has answered gives its place to the next height before its answer is read", async () => {
+    const asked: number[] = [];
+    const nodeAnswered = new Map<number, () => void>();
+    const settle = new Map<number, () => void>();
+    const read = async (h: number, answered: () => void): Promise<ReadBlock> => {
+      asked.push(h);
+      nodeAnswered.set(h, answered);
+      await new Promise<void>((resolve) => settle.set(h, resolve));
+      return chain()(h);
+    };
+    const { deps, committed } = harness(chain(), { read, concurrency: 3, batchBlocks: 3, sizes: known() });
+    const run = catchUp(deps, 5, 20, hash(4));
+    await turns();
+    expect(asked).toEqual([5, 6, 7]);
+    // The node answers 5 and 6, whose answers wait to be read: two more heights go to the node.
+    nodeAnswered.get(5)?.();
+    nodeAnswered.get(6)?.();
+    // Told twice, a read gives its place once.
+    nodeAnswered.get(6)?.();
+    await turns();
+    expect(asked).toEqual([5, 6, 7, 8, 9]);
+    // Answered reads still count toward the window: 5 + two batches and the reads at the node.
+    for (const h of [7, 8, 9, 10, 11, 12]) nodeAnswered.get(h)?.();
+    await turns();
+    expect(asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    // Then each answer is read as it comes, and the run commits every height in order.
+    const answering = setInterval(() => {
+      for (const h of asked) {
+        nodeAnswered.get(h)?.();
+        settle.get(h)?.();
+      }
+    }, 1);
+    try {
+      expect(await run).toEqual({ kind: "done" });
+    } finally {
+      clearInterval(answering);
+    }
+    expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
+  });
+
   test("no read starts after the run ended, when those still in flight answer", async () => {
     const reads = heldReads();
     const failure = new Error("the node went away");
