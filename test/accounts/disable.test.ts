@@ -72,9 +72,10 @@ describe("accounts disable", () => {
     expect(shown.disabled_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     expect(await json(["accounts", "show", "other"])).toMatchObject({ status: "active", disabled_at: null });
     const { accounts } = await json(["accounts", "list"]);
-    expect(accounts.map((a: Json) => [a.name, a.status])).toEqual([
-      ["shop", "disabled"],
+    // Listed by creation time, then name: the two accounts may share a millisecond, so by name here.
+    expect(accounts.map((a: Json) => [a.name, a.status]).sort()).toEqual([
       ["other", "active"],
+      ["shop", "disabled"],
     ]);
     const human = await cli(["accounts", "list"]);
     expect(human.stdout.split("\n")[0]).toMatch(/^ACCOUNT_ID\s+NAME\s+STATUS\s+PLAN\s+CREDITS\s+SLOTS$/);
