@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type CatchUpDeps, catchUp, createReadSizes, roomForOneMore } from "../../../src/follow/core/catch-up.ts";
+import { type CatchUpDeps, catchUp, createReadSizes, type RunEnd, roomForOneMore } from "../../../src/follow/core/catch-up.ts";
 import type { ReadBlock } from "../../../src/follow/core/chain-reader.ts";
 
 // The follower's catch-up run over a chain of the test's own: what it commits, in which order and
@@ -107,6 +107,16 @@ describe("reads in flight", () => {
     const answer = (h: number) => waiting.get(h)?.();
     return { asked, answer, read };
   }
+  /** Calls `answerAll` every millisecond until the run ends; it must end done, having committed heights 5..20 in order. */
+  const answerUntilDone = async (run: Promise<RunEnd>, committed: number[][], answerAll: () => void) => {
+    const answering = setInterval(answerAll, 1);
+    try {
+      expect(await run).toEqual({ kind: "done" });
+    } finally {
+      clearInterval(answering);
+    }
+    expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
+  };
   const turns = async (n = 5) => {
     for (let i = 0; i < n; i++) await new Promise((resolve) => setTimeout(resolve, 0));
   };
@@ -142,15 +152,9 @@ describe("reads in flight", () => {
     expect(reads.asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
     expect(committed).toEqual([]);
     // Then every height answers as it is asked, and the run commits them all in order.
-    const answering = setInterval(() => {
+    await answerUntilDone(run, committed, () => {
       for (const h of reads.asked) reads.answer(h);
-    }, 1);
-    try {
-      expect(await run).toEqual({ kind: "done" });
-    } finally {
-      clearInterval(answering);
-    }
-    expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
+    });
   });
 
   test("a read the node has answered gives its place to the next height before its answer is read", async () => {
@@ -179,18 +183,12 @@ describe("reads in flight", () => {
     await turns();
     expect(asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // Then each answer is read as it comes, and the run commits every height in order.
-    const answering = setInterval(() => {
+    await answerUntilDone(run, committed, () => {
       for (const h of asked) {
         nodeAnswered.get(h)?.();
         settle.get(h)?.();
       }
-    }, 1);
-    try {
-      expect(await run).toEqual({ kind: "done" });
-    } finally {
-      clearInterval(answering);
-    }
-    expect(committed.flat()).toEqual(Array.from({ length: 16 }, (_, i) => 5 + i));
+    });
   });
 
   test("no read starts after the run ended, when those still in flight answer", async () => {
