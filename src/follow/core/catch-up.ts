@@ -100,8 +100,8 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
   let ended = false;
   const launch = () => {
     // At most `concurrency` reads at the node, and no more than two batches of read blocks waiting
-    // to commit: the one filling or committing, and the next, read meanwhile. With one, the run
-    // stopped reading whenever the batch waited for its last block or committed, and the node sat idle.
+    // to commit: the one filling or committing, and the next, read meanwhile (a window of one batch
+    // stops every read while the batch waits for its last block or commits, and the node sits idle).
     while (
       launched <= head &&
       inFlight < concurrency &&
