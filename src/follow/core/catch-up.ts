@@ -61,7 +61,7 @@ export type CatchUpDeps<B extends ReadBlock> = {
   confirmLead(): Promise<boolean>;
   /** Commits a batch in order. */
   commit(batch: B[]): Promise<Committed>;
-  /** Reads the node holds at once, at most: in flight and not yet answered. */
+  /** Reads the node holds at once, at most: in flight and not yet answered (and as many answered, not yet read). */
   concurrency: number;
   /** Blocks committed together at most. */
   batchBlocks: number;
@@ -105,6 +105,9 @@ export async function catchUp<B extends ReadBlock>(deps: CatchUpDeps<B>, from: n
     while (
       launched <= head &&
       inFlight < concurrency &&
+      // And as many answered reads waiting for this thread at most, so a node that answers fast and
+      // sends slowly never has more than twice `concurrency` reads open.
+      inFlight + answeredReads < 2 * concurrency &&
       launched - next < 2 * batchBlocks + concurrency &&
       deps.going() &&
       // Answers not yet read count at the expected size too.

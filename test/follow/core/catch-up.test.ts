@@ -178,9 +178,24 @@ describe("reads in flight", () => {
     nodeAnswered.get(6)?.();
     await turns();
     expect(asked).toEqual([5, 6, 7, 8, 9]);
-    // Answered reads still count toward the window: 5 + two batches and the reads at the node.
-    for (const h of [7, 8, 9, 10, 11, 12]) nodeAnswered.get(h)?.();
+    // Answered reads waiting to be read are held to `concurrency` too: with 5..7 waiting, the node's
+    // answer to 8 frees no place, and 10 starts only once an answer (5's) is read.
+    for (const h of [7, 8]) nodeAnswered.get(h)?.();
     await turns();
+    expect(asked).toEqual([5, 6, 7, 8, 9, 10]);
+    settle.get(5)?.();
+    await turns();
+    expect(asked).toEqual([5, 6, 7, 8, 9, 10, 11]);
+    // The window still holds while the batch waits for 6: 5 + two batches and the reads at the node,
+    // whatever else is answered and read.
+    for (let round = 0; round < 4; round++) {
+      for (const h of asked) {
+        if (h === 6) continue;
+        nodeAnswered.get(h)?.();
+        settle.get(h)?.();
+      }
+      await turns();
+    }
     expect(asked).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13]);
     // Then each answer is read as it comes, and the run commits every height in order.
     await answerUntilDone(run, committed, () => {
