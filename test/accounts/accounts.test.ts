@@ -1,31 +1,24 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { accountNamed, addCredits, createAccount, findAccount, listAccounts, MAX_BALANCE, setAccountPlan } from "../../src/accounts/accounts.ts";
 import { createApiKey, listApiKeys, revokeApiKey, revokeKey } from "../../src/accounts/api-keys.ts";
 import { getPlan, listPlans, setPlan } from "../../src/accounts/plans.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { manualClock } from "../support/clock.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { openScratchContext, type ScratchContext } from "../support/scratch-context.ts";
 import { readEndpointSecret } from "../../src/webhooks/endpoint-secret.ts";
 import { defaultEndpoint } from "../../src/webhooks/endpoints.ts";
 import { insertDeliveryRows } from "../support/delivery-rows.ts";
 
 const clock = manualClock();
-let dir: string;
+let scratch: ScratchContext;
 let ctx: Context;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-accounts-"));
-  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
-  if (!cfg.ok) throw new Error(cfg.error);
-  ctx = await openContext(cfg.config, { clock, env: {} });
+  scratch = await openScratchContext("accounts", clock);
+  ctx = scratch.ctx;
 });
 afterEach(async () => {
-  await ctx.db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.close();
 });
 
 async function account(name: string, plan?: string) {

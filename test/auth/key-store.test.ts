@@ -1,35 +1,28 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { createApiKey, revokeApiKey } from "../../src/accounts/api-keys.ts";
 import { createKeyStore, type KeyStore } from "../../src/auth/key-store.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { manualClock } from "../support/clock.ts";
 import { parseCidr } from "../../src/net/ip.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { openScratchContext, type ScratchContext } from "../support/scratch-context.ts";
 
-let dir: string;
+let scratch: ScratchContext;
 let ctx: Context;
 let store: KeyStore;
 const clock = manualClock();
 let accountId: string;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-keystore-"));
-  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
-  if (!cfg.ok) throw new Error(cfg.error);
-  ctx = await openContext(cfg.config, { clock, env: {} });
+  scratch = await openScratchContext("keystore", clock);
+  ctx = scratch.ctx;
   store = createKeyStore({ db: ctx.db, box: ctx.box, clock });
   const acct = await createAccount(ctx, { name: "keys" });
   if (!acct.ok) throw new Error(acct.error);
   accountId = acct.account.id;
 });
 afterEach(async () => {
-  await ctx.db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.close();
 });
 
 async function newKey(allowIps: string[] = []) {

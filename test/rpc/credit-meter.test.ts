@@ -1,40 +1,33 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { addCredits, createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { manualClock } from "../support/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { type AccountMeter, type CreditMeter, type CreditMeterDeps, createCreditMeter } from "../../src/rpc/credit-meter.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { openScratchContext, type ScratchContext } from "../support/scratch-context.ts";
 import { freePort } from "../support/free-port.ts";
 
 // The meter over a real database (SQLite, or PostgreSQL in the PostgreSQL pass). Two meters on one
 // database stand for two daemons: each sets credits aside under its own name.
 const START = Date.UTC(2026, 10, 21, 23, 59, 59, 500);
 const clock = manualClock(START);
-let dir: string;
+let scratch: ScratchContext;
 let ctx: Context;
 let accountId: string;
 
 beforeEach(async () => {
   clock.set(START);
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-meter-"));
-  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
-  if (!cfg.ok) throw new Error(cfg.error);
-  ctx = await openContext(cfg.config, { clock, env: {} });
+  scratch = await openScratchContext("meter", clock);
+  ctx = scratch.ctx;
   await setPlan(ctx.db, clock, { name: "rpc", slots: 0, rpcRps: 7 });
   const a = await createAccount(ctx, { name: "meter", plan: "rpc", credits: 10 });
   if (!a.ok) throw new Error(a.error);
   accountId = a.account.id;
 });
 afterEach(async () => {
-  await ctx.db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.close();
 });
 
 const meterOf = (holder: string, more: Partial<CreditMeterDeps> = {}) =>

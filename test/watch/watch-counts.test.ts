@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { purgeAccountWatches } from "../../src/watch/purge-account.ts";
 import { addWatch, addWatches, deleteWatch, deleteWatches, listWatches, slotsUsed } from "../../src/watch/watches.ts";
 import { manualClock } from "../support/clock.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { openScratchContext, type ScratchContext } from "../support/scratch-context.ts";
 
 // Every writer of `watches` keeps the account's count in `watch_counts` in the same transaction,
 // so a slot check and GET /v1/account read one row instead of counting every watch. Through
 // every way watches come and go, the count stays the number of the account's watches.
 
-let dir: string;
+let scratch: ScratchContext;
 let ctx: Context;
 let accountId: string;
 let other: string;
@@ -23,10 +19,8 @@ const clock = manualClock();
 const evm = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-watch-counts-"));
-  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
-  if (!cfg.ok) throw new Error(cfg.error);
-  ctx = await openContext(cfg.config, { clock, env: {} });
+  scratch = await openScratchContext("watch-counts", clock);
+  ctx = scratch.ctx;
   await setPlan(ctx.db, clock, { name: "six", slots: 6 });
   const a = await createAccount(ctx, { name: "counted", plan: "six" });
   const b = await createAccount(ctx, { name: "beside", plan: "six" });
@@ -35,8 +29,7 @@ beforeAll(async () => {
   other = b.account.id;
 });
 afterAll(async () => {
-  await ctx.db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.close();
 });
 
 /** The kept count and the watches themselves, for both accounts. */

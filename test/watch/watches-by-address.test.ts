@@ -1,31 +1,25 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { setPlan } from "../../src/accounts/plans.ts";
-import { parseConfig } from "../../src/config/load.ts";
-import { type Context, openContext } from "../../src/daemon.ts";
+import type { Context } from "../../src/daemon.ts";
 import { addWatch, findWatchesByAddresses } from "../../src/watch/watches.ts";
 import { manualClock } from "../support/clock.ts";
-import { testDatabaseUrl } from "../support/harness.ts";
+import { openScratchContext, type ScratchContext } from "../support/scratch-context.ts";
 
 // The ingest asks which watches hold the addresses of a batch: thousands of addresses, on networks
 // that often hold a handful of watches. A network holding a tenth as many watches as the addresses
 // asked about, or fewer, is read whole; one holding more is probed address by address. Either way
 // the answer is the watches of the addresses asked about, and no other.
 
-let dir: string;
+let scratch: ScratchContext;
 let ctx: Context;
 const accounts: string[] = [];
 const clock = manualClock();
 const evm = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "chainwatch-watches-by-address-"));
-  const cfg = parseConfig({ database: { url: testDatabaseUrl(dir) }, secrets: { master_key_file: `${dir}/master.key` } }, "test");
-  if (!cfg.ok) throw new Error(cfg.error);
-  ctx = await openContext(cfg.config, { clock, env: {} });
+  scratch = await openScratchContext("watches-by-address", clock);
+  ctx = scratch.ctx;
   await setPlan(ctx.db, clock, { name: "many", slots: 100 });
   for (const name of ["first", "second"]) {
     const a = await createAccount(ctx, { name, plan: "many" });
@@ -40,8 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await ctx.db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await scratch.close();
 });
 
 /** The watches `findWatchesByAddresses` finds, as "address by account" pairs, sorted. */
