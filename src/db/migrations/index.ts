@@ -36,6 +36,7 @@ import * as m0034 from "./0034_orders_newest_first.ts";
 import * as m0035 from "./0035_unsettled_due_index.ts";
 import * as m0036 from "./0036_delivery_bodies.ts";
 import * as m0037 from "./0037_watch_counts.ts";
+import * as m0038 from "./0038_outbox_row_updates.ts";
 
 /** Every migration, imported statically so they ship inside the compiled binary. Names sort in order. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   "0035_unsettled_due_index": m0035,
   "0036_delivery_bodies": m0036,
   "0037_watch_counts": m0037,
+  "0038_outbox_row_updates": m0038,
 };
