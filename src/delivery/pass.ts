@@ -9,9 +9,9 @@ import type { Settlement } from "./settle.ts";
 // in flight and POSTs outside any transaction: when one finishes, the next already-claimed row
 // goes out at once, so the database is never on the path from one request to the next. Its
 // database work is a series of short write transactions, one at a time (`commit`), each recording
-// the attempts that finished since the last (group commit) and then claiming due rows to keep up
-// to `concurrency` rows ready behind the ones in flight, until nothing is due, ready, in flight
-// or unrecorded.
+// the attempts that finished since the last (group commit) and then claiming due rows to keep rows
+// ready behind the ones in flight (readyDepth: enough for the slots to send through one commit),
+// until nothing is due, ready, in flight or unrecorded.
 
 /** An attempt that finished, waiting to be recorded. */
 export type Finished = Settlement & { delivery: ClaimedDelivery };
@@ -41,6 +41,35 @@ export type PassDeps = {
    */
   commit(group: Finished[], unsent: ClaimedDelivery[], limit: number): Promise<Committed | null>;
 };
+
+/** The most rows a pass keeps ready behind those in flight, in multiples of `concurrency`. */
+export const MAX_READY_DEPTH = 7;
+
+/**
+ * How many rows a pass keeps ready behind those in flight, in multiples of `concurrency`, from how
+ * long its commits take and how long its sends take (recent averages). A claimed row can only go
+ * out once the commit that claims it ends, so the ready rows must carry every slot through the next
+ * commit: a slot sends `commitMs / sendMs` rows meanwhile. At least one (each slot's next row, so a
+ * finished send is followed at once), at most MAX_READY_DEPTH. Slow receivers keep it at one: their
+ * rows would only wait, leased, for a slot.
+ */
+export function readyDepth(commitMs: number, sendMs: number): number {
+  if (!(sendMs > 0) || !(commitMs > sendMs)) return 1;
+  return Math.min(MAX_READY_DEPTH, Math.ceil(commitMs / sendMs));
+}
+
+/** An average over recent samples, each new one weighing an eighth: a single slow commit or send moves it a little. */
+function createAverage() {
+  let value = 0;
+  return {
+    get value() {
+      return value;
+    },
+    add(sample: number) {
+      value = value === 0 ? sample : value + (sample - value) / 8;
+    },
+  };
+}
 
 /** The first pause before a failed settlement is committed again; each next one doubles, up to SETTLE_RETRY_MAX_MS. */
 const SETTLE_RETRY_FIRST_MS = 100;
@@ -87,6 +116,9 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
   let mayBeDue = true;
   // Results that arrive in the same turn of the event loop join one commit.
   let commitQueued = false;
+  // How long recent commits and sends took (monotonic ms): readyDepth sets the rows kept ready from them.
+  const commitMs = createAverage();
+  const sendMs = createAverage();
   const commitSoon = () => {
     if (commitQueued) return;
     commitQueued = true;
@@ -105,9 +137,11 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
         continue;
       }
       inFlight++;
+      const sentAt = deps.clock.monotonic();
       deps.send(d).then(
         (settlement) => {
           inFlight--;
+          sendMs.add(deps.clock.monotonic() - sentAt);
           finished.push(settlement);
           fill();
           commitSoon();
@@ -132,7 +166,7 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     if (stopping() && ready.length > 0) unsent.push(...ready.takeAll());
     const claimedNow = inFlight + ready.length;
     // While a settlement is tried again, commits only record: a claim failing would hold it back.
-    const room = stopping() || !canClaim || retries !== null ? 0 : 2 * concurrency - claimedNow;
+    const room = stopping() || !canClaim || retries !== null ? 0 : (1 + readyDepth(commitMs.value, sendMs.value)) * concurrency - claimedNow;
     const claim = room > 0 && (work.announced || (mayBeDue && (room >= deps.claimBatch || claimedNow === 0)));
     if (finished.length === 0 && unsent.length === 0 && !claim) {
       if (claimedNow === 0) break;
@@ -144,7 +178,9 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     const dropped = unsent.splice(0);
     // The commit ends the promised credits of the group and the dropped rows, and holds those of
     // the rows it claims (see CreditReservations).
+    const commitStart = deps.clock.monotonic();
     const committed = await deps.commit(group, dropped, claim ? room : 0);
+    commitMs.add(deps.clock.monotonic() - commitStart);
     if (committed === null) {
       // Rolled back whole: nothing of it is stored. Try the same settlement again after a pause,
       // without sending anything again; give it up when the pauses run out or the loop stops.
