@@ -115,3 +115,49 @@ it("a second batch for the same accounts adds to their usage rows of the day", a
     [10, 2],
   ]);
 });
+
+it("the attempt log keeps each attempt as it was, whatever its text holds", async () => {
+  const made = await createAccount(ctx, { name: "attempt-texts", credits: 1_000 });
+  if (!made.ok) throw new Error(made.error);
+  const accountId = made.account.id;
+  const endpointId = await defaultEndpointId(ctx.db, accountId);
+  const nowMs = Date.now();
+  // Texts an array literal or a list of values could mangle: quotes, backslashes, braces, commas,
+  // the word NULL, line breaks, characters outside ASCII; and the attempt's empty fields.
+  const attempts = [
+    { url: "http://127.0.0.1/hook?a={1,2}", startedAt: nowMs, durationMs: 3, statusCode: 200, error: null, snippet: 'say "hi", {x} \\ NULL' },
+    { url: "http://127.0.0.1/hook", startedAt: nowMs + 1, durationMs: 0, statusCode: 204, error: null, snippet: "" },
+    { url: "http://127.0.0.1/hook", startedAt: nowMs + 2, durationMs: 7, statusCode: 200, error: null, snippet: "NULL" },
+    { url: "http://127.0.0.1/hook", startedAt: nowMs + 3, durationMs: 9, statusCode: 201, error: null, snippet: "line one\nline two\tand ünïcødé ✓" },
+    { url: null, startedAt: nowMs + 4, durationMs: 0, statusCode: null, error: "no webhook URL", snippet: null },
+  ];
+  const queued: string[] = [];
+  for (const _ of attempts) queued.push(await enqueueDelivery(ctx.db, { accountId, endpointId, kind: "event", eventType: "payment", network: "eth", body: "{}", nowMs }));
+  const rows = await deliveriesWithBodies(ctx.db).where("id", "in", queued).orderBy("id").execute();
+  const items: Settlement[] = rows.map((delivery, i) => ({
+    delivery,
+    attempt: attempts[i],
+    outcome: attempts[i].error === null ? { ok: true, price: 1 } : { ok: false, next: { status: "pending", nextAttemptAt: nowMs + 60_000 } },
+  }));
+  expect((await recordOutcomes(ctx.db, items, nowMs)).size).toBe(attempts.length);
+  const logged = await ctx.db
+    .selectFrom("delivery_attempts")
+    .select(["delivery_id", "attempt", "url", "started_at", "duration_ms", "status_code", "error", "response_snippet"])
+    .where("delivery_id", "in", queued)
+    .orderBy("delivery_id")
+    .execute();
+  expect(
+    logged.map((r) => ({ ...r, started_at: Number(r.started_at), attempt: Number(r.attempt), duration_ms: Number(r.duration_ms), status_code: r.status_code === null ? null : Number(r.status_code) })),
+  ).toEqual(
+    rows.map((d, i) => ({
+      delivery_id: d.id,
+      attempt: 1,
+      url: attempts[i].url,
+      started_at: attempts[i].startedAt,
+      duration_ms: attempts[i].durationMs,
+      status_code: attempts[i].statusCode,
+      error: attempts[i].error,
+      response_snippet: attempts[i].snippet,
+    })),
+  );
+});
