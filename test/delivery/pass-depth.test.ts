@@ -22,8 +22,13 @@ test("rows kept ready: a commit's time over a send's, at least one per slot, at 
   expect(readyDepth(1_000, 1)).toBe(MAX_READY_DEPTH);
 });
 
-/** Runs a pass over `total` due rows whose commits and sends each take the time given; returns every claim's limit. */
-async function limitsAsked(commitMs: number, sendMs: number, total = 400): Promise<number[]> {
+/**
+ * Runs a pass over `total` due rows whose commits and sends each take the time given (`sendMs` may
+ * change with the number of sends made so far); returns every claim's limit.
+ */
+async function limitsAsked(commitMs: number, sendMs: number | ((sent: number) => number), total = 400): Promise<number[]> {
+  const sendTime = typeof sendMs === "number" ? () => sendMs : sendMs;
+  let sent = 0;
   const clock = manualClock();
   let next = 0;
   const limits: number[] = [];
@@ -38,7 +43,7 @@ async function limitsAsked(commitMs: number, sendMs: number, total = 400): Promi
       work: createWorkSignal(),
       reservations: createCreditReservations(),
       send: async (d) => {
-        clock.advance(sendMs);
+        clock.advance(sendTime(sent++));
         return { delivery: d } as Finished;
       },
       commit: async (_group, _unsent, limit): Promise<Committed> => {
@@ -68,4 +73,11 @@ test("slow commits and fast receivers: the pass claims ahead, up to MAX_READY_DE
 test("fast commits and slow receivers: one row a slot is kept ready, as many as are in flight", async () => {
   const limits = await limitsAsked(1, 20);
   expect(Math.max(...limits)).toBe(2 * CONCURRENCY);
+});
+
+test("a receiver that turns slow: the pass stops claiming ahead of it", async () => {
+  // Fast sends first, then every send takes ten commits' time.
+  const limits = await limitsAsked(20, (sent) => (sent < 100 ? 2 : 200), 600);
+  expect(Math.max(...limits)).toBeGreaterThan(2 * CONCURRENCY);
+  expect(limits.slice(-10).every((l) => l <= 2 * CONCURRENCY)).toBe(true);
 });
