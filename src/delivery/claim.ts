@@ -14,8 +14,12 @@ import type { DeliveryThrottle } from "./throttle.ts";
 // statements are each dialect's hand-written ones (sql/): the loop runs them thousands
 // of times a second.
 
-/** A claimed row with its endpoint's current route; it stays leased until its outcome is recorded. */
-export type ClaimedDelivery = Delivery & { route: EndpointRoute; price: number };
+/**
+ * A claimed row with its endpoint's current route; it stays leased until its outcome is recorded.
+ * `newest`: found by the look at the most recently due rows (another account's new work while a
+ * backlog drains), which the pass sends ahead of the rows it already holds ready.
+ */
+export type ClaimedDelivery = Delivery & { route: EndpointRoute; price: number; newest: boolean };
 
 export type ClaimOptions = {
   nowMs: number;
@@ -161,6 +165,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
       const d = r as DueDelivery & ClaimedDelivery;
       d.route = route;
       d.price = price;
+      d.newest = fromNewest;
       if (!pacing) {
         claimed.push(d);
         return;

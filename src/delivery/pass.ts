@@ -225,26 +225,30 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
 }
 
 /**
- * Claimed rows waiting for a send slot, in two lanes each oldest first: live rows go out before
- * replayed ones (an events replay's bulk re-send), even those claimed earlier, so a live row
- * claimed while a replay's batch waits is the next sent, not the batch's last. The claim already
- * puts live rows first within a batch (claim.ts); this keeps the order across batches.
+ * Claimed rows waiting for a send slot, in three lanes each oldest first: the rows the claim's look
+ * at the most recently due ones found (other accounts' new work while one account's backlog
+ * drains), then live rows, then replayed ones (an events replay's bulk re-send). A row of a later
+ * lane waits for the earlier lanes even when claimed earlier: other accounts' new rows do not
+ * queue behind the backlog rows already held ready, and a live row claimed while a replay's batch
+ * waits is the next sent, not the batch's last. The claim already puts live rows first within a
+ * batch (claim.ts); this keeps the order across batches.
  */
 function createReadyQueue() {
+  const newest: ClaimedDelivery[] = [];
   const live: ClaimedDelivery[] = [];
   const replayed: ClaimedDelivery[] = [];
   return {
     get length() {
-      return live.length + replayed.length;
+      return newest.length + live.length + replayed.length;
     },
     push(d: ClaimedDelivery) {
-      (d.replay === 1 ? replayed : live).push(d);
+      (d.newest ? newest : d.replay === 1 ? replayed : live).push(d);
     },
     shift(): ClaimedDelivery | undefined {
-      return live.length > 0 ? live.shift() : replayed.shift();
+      return newest.length > 0 ? newest.shift() : live.length > 0 ? live.shift() : replayed.shift();
     },
     takeAll(): ClaimedDelivery[] {
-      return [...live.splice(0), ...replayed.splice(0)];
+      return [...newest.splice(0), ...live.splice(0), ...replayed.splice(0)];
     },
   };
 }

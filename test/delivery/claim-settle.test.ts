@@ -30,6 +30,20 @@ describe("claiming, settling and retrying deliveries", () => {
     expect((await claim()).claimed.map((d) => d.id)).toEqual([id]);
   });
 
+  test("behind an old backlog, another account's new row is claimed too, marked as found by the look at the newest rows", async () => {
+    const backlog = await engine.account({ url: "http://r/" });
+    const other = await engine.account({ url: "http://r/" });
+    for (let i = 0; i < 12; i++) await engine.queue(backlog.id);
+    // The backlog has been due for a second when the other account's row is queued.
+    clock.advance(1_000);
+    const fresh = await engine.queue(other.id);
+    const { claimed, lookedNewest } = await claim(8);
+    expect(lookedNewest).toBe(true);
+    expect(claimed.length).toBe(8);
+    expect(claimed.filter((d) => d.newest).map((d) => d.id)).toEqual([fresh]);
+    expect(claimed.filter((d) => !d.newest).every((d) => d.account_id === backlog.id)).toBe(true);
+  });
+
   test("claims no more than the limit, oldest due first", async () => {
     const acct = await engine.account({ url: "http://r/" });
     const first = await engine.queue(acct.id);
