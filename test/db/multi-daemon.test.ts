@@ -7,6 +7,7 @@ import { loadConfig } from "../../src/config/load.ts";
 import { type Context, openContext } from "../../src/daemon.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { enqueueDelivery } from "../../src/delivery/outbox.ts";
+import { MAX_READY_DEPTH } from "../../src/delivery/pass.ts";
 import { runCli, spawnServe, writeToml } from "../delivery/fixtures.ts";
 import { onPostgres } from "../support/harness.ts";
 import { startWebhookSink, type WebhookSink } from "../support/webhook-sink.ts";
@@ -97,7 +98,7 @@ describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL datab
     expect(new Set(got)).toEqual(ids);
   }, 90_000);
 
-  it("SIGKILL of one daemon mid-way loses no delivery; duplicates only from its sends in flight", async () => {
+  it("SIGKILL of one daemon mid-way loses no delivery; duplicates only from what it sent and had not recorded", async () => {
     const start = sink.received.length;
     const ids = await enqueue(2000);
     await sink.waitFor(start + 500, 60_000);
@@ -112,8 +113,11 @@ describe.skipIf(!onPostgres)(postgresOnly("three daemons on one PostgreSQL datab
     }
     const got = received(start);
     const duplicates = got.length - new Set(got).size;
-    console.log(`multi-daemon: ${duplicates} duplicate(s) after SIGKILL (bound ${2 * CONCURRENCY})`);
-    expect(duplicates).toBeLessThanOrEqual(2 * CONCURRENCY);
+    // Sent and not yet recorded at the kill: at most what the daemon held claimed, its sends in
+    // flight and the rows ready behind them (docs/operations.md).
+    const bound = (1 + MAX_READY_DEPTH) * CONCURRENCY;
+    console.log(`multi-daemon: ${duplicates} duplicate(s) after SIGKILL (bound ${bound})`);
+    expect(duplicates).toBeLessThanOrEqual(bound);
     expect(new Set(got)).toEqual(ids);
   }, 120_000);
 });
