@@ -42,7 +42,8 @@
 // deliveries/s) and, when not, the figure, the target and why. BENCH_BEFORE=<checkout> (another
 // source tree sharing this one's node_modules, e.g. `git archive REV | tar -x -C /tmp/t && ln -s
 // $PWD/node_modules /tmp/t/`) adds that tree's daemons to every round, each over its own database:
-// before and after measured interleaved in one run. Latency is measured once, after the rounds.
+// before and after measured interleaved in one run, the trees taking turns going first in a
+// round. Latency is measured once, after the rounds.
 // Sizes (env): BENCH_DELIVERIES (20,000 queued a round), BENCH_LATENCY_SAMPLES (200 blocks), BENCH_ACCOUNTS (1).
 import type { Subprocess } from "bun";
 import { payingBlock, postBlock } from "./support/paying-block.ts";
@@ -284,7 +285,10 @@ async function main(): Promise<void> {
       for (let round = 1; round <= ROUNDS; round++) {
         const line: string[] = [];
         for (const [i, r] of results.entries()) {
-          for (const s of setups.filter((x) => x.scenario === r.scenario)) {
+          // With BENCH_BEFORE the trees take turns going first: on PostgreSQL the tree that ran
+          // second in a round delivered 7–12 % faster, whichever it was (docs/benchmarks.md).
+          const own = setups.filter((x) => x.scenario === r.scenario);
+          for (const s of round % 2 === 0 ? own.reverse() : own) {
             const run = await s.deliver(bodies);
             r.daemon.get(s.tree.label)!.push(run);
             const jit = Math.round(run.threads.jit / bodies.length);
