@@ -91,7 +91,7 @@ try {
     t.sign += ownCpuUs() - c0;
     c0 = ownCpuUs();
     s0 = sent;
-    const group: Settlement[] = claimed.map((d) => ({
+    const group: (Settlement & { delivery: (typeof claimed)[number] })[] = claimed.map((d) => ({
       delivery: d,
       attempt: { url: "http://127.0.0.1:9/hook", startedAt: nowMs, durationMs: 1, statusCode: 200, error: null, snippet: "ok" },
       outcome: { ok: true, price: 1 },

@@ -19,7 +19,7 @@ import type { DeliveryThrottle } from "./throttle.ts";
  * `newest`: found by the look at the most recently due rows (another account's new work while a
  * backlog drains), which the pass sends ahead of the rows it already holds ready.
  */
-export type ClaimedDelivery = Delivery & { route: EndpointRoute; price: number; newest: boolean };
+export type ClaimedDelivery = DueDelivery & { route: EndpointRoute; price: number; newest: boolean };
 
 export type ClaimOptions = {
   nowMs: number;

@@ -17,8 +17,11 @@ import type { NewAttempt } from "./sql/statements.ts";
 
 export type Outcome = { ok: true; price: number } | { ok: false; next: FailureOutcome };
 
+/** What recording an attempt reads of its delivery (a claimed row has these and not every column). */
+export type SettledDelivery = Pick<Delivery, "id" | "account_id" | "kind" | "event_type" | "network" | "attempts">;
+
 /** A finished attempt waiting to be recorded. */
-export type Settlement = { delivery: Delivery; attempt: AttemptLog; outcome: Outcome };
+export type Settlement = { delivery: SettledDelivery; attempt: AttemptLog; outcome: Outcome };
 
 /** What an attempt of a claimed row comes to: a success at the row's price, or the next try (or the end) by `policy`. */
 export function outcomeOf(sent: { ok: boolean }, d: Pick<ClaimedDelivery, "attempts" | "price">, policy: RetryPolicy, nowMs: number): Outcome {
@@ -44,7 +47,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
     // Successes with the same answer and price share one UPDATE: on a busy loop most of a group does.
     const groups = new Map<string, { statusCode: number | null; price: number; ids: string[] }>();
     // A delivery that used up its attempts tells its account holder (never its failing endpoint).
-    const exhausted: { delivery: Delivery; error: string | null }[] = [];
+    const exhausted: { delivery: SettledDelivery; error: string | null }[] = [];
     for (const { delivery, attempt, outcome } of items) {
       if (!outcome.ok) {
         const failed = {

@@ -9,8 +9,11 @@ import type { AttemptLog } from "../send.ts";
 // what /rpc has set aside of it, billing/sql/) and endpoints (their route and secrets): once per
 // account and endpoint of the batch, not joined to every row (a batch is mostly one endpoint's rows).
 
-/** A due delivery, as the claim reads it: its row and its body. */
-export type DueDelivery = Delivery;
+/** The columns of a due row the claim reads, and the loop needs to send and settle it. */
+export const DUE_KEYS = ["id", "account_id", "endpoint_id", "kind", "event_type", "network", "payment_id", "attempts", "next_attempt_at", "lease_until", "replay"] as const;
+
+/** A due delivery, as the claim reads it: the columns of DUE_KEYS and its body. */
+export type DueDelivery = Pick<Delivery, (typeof DUE_KEYS)[number] | "body">;
 
 /** What a claim reads of an account its due rows belong to. */
 export type ClaimAccount = {
