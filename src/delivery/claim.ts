@@ -162,7 +162,7 @@ export async function claimDueDeliveries(db: Executor, opts: ClaimOptions): Prom
         promised.set(r.account_id, held + price);
       }
       // The row itself becomes the claimed delivery: copying every column of every row showed up in profiles.
-      const d = r as DueDelivery & ClaimedDelivery;
+      const d = r as ClaimedDelivery;
       d.route = route;
       d.price = price;
       d.newest = fromNewest;

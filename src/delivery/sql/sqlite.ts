@@ -1,7 +1,7 @@
 import { compiled, textPerCount } from "../../db/dialect/compiled.ts";
 import { marks, rowsOf } from "../../db/dialect/sqlite/placeholders.ts";
 import { LEASED_OF_ACCOUNT } from "../../billing/sql/statements.ts";
-import { ATTEMPT_COLUMNS, attemptParams, bodyParams, type DeliveryStatements, DUE_KEYS, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
+import { ATTEMPT_COLUMNS, attemptParams, bodyParams, type DeliveryStatements, DUE_ROW_COLUMNS, deliveryParams, failedParams, OUTBOX_COLUMNS, OUTBOX_WIDTH } from "./statements.ts";
 
 // The statements of the outbox in SQLite's SQL (what each does: statements.ts). `?` placeholders;
 // `+status` is a unary plus that keeps SQLite's planner off the due index (see markSucceeded).
@@ -10,7 +10,7 @@ import { ATTEMPT_COLUMNS, attemptParams, bodyParams, type DeliveryStatements, DU
 // Only the rows of existing accounts: the claim reads each account of its rows once after them
 // (ACCOUNTS), and each endpoint once (ENDPOINTS); joined to every row, they cost more than the rows.
 // Each row's body is its own row of delivery_bodies, found by key.
-const DUE_COLUMNS = `select ${DUE_KEYS.map((k) => `d.${k}`).join(", ")}, b.body from deliveries as d inner join accounts as a on a.id = d.account_id
+const DUE_COLUMNS = `select ${DUE_ROW_COLUMNS}, b.body from deliveries as d inner join accounts as a on a.id = d.account_id
 inner join delivery_bodies as b on b.delivery_id = d.id`;
 const PAYMENT_IN_TURN = `(d.payment_id is null or not exists (
     select 1 from deliveries as p

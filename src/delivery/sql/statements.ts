@@ -10,7 +10,10 @@ import type { AttemptLog } from "../send.ts";
 // account and endpoint of the batch, not joined to every row (a batch is mostly one endpoint's rows).
 
 /** The columns of a due row the claim reads, and the loop needs to send and settle it. */
-export const DUE_KEYS = ["id", "account_id", "endpoint_id", "kind", "event_type", "network", "payment_id", "attempts", "next_attempt_at", "lease_until", "replay"] as const;
+const DUE_KEYS = ["id", "account_id", "endpoint_id", "kind", "event_type", "network", "attempts", "next_attempt_at", "lease_until", "replay"] as const;
+
+/** DUE_KEYS as both dialects' claims select them, from the outbox row aliased `d`. */
+export const DUE_ROW_COLUMNS = DUE_KEYS.map((k) => `d.${k}`).join(", ");
 
 /** A due delivery, as the claim reads it: the columns of DUE_KEYS and its body. */
 export type DueDelivery = Pick<Delivery, (typeof DUE_KEYS)[number] | "body">;
