@@ -180,7 +180,8 @@ export async function runPass(deps: PassDeps, stopping: () => boolean): Promise<
     // the rows it claims (see CreditReservations).
     const commitStart = deps.clock.monotonic();
     const committed = await deps.commit(group, dropped, claim ? room : 0);
-    commitMs.add(deps.clock.monotonic() - commitStart);
+    // A refused commit (a full disk, the database away) says nothing of how long commits take.
+    if (committed !== null) commitMs.add(deps.clock.monotonic() - commitStart);
     if (committed === null) {
       // Rolled back whole: nothing of it is stored. Try the same settlement again after a pause,
       // without sending anything again; give it up when the pauses run out or the loop stops.
