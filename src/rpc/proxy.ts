@@ -1,14 +1,14 @@
 import type { KeyStore } from "../auth/key-store.ts";
 import type { RateLimiter } from "../auth/rate-limiter.ts";
-import { type ClientIp, keyAllowsIp } from "../auth/verify.ts";
-import type { Config, Family } from "../config/schema.ts";
+import { type ClientIp, type KeyRecord, keyAllowsIp } from "../auth/verify.ts";
+import type { Config, Family, NetworkConfig } from "../config/schema.ts";
 import { fromFailure } from "../lib/failures.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { type Clock, instantOf } from "../lib/clock.ts";
 import type { UpstreamPool } from "../upstream/pool.ts";
 import { redactJson } from "../upstream/redaction.ts";
 import { rpcAnswerCost, rpcCallCost } from "./costs.ts";
-import type { CreditMeter } from "./credit-meter.ts";
+import type { AccountMeter, CreditMeter } from "./credit-meter.ts";
 import {
   errorObject,
   forwardedCall,
@@ -114,145 +114,196 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     h.observe(seconds);
   };
 
-  async function handle(req: RpcRequest): Promise<RpcAnswer> {
-    // Refused before the body is read in full: one error object, however many calls the body holds,
-    // its id read from a small body only (jsonrpc.ts, requestId).
-    const refuse = async (e: (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS], message: string = e.message): Promise<RpcAnswer> => {
-      const small = await req.readBody(MAX_ID_BODY_LENGTH);
-      return { status: e.status, body: errorObject(small === null ? null : requestId(small), e.code, message), retryAfter: false };
-    };
-    // A cached key and an account already read come back as values: awaited only when they are promises.
-    const found = req.apiKey ? deps.keys.find(req.apiKey) : null;
-    const key = found instanceof Promise ? await found : found;
-    if (!key) return refuse(RPC_ERRORS.INVALID_API_KEY);
-    if (!keyAllowsIp(key, req.clientIp)) return refuse(RPC_ERRORS.IP_NOT_ALLOWED);
-    if (key.accountDisabled) return refuse(RPC_ERRORS.ACCOUNT_DISABLED);
+  /**
+   * The request's key, network and method policy, or the refusal of the whole request. The key is
+   * awaited only when the store has to read it (a cached key comes back as a value).
+   */
+  function gateOf(key: KeyRecord | null, req: RpcRequest): Gate {
+    if (!key) return { refusal: RPC_ERRORS.INVALID_API_KEY };
+    if (!keyAllowsIp(key, req.clientIp)) return { refusal: RPC_ERRORS.IP_NOT_ALLOWED };
+    if (key.accountDisabled) return { refusal: RPC_ERRORS.ACCOUNT_DISABLED };
     const net = findNetwork(deps.config.networks, req.network);
     const pool = deps.pools.get(req.network);
-    if (!net || !pool) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, unknownNetwork(req.network));
+    if (!net || !pool) return { refusal: RPC_ERRORS.UNKNOWN_NETWORK, message: unknownNetwork(req.network) };
     // A family /rpc has no method policy for (a tron network's rpc_urls serve java-tron's HTTP API, not JSON-RPC).
     const policy = policyFor(net.family);
-    if (!policy) return refuse(RPC_ERRORS.UNKNOWN_NETWORK, `JSON-RPC is not available for network ${req.network} (family ${net.family})`);
-    const text = await req.readBody();
-    if (text === null) return { status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, req.tooLarge), retryAfter: false };
-    const parsed = parseRpcBody(text);
-    const invalid = requestProblem(parsed);
-    if (invalid) return invalid;
-    const entries = parsed.kind === "single" ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
+    if (!policy) return { refusal: RPC_ERRORS.UNKNOWN_NETWORK, message: `JSON-RPC is not available for network ${req.network} (family ${net.family})` };
+    return { key, net, pool, policy };
+  }
 
-    const metered = deps.meter.account(key.accountId);
-    const account = metered instanceof Promise ? await metered : metered;
-    // The account's credits unread (the database away): answered as the API answers it.
-    if (!account.ok) throw fromFailure(account);
-    const at = instantOf(deps.clock);
-    const slots: Slot[] = [];
+  /**
+   * Admits the calls the policy let through, in order: each counts toward the plan's window (the
+   * first ones pass) and reserves its price. What a cached chain constant answers is billed at once;
+   * the rest is returned, to be forwarded.
+   */
+  async function admit(network: string, accountId: string, account: AccountMeter, allowed: Slot[], bill: Bill): Promise<Slot[]> {
     const forward: Slot[] = [];
-    let held = 0;
-    let charged = 0;
-    let calls = 0;
-    const allowed: Slot[] = [];
-    for (const entry of entries) {
-      const slot: Slot = { entry, call: entry.ok ? entry.call : null, silent: entry.ok && entry.call.notification, cost: 0, outcome: "ok", local: null, answer: undefined };
-      slots.push(slot);
-      if (!entry.ok) {
-        setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.error));
-        continue;
-      }
-      const verdict = policy(entry.call.method);
-      if (!verdict.ok) {
-        setLocal(slot, "refused", errorObject(entry.call.id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.error));
-        continue;
-      }
-      allowed.push(slot);
-    }
-    // Each call the policy lets through counts toward the window, in order: the first ones pass.
-    const acquired = allowed.length === 0 ? 0 : deps.limiter.acquire(`rpc:${key.accountId}`, account.rpcRps, allowed.length, at);
+    if (allowed.length === 0) return forward;
+    const acquired = deps.limiter.acquire(`rpc:${accountId}`, account.rpcRps, allowed.length, instantOf(deps.clock));
     const admitted = typeof acquired === "number" ? acquired : await acquired;
-    for (const [i, slot] of allowed.entries()) {
+    for (let i = 0; i < allowed.length; i++) {
+      const slot = allowed[i];
       const { id, method } = slot.call as RpcCall;
       if (i >= admitted) {
         setLocal(slot, "rate_limited", errorObject(id, RPC_ERRORS.RATE_LIMITED.code, RPC_ERRORS.RATE_LIMITED.message));
         continue;
       }
-      slot.cost = rpcCallCost(deps.config, req.network, method);
+      slot.cost = rpcCallCost(deps.config, network, method);
       const reserved = deps.meter.reserve(account, slot.cost);
       if (!(typeof reserved === "boolean" ? reserved : await reserved)) {
         setLocal(slot, "no_credits", errorObject(id, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
         continue;
       }
-      held += slot.cost;
-      const cached = CHAIN_CONSTANTS.has(method) ? constants.get(`${req.network}\n${method}`) : undefined;
+      bill.held += slot.cost;
+      const cached = CHAIN_CONSTANTS.has(method) ? constants.get(`${network}\n${method}`) : undefined;
       if (cached !== undefined) {
         setLocal(slot, "ok", resultObject(id, cached));
-        charged += slot.cost;
-        calls += 1;
+        bill.charged += slot.cost;
+        bill.calls += 1;
         continue;
       }
       forward.push(slot);
     }
+    return forward;
+  }
 
-    let passthrough: string | null = null;
-    let upstreamStatus = 200;
-    try {
-      if (forward.length > 0) {
-        // Each call rebuilt from what the policy judged, never the client's bytes (jsonrpc.ts).
-        const single = parsed.kind === "single";
-        const body = single ? forwardedCall(forward[0].call as RpcCall) : `[${forward.map((s) => forwardedCall(s.call as RpcCall)).join(",")}]`;
-        const answered = forward.filter((s) => !s.silent);
-        const reply = await pool.send(body, { expectsAnswer: answered.length > 0 });
-        if (!reply.ok) {
-          const [outcome, message] =
-            reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? (["too_large", tooLargeMessage(net.max_response_bytes)] as const) : (["upstream_error", RPC_ERRORS.UPSTREAM_UNAVAILABLE.message] as const);
-          for (const s of forward) setLocal(s, outcome, errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, message));
-        } else {
-          observeUpstream(req.network, reply.upstream, reply.ms / 1000);
-          upstreamStatus = reply.status;
-          // A notification the node took is carried out as far as anyone can tell: billed like a call.
-          for (const s of forward) if (s.silent) s.outcome = "ok";
-          if (answered.length > 0) matchAnswers(answered, reply.json, single);
-          // The node's words may quote the network's secrets (a provider echoing the key of the
-          // URL it was asked on): its errors reach the client redacted.
-          const redacted = redactNodeErrors(answered, pool.redact);
-          // A large answer costs more (docs/rpc.md); one the credits cannot pay is withheld.
-          const extra = rpcAnswerCost(deps.config, reply.bytes);
-          if (extra > 0 && forward.some((s) => s.outcome === "ok")) {
-            if (deps.meter.reserve(account, extra)) {
-              held += extra;
-              charged += extra;
-            } else {
-              for (const s of forward) {
-                if (s.outcome === "ok") setLocal(s, "no_credits", errorObject(s.call?.id ?? null, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
-              }
-            }
-          }
-          for (const s of forward) {
-            if (s.outcome === "ok") {
-              charged += s.cost;
-              calls += 1;
-              const method = s.call?.method ?? "";
-              if (CHAIN_CONSTANTS.has(method) && !s.silent) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
-            } else if (s.outcome === "node_error") calls += 1;
-          }
-          // The node's bytes as they came, when they answer the whole request (and it has no
-          // notifications, which a node might answer anyway).
-          if (!redacted && forward.length === entries.length && forward.every((s) => s.local === null && !s.silent)) passthrough = reply.text;
+  /**
+   * Forwards the admitted calls to the network's pool in one request and bills what the node
+   * answered with a result; the node's bytes when they answer the whole request as they came.
+   */
+  async function send(req: RpcRequest, gate: Admitted, account: AccountMeter, single: boolean, entries: number, forward: Slot[], bill: Bill): Promise<Sent> {
+    const { net, pool } = gate;
+    // Each call rebuilt from what the policy judged, never the client's bytes (jsonrpc.ts).
+    const body = single ? forwardedCall(forward[0].call as RpcCall) : `[${forward.map((s) => forwardedCall(s.call as RpcCall)).join(",")}]`;
+    const answered = forward.filter((s) => !s.silent);
+    const reply = await pool.send(body, { expectsAnswer: answered.length > 0 });
+    if (!reply.ok) {
+      const [outcome, message] =
+        reply.code === "UPSTREAM_ANSWER_TOO_LARGE" ? (["too_large", tooLargeMessage(net.max_response_bytes)] as const) : (["upstream_error", RPC_ERRORS.UPSTREAM_UNAVAILABLE.message] as const);
+      for (const s of forward) setLocal(s, outcome, errorObject(s.call?.id ?? null, RPC_ERRORS.UPSTREAM_UNAVAILABLE.code, message));
+      return { passthrough: null, status: 200 };
+    }
+    observeUpstream(req.network, reply.upstream, reply.ms / 1000);
+    // A notification the node took is carried out as far as anyone can tell: billed like a call.
+    for (const s of forward) if (s.silent) s.outcome = "ok";
+    if (answered.length > 0) matchAnswers(answered, reply.json, single);
+    // The node's words may quote the network's secrets (a provider echoing the key of the
+    // URL it was asked on): its errors reach the client redacted.
+    const redacted = redactNodeErrors(answered, pool.redact);
+    // A large answer costs more (docs/rpc.md); one the credits cannot pay is withheld.
+    const extra = rpcAnswerCost(deps.config, reply.bytes);
+    if (extra > 0 && forward.some((s) => s.outcome === "ok")) {
+      if (deps.meter.reserve(account, extra)) {
+        bill.held += extra;
+        bill.charged += extra;
+      } else {
+        for (const s of forward) {
+          if (s.outcome === "ok") setLocal(s, "no_credits", errorObject(s.call?.id ?? null, RPC_ERRORS.INSUFFICIENT_CREDITS.code, RPC_ERRORS.INSUFFICIENT_CREDITS.message));
         }
       }
-    } finally {
-      deps.meter.settle(account, held, charged, calls);
     }
+    for (const s of forward) {
+      if (s.outcome === "ok") {
+        bill.charged += s.cost;
+        bill.calls += 1;
+        const method = s.call?.method ?? "";
+        if (CHAIN_CONSTANTS.has(method) && !s.silent) constants.set(`${req.network}\n${method}`, JSON.stringify((s.answer as { result: unknown }).result));
+      } else if (s.outcome === "node_error") bill.calls += 1;
+    }
+    // The node's bytes as they came, when they answer the whole request (and it has no
+    // notifications, which a node might answer anyway).
+    const whole = !redacted && forward.length === entries && forward.every((s) => s.local === null && !s.silent);
+    return { passthrough: whole ? reply.text : null, status: reply.status };
+  }
 
+  /**
+   * One request, in stages kept apart so each compiles on its own: a stage the JIT has to compile
+   * again (a key read from the database where it was cached) costs that stage, not the whole path.
+   */
+  async function handle(req: RpcRequest): Promise<RpcAnswer> {
+    const found = req.apiKey ? deps.keys.find(req.apiKey) : null;
+    const gate = gateOf(found instanceof Promise ? await found : found, req);
+    if ("refusal" in gate) return refuse(req, gate.refusal, gate.message);
+    const text = await req.readBody();
+    if (text === null) return { status: 413, body: errorObject(null, RPC_ERRORS.INVALID_REQUEST.code, req.tooLarge), retryAfter: false };
+    const parsed = parseRpcBody(text);
+    const invalid = requestProblem(parsed);
+    if (invalid) return invalid;
+    const single = parsed.kind === "single";
+    const entries = single ? [parsed.entry] : (parsed as { entries: RpcEntry[] }).entries;
+
+    const metered = deps.meter.account(gate.key.accountId);
+    const account = metered instanceof Promise ? await metered : metered;
+    // The account's credits unread (the database away): answered as the API answers it.
+    if (!account.ok) throw fromFailure(account);
+    const slots = slotsOf(entries, gate.policy);
+    const bill: Bill = { held: 0, charged: 0, calls: 0 };
+    let sent: Sent = NOTHING_SENT;
+    try {
+      const forward = await admit(req.network, gate.key.accountId, account, slots.filter(isAllowed), bill);
+      if (forward.length > 0) sent = await send(req, gate, account, single, entries.length, forward, bill);
+    } finally {
+      deps.meter.settle(account, bill.held, bill.charged, bill.calls);
+    }
     for (const s of slots) countCall(req.network, s.call ? methodLabel(s.call.method, s.outcome) : "invalid", s.outcome);
-    const body = passthrough ?? assemble(slots, parsed.kind === "single");
-    const status = statusOf(slots, upstreamStatus);
-    // Notifications alone: nothing to answer. 204 when all went well, else the status says why.
-    return { status: body === "" && status === 200 ? 204 : status, body, retryAfter: slots.some((s) => s.outcome === "rate_limited") };
+    return answerOf(slots, single, sent);
   }
 
   return { handle };
 }
 
 export type RpcProxy = ReturnType<typeof createRpcProxy>;
+
+type RpcError = (typeof RPC_ERRORS)[keyof typeof RPC_ERRORS];
+
+/** What a request may use once its key passed, or why it is refused whole. */
+type Admitted = { key: KeyRecord; net: NetworkConfig; pool: UpstreamPool; policy: MethodPolicy };
+type Gate = Admitted | { refusal: RpcError; message?: string };
+
+/** The request's credits: held while its calls are in flight, charged for results, and the calls answered. */
+type Bill = { held: number; charged: number; calls: number };
+
+/** What the node's answer left for the reply: its bytes when they answer the whole request, and its status. */
+type Sent = { passthrough: string | null; status: number };
+const NOTHING_SENT: Sent = { passthrough: null, status: 200 };
+
+/**
+ * A request refused whole, before its body is read in full: one error object, however many calls
+ * the body holds, its id read from a small body only (jsonrpc.ts, requestId).
+ */
+async function refuse(req: RpcRequest, e: RpcError, message: string = e.message): Promise<RpcAnswer> {
+  const small = await req.readBody(MAX_ID_BODY_LENGTH);
+  return { status: e.status, body: errorObject(small === null ? null : requestId(small), e.code, message), retryAfter: false };
+}
+
+/** A slot per entry: a malformed call or a method the policy refuses is answered locally at once. */
+function slotsOf(entries: RpcEntry[], policy: MethodPolicy): Slot[] {
+  const slots: Slot[] = [];
+  for (const entry of entries) {
+    const slot: Slot = { entry, call: entry.ok ? entry.call : null, silent: entry.ok && entry.call.notification, cost: 0, outcome: "ok", local: null, answer: undefined };
+    slots.push(slot);
+    if (!entry.ok) {
+      setLocal(slot, "invalid", errorObject(entry.id, RPC_ERRORS.INVALID_REQUEST.code, entry.error));
+      continue;
+    }
+    const verdict = policy(entry.call.method);
+    if (!verdict.ok) setLocal(slot, "refused", errorObject(entry.call.id, RPC_ERRORS.METHOD_NOT_ALLOWED.code, verdict.error));
+  }
+  return slots;
+}
+
+/** Whether a slot is still to be admitted: nothing has answered it yet. */
+function isAllowed(slot: Slot): boolean {
+  return slot.local === null;
+}
+
+/** The reply: the node's bytes, or the answer built from its parts, with the status its outcomes call for. */
+function answerOf(slots: Slot[], single: boolean, sent: Sent): RpcAnswer {
+  const body = sent.passthrough ?? assemble(slots, single);
+  const status = statusOf(slots, sent.status);
+  // Notifications alone: nothing to answer. 204 when all went well, else the status says why.
+  return { status: body === "" && status === 200 ? 204 : status, body, retryAfter: slots.some((s) => s.outcome === "rate_limited") };
+}
 
 /** The message of a call whose answer passed the network's `max_response_bytes`. */
 function tooLargeMessage(limit: number): string {
