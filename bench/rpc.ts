@@ -124,11 +124,14 @@ async function main(): Promise<void> {
     await expectSameAnswer(directTargets[0], proxyTargets[0]);
     if (before) await expectSameAnswer(directTargets[0], beforeTargets[0]);
     // CPU per call: the serving process, anvil and the load generator, over each measured window.
-    const measured = async (roles: CpuProbe, targets: LoadTarget[], warmupMs: number) => {
+    // `server`: the serving process, whose CPU is also split by thread (its JavaScript thread, the JIT).
+    const measured = async (roles: CpuProbe, targets: LoadTarget[], warmupMs: number, server?: number): Promise<Measured> => {
       const spec = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs };
-      const cpu = measureLoadCpu({ ...roles, anvil: () => cpuOf(anvil.pid) }, spec, track);
+      const cpu = measureLoadCpu({ ...roles, anvil: () => cpuOf(anvil.pid) }, spec, track, server);
       const result = await runLoadInSubprocess({ ...spec, targets }, cpu.track);
-      return { result, us: cpuPerUnit(await cpu.window, result.requests) };
+      const window = await cpu.window;
+      const perCall = (us: number) => Math.round(us / Math.max(1, result.requests));
+      return { result, us: cpuPerUnit(window, result.requests), threads: window.threads && { js: perCall(window.threads.js), jit: perCall(window.threads.jit) } };
     };
     const direct: Measured[] = [];
     const bareProxy: Measured[] = [];
@@ -139,17 +142,19 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       const warmup = r === 0 ? WARMUP_MS : ROUND_WARMUP_MS;
       direct.push(await measured({}, directTargets, warmup));
-      bareProxy.push(await measured({ proxy: () => cpuOf(bare.pid) }, bareTargets, warmup));
+      bareProxy.push(await measured({ proxy: () => cpuOf(bare.pid) }, bareTargets, warmup, bare.pid));
       elysiaProxy.push(await measured({ proxy: () => cpuOf(elysia.pid) }, elysiaTargets, warmup));
-      contractProxy.push(await measured({ proxy: () => cpuOf(contract.pid) }, contractTargets, warmup));
+      contractProxy.push(await measured({ proxy: () => cpuOf(contract.pid) }, contractTargets, warmup, contract.pid));
       // The two trees take turns at going first, so neither always runs right after the contract proxy.
-      const mine = () => measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets, warmup);
-      const theirs = (b: Subprocess) => measured({ chainwatch: () => cpuOf(b.pid) }, beforeTargets, warmup);
+      const mine = () => measured({ chainwatch: () => cpuOf(daemon.pid) }, proxyTargets, warmup, daemon.pid);
+      const theirs = (b: Subprocess) => measured({ chainwatch: () => cpuOf(b.pid) }, beforeTargets, warmup, b.pid);
       if (before && r % 2 === 1) beforeProxied.push(await theirs(before));
       proxied.push(await mine());
       if (before && r % 2 === 0) beforeProxied.push(await theirs(before));
       if (ROUNDS > 1)
-        log(`${c.name} round ${r + 1}/${ROUNDS}: µs per call chainwatch ${proxied[r].us.chainwatch}${before ? `, before ${beforeProxied[r].us.chainwatch}` : ""}, minimal proxy ${bareProxy[r].us.proxy}, Elysia proxy ${elysiaProxy[r].us.proxy}, contract proxy ${contractProxy[r].us.proxy}; load average ${loadAverage()}`);
+        log(
+          `${c.name} round ${r + 1}/${ROUNDS}: µs per call chainwatch ${proxied[r].us.chainwatch} ${threadsOf(proxied[r])}${before ? `, before ${beforeProxied[r].us.chainwatch} ${threadsOf(beforeProxied[r])}` : ""}, minimal proxy ${bareProxy[r].us.proxy} ${threadsOf(bareProxy[r])}, Elysia proxy ${elysiaProxy[r].us.proxy}, contract proxy ${contractProxy[r].us.proxy} ${threadsOf(contractProxy[r])}; load average ${loadAverage()}`,
+        );
     }
     const directOne = await runLoadInSubprocess({ ...single, targets: directTargets }, track);
     const proxiedOne = await runLoadInSubprocess({ ...single, targets: proxyTargets }, track);
@@ -210,7 +215,13 @@ async function createKeys(configPath: string): Promise<string[]> {
   }
 }
 
-type Measured = { result: LoadResult; us: Record<string, number> };
+/** One measured window: the load's result, each role's CPU µs a call, and the serving process's by thread. */
+type Measured = { result: LoadResult; us: Record<string, number>; threads?: { js: number; jit: number } };
+
+/** "(JS 40, JIT 1)": a serving process's JavaScript thread and JIT compiler threads, µs a call. */
+function threadsOf(m: Measured): string {
+  return m.threads ? `(JS ${m.threads.js}, JIT ${m.threads.jit})` : "";
+}
 type Result = { method: string; direct: Measured[]; bareProxy: Measured[]; elysiaProxy: Measured[]; contractProxy: Measured[]; proxied: Measured[]; beforeProxied: Measured[]; directOne: LoadResult; proxiedOne: LoadResult; load: string };
 
 function report(results: Result[]): void {
@@ -255,6 +266,11 @@ function report(results: Result[]): void {
     console.log(
       `  contract floor: contract proxy ${cp} µs per call = minimal proxy + ${cp - px} for the contract's checks (${spread(contractHop, 2)}×), ${median(contractRps).toFixed(2)} of its req/s; chainwatch ${cw} = contract proxy + ${cw - cp} of its own (${spread(ownHop, 2)}×)`,
     );
+    const js = (ms: Measured[]) => Math.round(median(ms.map((m) => m.threads?.js ?? 0)));
+    const jit = (ms: Measured[]) => spread(ms.map((m) => m.threads?.jit ?? 0));
+    console.log(
+      `  by thread: the JavaScript thread chainwatch ${js(r.proxied)}, contract proxy ${js(r.contractProxy)}, minimal proxy ${js(r.bareProxy)} µs per call; chainwatch's JIT compiling ${jit(r.proxied)} (the proxies' ${jit(r.contractProxy)} and ${jit(r.bareProxy)}); the rest is Bun's HTTP client and the collector`,
+    );
     if (r.beforeProxied.length > 0) {
       const against = r.proxied.map((m, i) => m.us.chainwatch / Math.max(1, r.beforeProxied[i].us.chainwatch));
       const beforeHop = r.beforeProxied.map((m, i) => m.us.chainwatch / Math.max(1, r.bareProxy[i].us.proxy));
@@ -288,6 +304,7 @@ function report(results: Result[]): void {
       direct_one: r.directOne,
       proxied_one: r.proxiedOne,
       cpu_us_per_call: { direct: r.direct.map((m) => m.us), bare_proxy: r.bareProxy.map((m) => m.us), elysia_proxy: r.elysiaProxy.map((m) => m.us), contract_proxy: r.contractProxy.map((m) => m.us), proxied: r.proxied.map((m) => m.us) },
+      threads_us_per_call: { bare_proxy: r.bareProxy.map((m) => m.threads), contract_proxy: r.contractProxy.map((m) => m.threads), proxied: r.proxied.map((m) => m.threads) },
       contract_cpu_ratio: summary(contractHop),
       own_cpu_ratio: summary(ownHop),
       cpu_ratio: summary(hop),

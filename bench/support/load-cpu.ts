@@ -1,27 +1,31 @@
 // CPU per request of a load run: the serving processes' and the load generator's CPU (from /proc)
 // over the run's measured window, which opens after the warm-up by the clock.
 import type { Subprocess } from "bun";
-import { type CpuProbe, type CpuWindow, cpuOf, startCpuWindow } from "./cpu.ts";
+import { type CpuProbe, type CpuWindow, cpuOf, startCpuWindow, type ThreadKinds, threadKindsSince, threadRunTimes } from "./cpu.ts";
 
 /**
  * Starts measuring `roles` (each a CPU counter in ms) plus the load generator of a load run
  * started right after this call. Hand `track` to `runLoadInSubprocess`; `window` resolves when
- * the measured window closes.
+ * the measured window closes. With `threadsOf`, the window also splits that process's CPU by
+ * thread (`threads`, µs): its JavaScript thread, its JIT's compiler threads and the rest.
  */
 export function measureLoadCpu(
   roles: CpuProbe,
   timing: { warmupMs: number; durationMs: number },
   track: (p: Subprocess) => void = () => {},
-): { track: (p: Subprocess) => void; window: Promise<CpuWindow> } {
+  threadsOf?: number,
+): { track: (p: Subprocess) => void; window: Promise<CpuWindow & { threads?: ThreadKinds }> } {
   let generator: Subprocess | undefined;
   // A generator that already exited (the window's timer can fire late on a loaded machine) has no
   // /proc entry left: its whole run's CPU, from Bun, stands in rather than a negative figure.
   const generatorCpu = (g: Subprocess) => (g.exitCode === null && g.signalCode === null ? cpuOf(g.pid) : Number(g.resourceUsage()?.cpuTime.total ?? 0) / 1000);
   const probe: CpuProbe = { ...roles, "load generator": () => (generator ? generatorCpu(generator) : 0) };
   const window = Bun.sleep(timing.warmupMs).then(async () => {
+    const threadsBefore = threadsOf === undefined ? null : threadRunTimes(threadsOf);
     const end = startCpuWindow(probe);
     await Bun.sleep(timing.durationMs);
-    return end();
+    const window = end();
+    return threadsOf === undefined || threadsBefore === null ? window : { ...window, threads: threadKindsSince(threadsOf, threadsBefore) };
   });
   return {
     track: (p) => {
