@@ -284,7 +284,7 @@ function report(results: Result[]): void {
     const missed: string[] = [];
     if (median(hop) > CPU_TARGET)
       missed.push(
-        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded, parsed and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×; docs/benchmarks.md)`,
+        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded, parsed and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×), ${js(r.proxied) - js(r.contractProxy)} of them on its JavaScript thread and ${Math.round(median(r.proxied.map((m) => m.threads?.jit ?? 0)))} compiling (docs/benchmarks.md)`,
       );
     if (median(rps) < RPS_TARGET)
       missed.push(
