@@ -114,10 +114,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     h.observe(seconds);
   };
 
-  /**
-   * The request's key, network and method policy, or the refusal of the whole request. The key is
-   * awaited only when the store has to read it (a cached key comes back as a value).
-   */
+  /** What the request's key may use (its network's pool and method policy), or the refusal of the whole request. */
   function gateOf(key: KeyRecord | null, req: RpcRequest): Gate {
     if (!key) return { refusal: RPC_ERRORS.INVALID_API_KEY };
     if (!keyAllowsIp(key, req.clientIp)) return { refusal: RPC_ERRORS.IP_NOT_ALLOWED };
@@ -221,6 +218,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
    * again (a key read from the database where it was cached) costs that stage, not the whole path.
    */
   async function handle(req: RpcRequest): Promise<RpcAnswer> {
+    // A cached key and an account already read come back as values: awaited only when they are promises.
     const found = req.apiKey ? deps.keys.find(req.apiKey) : null;
     const gate = gateOf(found instanceof Promise ? await found : found, req);
     if ("refusal" in gate) return refuse(req, gate.refusal, gate.message);
