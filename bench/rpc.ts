@@ -266,8 +266,10 @@ function report(results: Result[]): void {
     console.log(
       `  contract floor: contract proxy ${cp} µs per call = minimal proxy + ${cp - px} for the contract's checks (${spread(contractHop, 2)}×), ${median(contractRps).toFixed(2)} of its req/s; chainwatch ${cw} = contract proxy + ${cw - cp} of its own (${spread(ownHop, 2)}×)`,
     );
-    const js = (ms: Measured[]) => Math.round(median(ms.map((m) => m.threads?.js ?? 0)));
-    const jit = (ms: Measured[]) => spread(ms.map((m) => m.threads?.jit ?? 0));
+    // A serving process's µs per call on one kind of thread, over the rounds.
+    const onThread = (ms: Measured[], kind: "js" | "jit") => ms.map((m) => m.threads?.[kind] ?? 0);
+    const js = (ms: Measured[]) => Math.round(median(onThread(ms, "js")));
+    const jit = (ms: Measured[]) => spread(onThread(ms, "jit"));
     console.log(
       `  by thread: the JavaScript thread chainwatch ${js(r.proxied)}, contract proxy ${js(r.contractProxy)}, minimal proxy ${js(r.bareProxy)} µs per call; chainwatch's JIT compiling ${jit(r.proxied)} (the proxies' ${jit(r.contractProxy)} and ${jit(r.bareProxy)}); the rest is Bun's HTTP client and the collector`,
     );
@@ -284,7 +286,7 @@ function report(results: Result[]): void {
     const missed: string[] = [];
     if (median(hop) > CPU_TARGET)
       missed.push(
-        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded, parsed and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×), ${js(r.proxied) - js(r.contractProxy)} of them on its JavaScript thread and ${Math.round(median(r.proxied.map((m) => m.threads?.jit ?? 0)))} compiling (docs/benchmarks.md)`,
+        `CPU ${median(hop).toFixed(2)}× the minimal proxy's (target <= ${CPU_TARGET}): chainwatch ${cw} µs a call against ${px}; the contract's checks (key, depth-bounded parse, a rebuilt call, policy, rate window, credits, the answer bounded, parsed and judged to bill it) put their least implementation at ${median(contractHop).toFixed(2)}× (${cp} µs), and chainwatch is ${cw - cp} µs above that (${median(ownHop).toFixed(2)}×), ${js(r.proxied) - js(r.contractProxy)} of them on its JavaScript thread and ${Math.round(median(onThread(r.proxied, "jit")))} compiling (docs/benchmarks.md)`,
       );
     if (median(rps) < RPS_TARGET)
       missed.push(

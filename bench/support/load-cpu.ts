@@ -21,11 +21,11 @@ export function measureLoadCpu(
   const generatorCpu = (g: Subprocess) => (g.exitCode === null && g.signalCode === null ? cpuOf(g.pid) : Number(g.resourceUsage()?.cpuTime.total ?? 0) / 1000);
   const probe: CpuProbe = { ...roles, "load generator": () => (generator ? generatorCpu(generator) : 0) };
   const window = Bun.sleep(timing.warmupMs).then(async () => {
-    const threadsBefore = threadsOf === undefined ? null : threadRunTimes(threadsOf);
+    const threadsAtStart = threadsOf === undefined ? null : { pid: threadsOf, times: threadRunTimes(threadsOf) };
     const end = startCpuWindow(probe);
     await Bun.sleep(timing.durationMs);
-    const window = end();
-    return threadsOf === undefined || threadsBefore === null ? window : { ...window, threads: threadKindsSince(threadsOf, threadsBefore) };
+    const cpu = end();
+    return threadsAtStart === null ? cpu : { ...cpu, threads: threadKindsSince(threadsAtStart.pid, threadsAtStart.times) };
   });
   return {
     track: (p) => {

@@ -168,7 +168,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
    * Forwards the admitted calls to the network's pool in one request and bills what the node
    * answered with a result; the node's bytes when they answer the whole request as they came.
    */
-  async function send(req: RpcRequest, gate: Admitted, account: AccountMeter, single: boolean, entries: number, forward: Slot[], bill: Bill): Promise<Sent> {
+  async function send(req: RpcRequest, gate: Admitted, account: AccountMeter, single: boolean, entryCount: number, forward: Slot[], bill: Bill): Promise<Sent> {
     const { net, pool } = gate;
     // Each call rebuilt from what the policy judged, never the client's bytes (jsonrpc.ts).
     const body = single ? forwardedCall(forward[0].call as RpcCall) : `[${forward.map((s) => forwardedCall(s.call as RpcCall)).join(",")}]`;
@@ -209,7 +209,7 @@ export function createRpcProxy(deps: RpcProxyDeps) {
     }
     // The node's bytes as they came, when they answer the whole request (and it has no
     // notifications, which a node might answer anyway).
-    const whole = !redacted && forward.length === entries && forward.every((s) => s.local === null && !s.silent);
+    const whole = !redacted && forward.length === entryCount && forward.every((s) => s.local === null && !s.silent);
     return { passthrough: whole ? reply.text : null, status: reply.status };
   }
 
