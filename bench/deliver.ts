@@ -291,22 +291,21 @@ async function main(): Promise<void> {
           for (const s of round % 2 === 0 ? own.reverse() : own) {
             const run = await s.deliver(bodies);
             r.daemon.get(s.tree.label)!.push(run);
-            const jit = Math.round(run.threads.jit / bodies.length);
-            line.push(`${s.tree.label === "daemon" ? "" : `${s.tree.label} `}${scenarioLabel(r.scenario)} ${totalUs(run.cpu)} µs (JIT ${jit}) ${run.rate.toFixed(0)}/s`);
+            line.push(`${s.tree.label === "daemon" ? "" : `${s.tree.label} `}${scenarioLabel(r.scenario)} ${totalUs(run.cpu)} µs ${byThread(run.threads)} ${run.rate.toFixed(0)}/s`);
           }
           const env = setups.find((x) => x.scenario === r.scenario)!.env;
           if (DURABLE) {
             const d = await runDurableLoops(r.scenario, env, bodies, hookUrl, `${i}_${round}`);
             r.durable.push(d);
-            line.push(`durable ${totalUs(d.cpu)} µs ${d.rate.toFixed(0)}/s`);
+            line.push(`durable ${totalUs(d.cpu)} µs ${byThread(d.threads)} ${d.rate.toFixed(0)}/s`);
           }
           if (CONTRACT && r.scenario.database === "sqlite") {
             const c = await runDurableLoops(r.scenario, env, bodies, hookUrl, `c${i}_${round}`, "contract");
             r.contract.push(c);
-            line.push(`contract ${totalUs(c.cpu)} µs ${c.rate.toFixed(0)}/s`);
+            line.push(`contract ${totalUs(c.cpu)} µs ${byThread(c.threads)} ${c.rate.toFixed(0)}/s`);
             const o = await runDurableLoops(r.scenario, env, bodies, hookUrl, `o${i}_${round}`, "contract-outbox");
             r.outbox.push(o);
-            line.push(`contract over the outbox ${totalUs(o.cpu)} µs ${o.rate.toFixed(0)}/s`);
+            line.push(`contract over the outbox ${totalUs(o.cpu)} µs ${byThread(o.threads)} ${o.rate.toFixed(0)}/s`);
           }
           const raw = await runRawLoop(env, bodies, hookUrl);
           r.raw.push(raw);
@@ -346,6 +345,8 @@ type DurableOutcome = {
   claims: number;
   /** Wall ms the loops spent inside their commits (SQLite: the thread busy; PostgreSQL: mostly waiting for the round trip). */
   commitMs: number;
+  /** The loops' threads over the window, by kind, summed over the loops (µs). */
+  threads: ThreadKinds;
 };
 
 type ScenarioEnv = { dir: string; url: string; base: string; receiver: Subprocess; cluster: BenchCluster | undefined; track: (p: Subprocess) => void };
@@ -553,6 +554,7 @@ async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: str
       if (first.done || !first.value.includes('"ready"')) throw new Error(`${kind} loop did not start: ${first.value ?? "exited"}`);
     }
     await fetch(`${env.base}/reset`);
+    const threadsBefore = procs.map((p) => threadRunTimes(p.pid));
     const window = startCpuWindow({
       loop: () => procs.reduce((sum, p) => sum + cpuOf(p.pid), 0),
       ...(scenario.database === "postgres" ? { postgres: () => cpuOfTree(env.cluster!.pid) } : {}),
@@ -578,11 +580,25 @@ async function runDurableLoops(scenario: Scenario, env: ScenarioEnv, bodies: str
       for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += c[k];
     }
     const cpu = window();
+    const threads = sumThreadKinds(procs.map((p, k) => threadKindsSince(p.pid, threadsBefore[k])));
     for (const p of procs) p.stdin.end();
-    return { rate: ((TOTAL - 1) / (stats.last - stats.first)) * 1000, cpu, duplicates: stats.count - stats.unique, lost: TOTAL - stats.unique, loops, ...counts };
+    return { rate: ((TOTAL - 1) / (stats.last - stats.first)) * 1000, cpu, threads, duplicates: stats.count - stats.unique, lost: TOTAL - stats.unique, loops, ...counts };
   } finally {
     await stopAll(procs);
   }
+}
+
+/** A process's CPU µs per delivery by thread, as a round's line shows it: its JavaScript thread, JIT, collector and the rest. */
+function byThread(t: ThreadKinds): string {
+  const per = (us: number) => Math.round(us / TOTAL);
+  return `(JS ${per(t.js)}, JIT ${per(t.jit)}, GC ${per(t.gc)}, other ${per(t.other)})`;
+}
+
+/** Each thread kind's median over the rounds. */
+function medianThreads(all: ThreadKinds[]): ThreadKinds {
+  const out = { total: 0, js: 0, jit: 0, gc: 0, other: 0 };
+  for (const k of Object.keys(out) as (keyof ThreadKinds)[]) out[k] = median(all.map((t) => t[k]));
+  return out;
 }
 
 /** CPU µs per delivery of every process in a window. */
@@ -653,6 +669,9 @@ function printSingle(r: ScenarioRounds, trees: Tree[]): void {
   if (r.durable.length > 0) console.log(`stack floor:          ${describeFloor(daemonUs, Math.round(median(r.durable.map((d) => totalUs(d.cpu)))), rawUs)}`);
   if (r.contract.length > 0) console.log(`contract floor:       ${describeContract(r)}`);
   if (r.outbox.length > 0) console.log(`over the outbox:      ${describeOutbox(r)}`);
+  const loops: [string, { threads: ThreadKinds }[]][] = [["durable loop", r.durable], ["contract loop", r.contract], ["over the outbox", r.outbox]];
+  const threadParts = [`daemon ${byThread(medianThreads(runs.map((x) => x.threads)))}`, ...loops.filter(([, l]) => l.length > 0).map(([name, l]) => `${name} ${byThread(medianThreads(l.map((x) => x.threads)))}`)];
+  console.log(`by thread (µs):       ${threadParts.join(", ")}`);
   const wall = median(runs.map((x) => x.wallMs));
   console.log(`daemon throughput:    ${median(runs.map((x) => x.rate)).toFixed(0)} deliveries/s (${spread(runs.map((x) => x.rate))}; first→last arrival; ${(wall / 1000).toFixed(2)} s from commit incl. the next tick)`);
   if (r.durable.length > 0) console.log(`durable loop:         ${spread(r.durable.map((x) => x.rate))} deliveries/s, ${loopCounts(r.durable)}`);

@@ -36,7 +36,7 @@ const SMALL: Record<string, Small> = {
   },
   "bench:deliver": {
     env: { BENCH_DELIVERIES: "300", BENCH_LATENCY_SAMPLES: "10", BENCH_ROUNDS: "2" },
-    prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^over the outbox: +contract loop over the outbox's tables \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
+    prints: [/^CPU µs per delivery: +\d+/m, /^contract floor: +contract loop \d+/m, /^over the outbox: +contract loop over the outbox's tables \d+/m, /^by thread \(µs\): +daemon \(JS \d+, JIT \d+, GC \d+, other \d+\), durable loop \(JS \d+/m, /^daemon throughput: +\d+ deliveries\/s/m, /^ingest→receipt: +p50 \d+\.\d ms/m],
   },
   "bench:deliver-core": {
     // Over a socket to the receiver process: the stub's path is the same loops with a function for `fetch`.
