@@ -9,9 +9,13 @@ import { type BillingStatements, LEASED_OF_ACCOUNT, usageParams } from "./statem
 const CHARGE = "update accounts set credits = credits - $1, updated_at = $2 where id = $3";
 // One text for any number of accounts (arrays, not a placeholder per row), so it is prepared once.
 // The locking CTE takes the rows in id order before any is updated in whatever order the join
-// yields them: settlements of several daemons lock shared accounts in one order.
+// yields them: settlements of several daemons lock shared accounts in one order. It locks as the
+// update does (`for no key update`, as lockAccount): a stronger lock would also hold up the
+// foreign key checks of a transaction writing rows that name the account. An ingest that counted
+// its events in the usage row and then saves an order waits on that check while the settlement
+// waits on its usage row: a deadlock.
 const CHARGE_MANY = `with c(id, credits) as (select * from unnest($2::text[], $3::bigint[])),
-l as materialized (select a.id from accounts as a where a.id in (select id from c) order by a.id for update)
+l as materialized (select a.id from accounts as a where a.id in (select id from c) order by a.id for no key update)
 update accounts as a set credits = a.credits - c.credits, updated_at = $1 from c, l where a.id = c.id and a.id = l.id`;
 
 const USAGE = textPerCount(

@@ -7,9 +7,15 @@ import type { DB } from "../../schema.ts";
  */
 export const postgresPrimitives = {
   insertionOrder: sql`position`,
-  /** Row lock on the account until the transaction ends: checks and writes under it run one at a time per account. */
+  /**
+   * Row lock on the account until the transaction ends: checks and writes under it run one at a
+   * time per account. `for no key update`, the lock an update of the account's balance takes
+   * anyway: it still excludes every other lock of the account and its updates, but not the foreign
+   * key checks of rows that name the account (an order saved, a usage row added), which a stronger
+   * lock made wait and could turn into a deadlock.
+   */
   async lockAccount(trx: Transaction<DB>, accountId: string): Promise<void> {
-    await sql`select 1 from accounts where id = ${accountId} for update`.execute(trx);
+    await sql`select 1 from accounts where id = ${accountId} for no key update`.execute(trx);
   },
   /** A transaction-scoped advisory lock on a name: whoever holds it runs alone until commit. */
   async serialize(trx: Transaction<DB>, name: string): Promise<void> {
