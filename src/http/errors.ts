@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from "../db/availability.ts";
 import { isStorageFull } from "../db/storage-full.ts";
 import { isUnstorableText } from "../db/unstorable-text.ts";
+import { isWriteConflict } from "../db/write-conflict.ts";
 import { bodyTooLarge, FailureError, fromFailure } from "../lib/failures.ts";
 import { NO_NUL } from "../lib/nul-text.ts";
 import type { Logger } from "../lib/log.ts";
@@ -24,14 +25,16 @@ export const unsupportedMediaType = () => new FailureError("UNSUPPORTED_MEDIA_TY
 export const tooLarge = (limit: number) => fromFailure(bodyTooLarge(limit));
 
 /**
- * The refusal a thrown error stands for: a FailureError itself, a full disk or an unreachable
- * database (503), a text value the database cannot store (400); else null.
+ * The refusal a thrown error stands for: a FailureError itself, a full disk, an unreachable
+ * database or a transaction ended for conflicting with another (503), a text value the database
+ * cannot store (400); else null.
  */
 function knownFailure(error: unknown): FailureError | null {
   if (error instanceof FailureError) return error;
   if (isUnstorableText(error)) return badRequest(`A text value ${NO_NUL}.`);
   if (isStorageFull(error)) return new FailureError("STORAGE_FULL");
   if (isDatabaseUnavailable(error)) return new FailureError("DATABASE_UNAVAILABLE");
+  if (isWriteConflict(error)) return new FailureError("DATABASE_CONFLICT");
   return null;
 }
 
@@ -48,6 +51,8 @@ export function refusalFor(error: unknown, request: Request, log: Logger, framew
     log.error("unhandled error", { path: loggablePath(request), error: String(error) });
     failure = new FailureError("INTERNAL");
   }
+  // Answered, and still worth a look: two writes took their locks in opposite orders.
+  else if (failure.code === "DATABASE_CONFLICT") log.warn("request met a conflicting write and stored nothing", { path: loggablePath(request), error: String(error) });
   if (failure.status < 500) log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
   return failure;
 }

@@ -65,6 +65,7 @@ export type ErrorCode =
   | "FOLLOWER_PAUSED"
   | "AML_UNAVAILABLE"
   | "DATABASE_UNAVAILABLE"
+  | "DATABASE_CONFLICT"
   | "STORAGE_FULL"
   | "INTERNAL";
 

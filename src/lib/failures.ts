@@ -92,6 +92,9 @@ export const FAILURES: Record<ErrorCode, FailureShape> = {
   // The database is restarting, stalled or unreachable (src/db/availability.ts): nothing of the
   // request was stored; the same request succeeds once it is back.
   DATABASE_UNAVAILABLE: { status: 503, message: "Database unavailable; try again shortly.", headers: { "Retry-After": "1" } },
+  // The transaction met another write and PostgreSQL ended it (a deadlock, src/db/write-conflict.ts):
+  // nothing of the request was stored; the same request succeeds when sent again.
+  DATABASE_CONFLICT: { status: 503, message: "Database conflict: nothing was written; try again.", headers: { "Retry-After": "1" } },
   // The database's disk is full: the request's writes were rolled back whole; the same request
   // succeeds once space is freed (src/db/storage-full.ts).
   STORAGE_FULL: { status: 503, message: "Database storage full: nothing was written; retry once space is freed." },

@@ -71,6 +71,7 @@ describe("every error code has one status and one default message", () => {
     ["FOLLOWER_PAUSED", 503, "Follower paused by the reorg brake."],
     ["AML_UNAVAILABLE", 502, "AML provider unavailable."],
     ["DATABASE_UNAVAILABLE", 503, "Database unavailable; try again shortly."],
+    ["DATABASE_CONFLICT", 503, "Database conflict: nothing was written; try again."],
     ["STORAGE_FULL", 503, "Database storage full: nothing was written; retry once space is freed."],
     ["INTERNAL", 500, "Internal error."],
   ] as [ErrorCode, number, string][])("%s → %d %s", (code, status, message) => {
@@ -79,14 +80,15 @@ describe("every error code has one status and one default message", () => {
   });
 
   test("the table above covers the whole map", () => {
-    expect(Object.keys(FAILURES).length).toBe(58);
+    expect(Object.keys(FAILURES).length).toBe(59);
   });
 
-  test("only a rate-limit refusal and an unavailable database carry a header: when to try again", () => {
+  test("only a rate-limit refusal, an unavailable database and a conflicting write carry a header: when to try again", () => {
     const withHeaders = Object.entries(FAILURES).filter(([, e]) => e.headers);
     expect(withHeaders).toEqual([
       ["RATE_LIMITED", { status: 429, message: "Rate limit exceeded.", headers: { "Retry-After": "1" } }],
       ["DATABASE_UNAVAILABLE", { status: 503, message: "Database unavailable; try again shortly.", headers: { "Retry-After": "1" } }],
+      ["DATABASE_CONFLICT", { status: 503, message: "Database conflict: nothing was written; try again.", headers: { "Retry-After": "1" } }],
     ]);
   });
 
@@ -118,6 +120,40 @@ describe.skipIf(!onPostgres)(postgresOnly("a text value PostgreSQL cannot store"
       expect(thrown).not.toBeNull();
       const failure = refusalFor(thrown, new Request("http://127.0.0.1/v1/payments"), silentLogger);
       expect([failure.status, failure.message]).toEqual([400, "A text value must not contain the NUL character (\\u0000)."]);
+    } finally {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)(postgresOnly("a transaction PostgreSQL ended for a deadlock"), () => {
+  test("is answered 503 with Retry-After and logged as a warning, not as a bug", async () => {
+    // Two transactions that lock the same two rows in opposite orders: the server ends one.
+    const dir = mkdtempSync(join(tmpdir(), "cw-deadlock-"));
+    const db = openDatabase(testDatabaseUrl(dir));
+    try {
+      await sql`create table locks_demo (id int primary key)`.execute(db);
+      await sql`insert into locks_demo values (1), (2)`.execute(db);
+      const lockRow = (trx: typeof db, id: number) => sql`select id from locks_demo where id = ${id} for update`.execute(trx);
+      const opposite = (first: number, second: number, bothHold: Promise<unknown>, held: () => void) =>
+        db.transaction().execute(async (trx) => {
+          await lockRow(trx, first);
+          held();
+          await bothHold;
+          await lockRow(trx, second);
+        });
+      let holdA = () => {};
+      let holdB = () => {};
+      const bothHold = Promise.all([new Promise<void>((r) => (holdA = r)), new Promise<void>((r) => (holdB = r))]);
+      const outcomes = await Promise.allSettled([opposite(1, 2, bothHold, holdA), opposite(2, 1, bothHold, holdB)]);
+      const ended = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason);
+      expect(ended).toHaveLength(1);
+      const logged: string[] = [];
+      const log = { ...silentLogger, warn: (msg: string) => void logged.push(msg), error: (msg: string) => void logged.push(`error: ${msg}`) };
+      const failure = refusalFor(ended[0], new Request("http://127.0.0.1/ingest/blocks", { method: "POST" }), log);
+      expect([failure.status, failure.message, failure.headers]).toEqual([503, "Database conflict: nothing was written; try again.", { "Retry-After": "1" }]);
+      expect(logged).toEqual(["request met a conflicting write and stored nothing"]);
     } finally {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });
