@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { chargeDeliveries } from "../../src/billing/charges.ts";
-import { recordUsage } from "../../src/billing/usage.ts";
+import { addUsage, recordUsage } from "../../src/billing/usage.ts";
 import type { Context } from "../../src/daemon.ts";
 import type { Payment } from "../../src/db/schema.ts";
 import { lockAccount } from "../../src/db/primitives.ts";
@@ -18,7 +18,8 @@ import { openScratchContext, type ScratchContext } from "../support/scratch-cont
 // rows naming the account: an ingest counts its events in the account's usage row and then saves
 // an order, and the order's second save checks its account (its row version is the transaction's
 // own). A settlement that had locked the account and then waited for the same usage row made a
-// deadlock: PostgreSQL ended the ingest, which answered 500.
+// deadlock: PostgreSQL ended the ingest, which answered 500. Rows several transactions add to
+// (each account's usage of the day) are taken in one order for the same reason.
 
 const clock = manualClock();
 let scratch: ScratchContext;
@@ -101,6 +102,29 @@ describe.skipIf(!onPostgres)(postgresOnly("an account's lock and the rows that n
       expect(saved).toEqual({ status: "aml_check", confirmed_raw: "1000" });
     },
   );
+
+  test("usage rows of several accounts are taken in account id order, whatever order they are given in", async () => {
+    const b = await createAccount(ctx, { name: "locks-b", credits: 100 });
+    if (!b.ok) throw new Error(b.error);
+    const [first, second] = [accountId, b.account.id].sort();
+    const now = clock.now();
+    for (const id of [first, second]) await recordUsage(ctx.db, id, now, { events: 1 });
+    // A settlement takes the two rows in id order, one statement at a time here so the test can
+    // stand between them: it holds the first row while the ingest adds to both, given in the other order.
+    let ingest: Promise<void> | undefined;
+    await ctx.db.transaction().execute(async (settle) => {
+      await recordUsage(settle, first, now, { deliveries: 1 });
+      ingest = ctx.db.transaction().execute((trx) => addUsage(trx, now, new Map([[second, { events: 1 }], [first, { events: 1 }]])));
+      await until(() => waitsForLock("insert into usage_daily"), (waits) => waits);
+      await recordUsage(settle, second, now, { deliveries: 1 });
+    });
+    await ingest;
+    const rows = await ctx.db.selectFrom("usage_daily").select(["account_id", "deliveries", "events"]).orderBy("account_id").execute();
+    expect(rows).toEqual([
+      { account_id: first, deliveries: 1, events: 2 },
+      { account_id: second, deliveries: 1, events: 2 },
+    ]);
+  });
 
   test("an account locked for a check does not hold up another transaction saving its order", async () => {
     let saved = false;
