@@ -50,11 +50,14 @@ export async function addNotices(db: Executor, notices: readonly NewNotice[]): P
  * Writes each notice unless one of its type stands open for its account already, in the caller's
  * transaction: for the types a partial unique index keeps to one open notice an account
  * (`credits_exhausted`, notices_credits_open), a second insert, from this daemon or another, does
- * nothing. Returns the notices this call wrote, in the order given.
+ * nothing. Written in account id order: two daemons raising notices of the same accounts wait for
+ * each other's rows in one order on PostgreSQL, never in a circle. Returns the notices this call
+ * wrote, in that order.
  */
 export async function raiseOnce(db: Executor, notices: readonly NewNotice[]): Promise<NewNotice[]> {
   const raised: NewNotice[] = [];
-  for (const n of notices) {
+  const ordered = notices.length > 1 ? [...notices].sort((a, z) => (a.accountId < z.accountId ? -1 : a.accountId > z.accountId ? 1 : 0)) : notices;
+  for (const n of ordered) {
     const row = await db
       .insertInto("notices")
       .values(noticeRow(n))

@@ -7,6 +7,7 @@ import type { Context } from "../../src/daemon.ts";
 import type { Payment } from "../../src/db/schema.ts";
 import { lockAccount } from "../../src/db/primitives.ts";
 import { utcDay } from "../../src/lib/time.ts";
+import { type NewNotice, raiseOnce } from "../../src/notices/notices.ts";
 import { saveOrder } from "../../src/payments/orders.ts";
 import { manualClock } from "../support/clock.ts";
 import { until } from "../support/poll.ts";
@@ -19,7 +20,8 @@ import { openScratchContext, type ScratchContext } from "../support/scratch-cont
 // an order, and the order's second save checks its account (its row version is the transaction's
 // own). A settlement that had locked the account and then waited for the same usage row made a
 // deadlock: PostgreSQL ended the ingest, which answered 500. Rows several transactions add to
-// (each account's usage of the day) are taken in one order for the same reason.
+// (each account's usage of the day, its open notice of a kind) are taken in one order for the same
+// reason.
 
 const clock = manualClock();
 let scratch: ScratchContext;
@@ -124,6 +126,26 @@ describe.skipIf(!onPostgres)(postgresOnly("an account's lock and the rows that n
       { account_id: first, deliveries: 1, events: 2 },
       { account_id: second, deliveries: 1, events: 2 },
     ]);
+  });
+
+  test("notices raised once for several accounts are written in account id order, whatever order they are given in", async () => {
+    const b = await createAccount(ctx, { name: "locks-b", credits: 100 });
+    if (!b.ok) throw new Error(b.error);
+    const [first, second] = [accountId, b.account.id].sort();
+    const notice = (id: string): NewNotice => ({ accountId: id, type: "credits_exhausted", message: "held", deliveryId: null, createdAt: clock.now() });
+    // One daemon's claim raises the first account's notice and then the second's; another daemon's
+    // raises both at once, given in the other order. The second waits for the first's rows.
+    let other: Promise<NewNotice[]> | undefined;
+    const mine = await ctx.db.transaction().execute(async (trx) => {
+      const raised = await raiseOnce(trx, [notice(first)]);
+      other = ctx.db.transaction().execute((o) => raiseOnce(o, [notice(second), notice(first)]));
+      await until(() => waitsForLock("insert into \"notices\""), (waits) => waits);
+      return [...raised, ...(await raiseOnce(trx, [notice(second)]))];
+    });
+    expect(mine.map((n) => n.accountId)).toEqual([first, second]);
+    expect(await other).toEqual([]);
+    const open = await ctx.db.selectFrom("notices").select("account_id").where("type", "=", "credits_exhausted").orderBy("account_id").execute();
+    expect(open.map((n) => n.account_id)).toEqual([first, second]);
   });
 
   test("an account locked for a check does not hold up another transaction saving its order", async () => {
