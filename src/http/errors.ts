@@ -42,7 +42,7 @@ function knownFailure(error: unknown): FailureError | null {
  * What a request that threw is answered with, logged as every answer of the edge is: a known
  * refusal, else what `framework` makes of the error (Elysia's own not-found, parse and validation
  * failures), else a bug: logged at error and answered 500 `Internal error.`. Every refusal (4xx) is
- * logged at debug: useful while wiring a client, noise otherwise. One path for Elysia's error hook
+ * logged at debug: useful while wiring a client, noise otherwise; a conflicting write at warn. One path for Elysia's error hook
  * and the routes Bun's server answers itself (native-routes.ts).
  */
 export function refusalFor(error: unknown, request: Request, log: Logger, framework: () => FailureError | null = () => null): FailureError {
@@ -50,9 +50,10 @@ export function refusalFor(error: unknown, request: Request, log: Logger, framew
   if (!failure) {
     log.error("unhandled error", { path: loggablePath(request), error: String(error) });
     failure = new FailureError("INTERNAL");
+  } else if (failure.code === "DATABASE_CONFLICT") {
+    // Answered, and still worth a look: two writes took their locks in opposite orders.
+    log.warn("request met a conflicting write and stored nothing", { path: loggablePath(request), error: String(error) });
   }
-  // Answered, and still worth a look: two writes took their locks in opposite orders.
-  else if (failure.code === "DATABASE_CONFLICT") log.warn("request met a conflicting write and stored nothing", { path: loggablePath(request), error: String(error) });
   if (failure.status < 500) log.debug("request refused", { method: request.method, path: loggablePath(request), status: failure.status, error: failure.message });
   return failure;
 }
