@@ -1,4 +1,5 @@
 import type { Executor } from "../db/database.ts";
+import { lockOrder } from "../db/lock-order.ts";
 import { billingStatements } from "./sql/dialects.ts";
 import type { AccountCharge } from "./sql/statements.ts";
 import { addUsage, type UsageAdd } from "./usage.ts";
@@ -6,8 +7,8 @@ import { addUsage, type UsageAdd } from "./usage.ts";
 // The credit charges: what delivered webhooks and answered /rpc calls cost, taken off the
 // accounts' balances with the usage series counted, written here alone and always in the caller's
 // transaction (a delivery's settlement, the /rpc meter's flush), so a charge is made exactly when
-// what it pays for is recorded. Callers pass accounts in account id order: transactions racing on
-// several daemons then lock account rows (and usage rows) in the same order, and cannot deadlock.
+// what it pays for is recorded. Account and usage rows are taken in lock order (db/lock-order.ts):
+// settlements take it here; the /rpc meter's flush passes its charges in it (chargesInLockOrder).
 
 /** Accounts per charge: 2 parameters each on SQLite, far below its limit on parameters. */
 const CHARGES_PER_STATEMENT = 500;
@@ -17,13 +18,14 @@ export type DeliveryBill = { credits: number; deliveries: number };
 
 /**
  * Charges settled deliveries in `trx`: each account's credits off its balance (one statement per
- * 500 accounts), then the credits and deliveries added to today's usage rows. `bills` in account
- * id order.
+ * 500 accounts, in lock order), then the credits and deliveries added to today's usage rows.
  */
 export async function chargeDeliveries(trx: Executor, bills: readonly (readonly [accountId: string, bill: DeliveryBill])[], nowMs: number): Promise<void> {
   if (bills.length === 0) return;
   const statements = billingStatements(trx);
   const charges: AccountCharge[] = bills.filter(([, b]) => b.credits > 0).map(([accountId, b]) => ({ accountId, credits: b.credits }));
+  // Each statement locks its accounts in order; across statements the order holds only if they come sorted.
+  charges.sort((a, z) => lockOrder(a.accountId, z.accountId));
   for (let at = 0; at < charges.length; at += CHARGES_PER_STATEMENT) {
     await trx.executeQuery(statements.chargeAccounts(charges.slice(at, at + CHARGES_PER_STATEMENT), nowMs));
   }

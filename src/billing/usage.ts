@@ -1,4 +1,5 @@
 import type { Db, Executor } from "../db/database.ts";
+import { lockOrder } from "../db/lock-order.ts";
 import { lastUtcDays, utcDay } from "../lib/time.ts";
 import { billingStatements } from "./sql/dialects.ts";
 import type { UsageAddition } from "./sql/statements.ts";
@@ -17,16 +18,15 @@ export function recordUsage(db: Executor, accountId: string, nowMs: number, add:
 }
 
 /**
- * Adds to today's usage rows of many accounts, one multi-row upsert per 500 accounts, in account
- * id order: a settlement and an ingest, each adding to several accounts' rows, then lock them in
- * the same order on PostgreSQL and cannot deadlock.
+ * Adds to today's usage rows of many accounts, one multi-row upsert per 500 accounts, in lock
+ * order (db/lock-order.ts): a settlement and an ingest each add to several accounts' rows.
  */
 export async function addUsage(db: Executor, nowMs: number, adds: ReadonlyMap<string, UsageAdd>): Promise<void> {
   const statements = billingStatements(db);
   const day = utcDay(nowMs);
   const rows: UsageAddition[] = [];
   for (const [accountId, add] of adds) rows.push({ accountId, credits: add.credits ?? 0, deliveries: add.deliveries ?? 0, events: add.events ?? 0 });
-  if (rows.length > 1) rows.sort((a, z) => (a.accountId < z.accountId ? -1 : a.accountId > z.accountId ? 1 : 0));
+  if (rows.length > 1) rows.sort((a, z) => lockOrder(a.accountId, z.accountId));
   for (let i = 0; i < rows.length; i += CHUNK) {
     await db.executeQuery(statements.addUsage(day, rows.slice(i, i + CHUNK)));
   }

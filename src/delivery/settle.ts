@@ -104,9 +104,7 @@ export async function recordOutcomes(db: Executor, items: readonly Settlement[],
       b.credits += outcome.price;
       b.deliveries += 1;
     }
-    // In account id order: settlements racing on several daemons then lock account rows (and
-    // usage rows) in the same order (no deadlock).
-    await chargeDeliveries(trx, [...bill].sort(([a], [z]) => (a < z ? -1 : 1)), nowMs);
+    await chargeDeliveries(trx, [...bill], nowMs);
     return settled;
   });
 }

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db, Executor } from "../db/database.ts";
+import { lockOrder } from "../db/lock-order.ts";
 import { type InvalidInput, invalidInput, isFailure, type Result } from "../lib/error-codes.ts";
 import { newTimeOrderedId } from "../lib/ids.ts";
 import { integerParam, type RawQuery, single } from "../lib/query-params.ts";
@@ -50,13 +51,12 @@ export async function addNotices(db: Executor, notices: readonly NewNotice[]): P
  * Writes each notice unless one of its type stands open for its account already, in the caller's
  * transaction: for the types a partial unique index keeps to one open notice an account
  * (`credits_exhausted`, notices_credits_open), a second insert, from this daemon or another, does
- * nothing. Written in account id order: two daemons raising notices of the same accounts wait for
- * each other's rows in one order on PostgreSQL, never in a circle. Returns the notices this call
- * wrote, in that order.
+ * nothing. Written in lock order of their accounts (db/lock-order.ts): two daemons may raise
+ * notices of the same accounts at once. Returns the notices this call wrote, in that order.
  */
 export async function raiseOnce(db: Executor, notices: readonly NewNotice[]): Promise<NewNotice[]> {
   const raised: NewNotice[] = [];
-  const ordered = notices.length > 1 ? [...notices].sort((a, z) => (a.accountId < z.accountId ? -1 : a.accountId > z.accountId ? 1 : 0)) : notices;
+  const ordered = notices.length > 1 ? [...notices].sort((a, z) => lockOrder(a.accountId, z.accountId)) : notices;
   for (const n of ordered) {
     const row = await db
       .insertInto("notices")

@@ -1,4 +1,5 @@
 import type { Executor } from "../db/database.ts";
+import { lockOrder } from "../db/lock-order.ts";
 import type { EndpointHealthTable } from "../db/schema.ts";
 import type { EndpointAttempt, FailingEndpoint } from "../delivery/endpoint-outcomes.ts";
 import { endpointHealthStatements } from "./sql/dialects.ts";
@@ -41,7 +42,7 @@ export function summarizeEndpointAttempts(attempts: readonly EndpointAttempt[]):
     s.lastError = attempt.error;
     s.lastFailureUrl = attempt.url;
   }
-  return [...byEndpoint.values()].sort((a, b) => (a.endpointId < b.endpointId ? -1 : a.endpointId > b.endpointId ? 1 : 0));
+  return [...byEndpoint.values()].sort((a, b) => lockOrder(a.endpointId, b.endpointId));
 }
 
 /** Endpoints per statement: 6 parameters each. */

@@ -1,3 +1,5 @@
+import { lockOrder } from "../../db/lock-order.ts";
+
 // The charges of settled calls waiting for the next flush, one entry per account and UTC day: the
 // flush writes each as one change of the balance and one of the day's usage row, however many
 // calls it sums.
@@ -30,12 +32,10 @@ export function creditsByAccount(batch: ChargeBatch): Map<string, number> {
   return charged;
 }
 
-const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
 /**
- * The batch in account id order, then day, as deliveries settle: transactions of several daemons
- * then lock account rows in one order and cannot deadlock.
+ * The batch in lock order (db/lock-order.ts) of its accounts, then days, the order settlements
+ * take theirs in: the flush charges one account at a time, so the order is the caller's to give.
  */
 export function chargesInLockOrder(batch: ChargeBatch): PendingCharge[] {
-  return [...batch.values()].sort((x, y) => (x.accountId === y.accountId ? cmp(x.day, y.day) : cmp(x.accountId, y.accountId)));
+  return [...batch.values()].sort((x, y) => lockOrder(x.accountId, y.accountId) || lockOrder(x.day, y.day));
 }
